@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Shared set-up for the README's commands: installs missing Debian packages, then configures and
+# builds nearfield in ./build (CUDA kernels too when nvcc is found, CPU-only otherwise).
+# Usage: scripts/setup.sh   (or source it and call nf_setup)
+set -euo pipefail
+
+NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev python3 python3-matplotlib)
+
+nf_install_deps() {
+  local missing=()
+  for p in "${NF_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  echo "nearfield: installing ${missing[*]}" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "nearfield: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+nf_build() {
+  local root
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  # The CUDA toolkit is not a Debian package here; use it when it is installed in the usual place.
+  if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release ${NEARFIELD_CMAKE_ARGS:-} >/dev/null
+  cmake --build "$root/build" -j "$(nproc)"
+}
+
+nf_setup() {
+  nf_install_deps
+  nf_build
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then nf_setup; fi

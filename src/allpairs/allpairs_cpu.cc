@@ -1,0 +1,38 @@
+#include "allpairs/allpairs_cpu.h"
+
+#include "common/interaction.h"
+
+namespace nf {
+namespace {
+
+template <int D>
+void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, std::vector<double>& out) {
+  const SoftenedGravity<D, double> g{softening * softening};
+  const long n = static_cast<long>(b.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long i = 0; i < n; ++i) {
+    Acc4<double> a{0, 0, 0, 0};
+    for (long j = 0; j < n; ++j) {
+      if (j == i) continue;
+      if (cells && !near_cells<D>((*cells)[i], (*cells)[j])) continue;
+      g(b[i], b[j], a);
+    }
+    out[i * D] = a.x;
+    out[i * D + 1] = a.y;
+    if constexpr (D == 3) out[i * D + 2] = a.z;
+  }
+}
+
+}  // namespace
+
+std::vector<double> cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
+                                 double softening) {
+  std::vector<double> out(bodies.size() * dim);
+  if (dim == 2)
+    run<2>(bodies, cells, softening, out);
+  else
+    run<3>(bodies, cells, softening, out);
+  return out;
+}
+
+}  // namespace nf

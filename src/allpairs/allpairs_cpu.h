@@ -1,0 +1,18 @@
+#pragma once
+//! cpu-allpairs: the float64 O(N^2) reference. Inputs are bodies as a kernel saw them (possibly
+//! rounded to float32 first); the arithmetic and accumulation are float64.
+
+#include <vector>
+
+#include "allpairs/near_mask.h"
+#include "common/body.h"
+
+namespace nf {
+
+//! Accelerations (dim per particle, input order) of all pairs, or with `cells` only of pairs in
+//! adjacent or equal cells. The i = j term is skipped. OpenMP over targets; each target sums its
+//! sources in index order, so the result does not depend on the thread count.
+std::vector<double> cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
+                                 double softening);
+
+}  // namespace nf

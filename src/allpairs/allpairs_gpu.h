@@ -1,0 +1,39 @@
+#pragma once
+//! GPU all-pairs kernels (drivers; the kernels are in the .cu files of this folder):
+//! - allpairs-naive: one thread per body, sources read straight from global memory;
+//! - allpairs-tiled: GPU Gems 3 ch. 31: tiles of p bodies staged in shared memory, unrolled loop;
+//! - allpairs-2d: the 2D-tiled scheme of 004_efc2d18ad8f67007.txt: the sources are cut into
+//!   slices handled by different blocks, each writing a partial sum, then a reduction kernel.
+//! All take any N (a partial last tile is handled), 2D/3D, float/double, and the near-field mask.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "allpairs/near_mask.h"
+#include "common/body.h"
+
+namespace nf {
+
+//! Raw device pointers and scalars of one all-pairs evaluation (bodies in input order).
+template <class T>
+struct AllPairsView {
+  const Body<T>* bodies = nullptr;
+  const Cell* cells = nullptr;  //!< null: all pairs; otherwise the near-field mask
+  Acc4<T>* acc = nullptr;       //!< output, one per body
+  std::uint32_t n = 0;
+  T eps2 = 0;
+  bool guarded = true;  //!< false only when unguarded_is_safe<T>() holds
+};
+
+template <int D, class T>
+void allpairs_naive(const AllPairsView<T>& v);
+template <int D, class T>
+void allpairs_tiled(const AllPairsView<T>& v);
+
+//! Number of source slices allpairs-2d uses for n bodies (1 when n alone fills the GPU).
+std::uint32_t allpairs_2d_slices(std::uint32_t n);
+//! `partial` must hold allpairs_2d_slices(n) * n accelerations.
+template <int D, class T>
+void allpairs_2d(const AllPairsView<T>& v, Acc4<T>* partial);
+
+}  // namespace nf

@@ -1,0 +1,43 @@
+// allpairs-naive: one thread per body; every source is read from global memory (through the
+// caches) with no shared-memory staging. The baseline the tiled kernels are measured against.
+#include "allpairs/allpairs_gpu.h"
+#include "allpairs/source_loop.cuh"
+#include "common/launch.cuh"
+
+namespace nf {
+namespace {
+
+struct NaivePolicy {
+  static constexpr int threads = 256;
+};
+
+template <int D, class T, bool Guarded, bool Masked>
+__global__ void __launch_bounds__(NaivePolicy::threads) naive_kernel(AllPairsView<T> v) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  const SoftenedGravity<D, T, Guarded> g{v.eps2};
+  auto t = allpairs_detail::load_target<D, T, Guarded, Masked>(v.bodies, v.cells, i, v.n);
+  for (std::uint32_t j = 0; j < v.n; ++j) t.add(g, v.bodies[j], Masked ? v.cells[j] : Cell{});
+  v.acc[i] = t.acc;
+}
+
+}  // namespace
+
+template <int D, class T>
+void allpairs_naive(const AllPairsView<T>& v) {
+  if (v.n == 0) return;
+  gpu::dispatch_bool(v.guarded, [&](auto guarded) {
+    gpu::dispatch_bool(v.cells != nullptr, [&](auto masked) {
+      naive_kernel<D, T, guarded(), masked()>
+          <<<gpu::div_up(v.n, NaivePolicy::threads), NaivePolicy::threads>>>(v);
+    });
+  });
+  NF_CUDA_LAUNCHED();
+}
+
+template void allpairs_naive<2, float>(const AllPairsView<float>&);
+template void allpairs_naive<3, float>(const AllPairsView<float>&);
+template void allpairs_naive<2, double>(const AllPairsView<double>&);
+template void allpairs_naive<3, double>(const AllPairsView<double>&);
+
+}  // namespace nf

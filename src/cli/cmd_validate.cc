@@ -1,0 +1,19 @@
+// nearfield validate: kernels against the float64 all-pairs ground truth.
+#include "cli/sweep.h"
+
+namespace nf::cli {
+
+int cmd_validate(const Args& args, std::ostream& out, std::ostream& err) {
+  SweepConfig c;
+  po::options_description d("validate options");
+  d.add_options()("help", "this help");
+  add_sweep_options(d, c, true);
+  po::variables_map vm;
+  if (!parse_args(args, d, vm, out,
+                  "usage: nearfield validate [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N | --ppb P)) "
+                  "--level K [--precision float,double] [--softening EPS] [--output results.csv]"))
+    return 0;
+  return run_validate(c, out, err);
+}
+
+}  // namespace nf::cli

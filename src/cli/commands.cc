@@ -1,0 +1,150 @@
+#include "cli/commands.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "common/csv_io.h"
+#include "common/errors.h"
+#include "common/numbers.h"
+
+namespace nf::cli {
+
+namespace {
+struct Command {
+  const char* name;
+  int (*fn)(const Args&, std::ostream&, std::ostream&);
+  const char* summary;
+};
+const Command kCommands[] = {
+    {"generate", cmd_generate, "write a particle distribution to CSV"},
+    {"tree", cmd_tree, "build the quadtree/octree of a file and print its summary"},
+    {"forces", cmd_forces, "compute near-field (or all-pairs) accelerations with one kernel"},
+    {"validate", cmd_validate, "check kernels against the float64 all-pairs ground truth"},
+    {"bench", cmd_bench, "time kernels (or the GPU tree build) over a sweep"},
+};
+
+void usage(std::ostream& out) {
+  out << "usage: nearfield <command> [options]   (nearfield <command> --help for its options)\n\ncommands:\n";
+  for (const Command& c : kCommands) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-10s %s\n", c.name, c.summary);
+    out << line;
+  }
+}
+}  // namespace
+
+int run(const Args& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    usage(args.empty() ? err : out);
+    return args.empty() ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (args[0] != c.name) continue;
+    const Args rest(args.begin() + 1, args.end());
+    try {
+      return c.fn(rest, out, err);
+    } catch (const InputError& e) {
+      err << "nearfield " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const UsageError& e) {
+      err << "nearfield " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const po::error& e) {
+      err << "nearfield " << c.name << ": error: " << e.what() << " (see nearfield " << c.name << " --help)\n";
+      return 2;
+    } catch (const std::exception& e) {
+      err << "nearfield " << c.name << ": failed: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  err << "nearfield: unknown command '" << args[0] << "'\n";
+  usage(err);
+  return 2;
+}
+
+void add_input_options(po::options_description& d, InputArgs& a) {
+  d.add_options()
+      ("input", po::value(&a.input), "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input")
+      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice")
+      ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3")
+      ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
+      ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")
+      ("seed", po::value(&a.seed)->default_value(a.seed), "generator seed")
+      ("mass", po::value(&a.mass)->default_value(a.mass), "generated masses: equal (1/N) or random ([0.5,1.5)/N)")
+      ("clusters", po::value(&a.clusters)->default_value(a.clusters), "clusters: number of Plummer spheres")
+      ("jitter", po::value(&a.jitter)->default_value(a.jitter), "lattice: random displacement, fraction of the spacing");
+}
+
+Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
+  if (!a.input.empty()) return read_particles_csv(a.input);
+  GenerateOptions g;
+  g.dist = a.dist;
+  g.dim = a.dim;
+  g.seed = a.seed;
+  g.mass = a.mass;
+  g.clusters = a.clusters;
+  g.jitter = a.jitter;
+  if (ppb >= 0) {
+    g.level = level;
+    g.ppb = ppb;
+  } else if (n >= 0) {
+    g.n = n;
+  } else {
+    throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
+  }
+  return generate(g);
+}
+
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option) {
+  std::vector<std::int64_t> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    std::int64_t v = 0;
+    if (!parse_int64(item, v)) throw InputError("--" + option + ": '" + item + "' is not an integer");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError("--" + option + ": no value given");
+  return out;
+}
+
+std::int64_t single_int(const std::string& text, const std::string& option) {
+  const auto v = parse_int_list(text, option);
+  if (v.size() != 1) throw InputError("--" + option + " takes one value here, not '" + text + "'");
+  return v[0];
+}
+
+bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,
+                const std::string& usage) {
+  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  if (vm.count("help")) {
+    out << usage << "\n\n" << desc << "\n";
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows_)
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], r[c].size());
+    }
+  for (const auto& r : rows_) {
+    std::string line;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      line += r[c];
+      if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace nf::cli

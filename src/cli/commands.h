@@ -1,0 +1,73 @@
+#pragma once
+//! The `nearfield` command line. Every subcommand is a function taking its arguments and two
+//! streams, so tests run commands in-process. Exit codes: 0 success, 1 a validation FAILed,
+//! 2 bad usage or bad input (the message names the problem), 3 a runtime failure (CUDA, I/O).
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "common/generate.h"
+#include "common/particles.h"
+
+namespace nf::cli {
+
+using Args = std::vector<std::string>;
+
+//! `nearfield <command> [options]`: args[0] is the command.
+int run(const Args& args, std::ostream& out, std::ostream& err);
+
+int cmd_generate(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_tree(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_forces(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_validate(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
+
+// --- shared option handling -----------------------------------------------------------------------
+namespace po = boost::program_options;
+
+//! Where the particles come from: a file, or a generator.
+struct InputArgs {
+  std::string input;
+  std::string dist = "uniform";
+  int dim = 2;
+  std::string n, ppb;  //!< lists in sweeps ("8,16,32"); single values elsewhere
+  std::uint64_t seed = 1;
+  std::string mass = "equal";
+  int clusters = 4;
+  double jitter = 0.0;
+};
+
+//! --input and the generator options (--dist --dim --n --ppb --seed --mass --clusters --jitter).
+void add_input_options(po::options_description& d, InputArgs& a);
+
+//! The particles of one input point: the file, or the generator with this n or (level, ppb).
+Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb);
+
+//! Parses "8,16,32" into integers (InputError naming `option` on a bad item).
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option);
+//! Exactly one integer from a list option.
+std::int64_t single_int(const std::string& text, const std::string& option);
+
+//! Parses args with `desc`; returns false after printing --help. Throws po errors.
+bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,
+                const std::string& usage);
+
+//! Fixed-width text table.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+//! printf-style number formatting for tables ("%.3g" etc.).
+std::string fmt(const char* format, double v);
+
+}  // namespace nf::cli

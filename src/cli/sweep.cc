@@ -1,0 +1,336 @@
+#include "cli/sweep.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/gpu_runtime.h"
+#include "common/interaction.h"
+#include "common/numbers.h"
+#include "harness/context.h"
+#include "harness/evaluation.h"
+#include "harness/results.h"
+#include "harness/stats.h"
+#include "harness/validation.h"
+#include "quadtree/tree_gpu.h"
+
+namespace nf::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One input of a sweep: a file, or a generated distribution at (level, n) or (level, ppb).
+struct Point {
+  int level;
+  std::int64_t n, ppb;  // -1 when not given
+};
+
+std::vector<Point> sweep_points(const SweepConfig& c) {
+  if (c.levels.empty()) throw UsageError("--level is required");
+  std::vector<Point> pts;
+  for (std::int64_t level : parse_int_list(c.levels, "level")) {
+    if (!c.in.input.empty()) {
+      pts.push_back({static_cast<int>(level), -1, -1});
+    } else if (!c.in.ppb.empty()) {
+      for (std::int64_t p : parse_int_list(c.in.ppb, "ppb")) pts.push_back({static_cast<int>(level), -1, p});
+    } else if (!c.in.n.empty()) {
+      for (std::int64_t n : parse_int_list(c.in.n, "n")) pts.push_back({static_cast<int>(level), n, -1});
+    } else {
+      throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
+    }
+  }
+  return pts;
+}
+
+std::vector<Precision> precisions(const SweepConfig& c) {
+  std::vector<Precision> out;
+  std::stringstream ss(c.precisions);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(parse_precision(item));
+  if (out.empty()) throw UsageError("--precision: no precision given");
+  return out;
+}
+
+std::string distribution_name(const SweepConfig& c) { return c.in.input.empty() ? c.in.dist : c.in.input; }
+
+// Columns that identify a measurement (resume skips rows that match them all).
+std::map<std::string, std::string> point_key(const SweepConfig& c, const Particles& p, const Point& pt,
+                                             const std::string& kernel, Precision prec, const std::string& mask) {
+  std::map<std::string, std::string> k;
+  k["kernel"] = kernel;
+  k["dim"] = std::to_string(p.dim);
+  k["level"] = std::to_string(pt.level);
+  const double nbox = std::ldexp(1.0, p.dim * pt.level);
+  k["ppb"] = pt.ppb >= 0 ? std::to_string(pt.ppb) : format_double(static_cast<double>(p.size()) / nbox);
+  k["n"] = std::to_string(p.size());
+  k["distribution"] = distribution_name(c);
+  k["seed"] = c.in.input.empty() ? std::to_string(c.in.seed) : "";
+  k["precision"] = to_string(prec);
+  k["softening"] = format_double(c.softening);
+  k["mask"] = mask;
+  return k;
+}
+
+// Progress on stderr: current point, done/total, elapsed, estimate.
+class Progress {
+ public:
+  Progress(std::ostream& err, std::string label, std::size_t total) : err_(err), label_(std::move(label)), total_(total) {}
+  void step(const std::string& what) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
+    err_ << "[" << (label_.empty() ? "" : label_ + " ") << done_ + 1 << "/" << total_ << "] " << what << "  elapsed "
+         << fmt("%.1f", elapsed) << " s";
+    if (done_ > 0) err_ << ", about " << fmt("%.0f", elapsed / done_ * (total_ - done_)) << " s left";
+    err_ << std::endl;
+    ++done_;
+  }
+
+ private:
+  std::ostream& err_;
+  std::string label_;
+  std::size_t total_, done_ = 0;
+  Clock::time_point t0_ = Clock::now();
+};
+
+const std::vector<std::string> kBenchColumns = {
+    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
+    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
+    "device", "compute_capability", "sm_clock_mhz", "mem_clock_mhz", "cuda_runtime", "cuda_driver", "host_cpu",
+    "threads", "git_commit", "timestamp"};
+
+const std::vector<std::string> kValidateColumns = {
+    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
+    "rel_l2", "max_rel", "momentum", "tolerance", "status", "device", "compute_capability", "cuda_runtime",
+    "cuda_driver", "host_cpu", "threads", "git_commit", "timestamp"};
+
+std::string sci(double v) { return fmt("%.3e", v); }
+
+int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
+  gpu::require("bench --tree");
+  const std::vector<Point> pts = sweep_points(c);
+  std::unique_ptr<ResultsFile> file;
+  if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kBenchColumns);
+  Progress progress(err, c.label, pts.size());
+  Table t({"N", "dim", "level", "domain_ms", "keys_ms", "sort_ms", "box_starts_ms", "neighbors_ms", "total_ms",
+           "total_min", "total_max", "bare_sort_ms", "total/sort", "cpu_build_ms"});
+  for (const Point& pt : pts) {
+    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    progress.step("tree build, N = " + std::to_string(p.size()) + ", level " + std::to_string(pt.level));
+    const Domain dom = resolve_domain(p, c.domain, distribution_name(c));
+    const DeviceParticles dp = upload_particles(p);
+    GpuTreeBuilder b(p.dim, pt.level, p.size());
+    std::vector<double> stage[6];
+    for (int r = 0; r < c.warmup + c.reps; ++r) {
+      GpuBuildTimes tm;
+      b.build(dp, c.domain.empty() ? nullptr : &dom, &tm);
+      if (r < c.warmup) continue;
+      const double v[6] = {tm.domain, tm.keys, tm.sort, tm.box_starts, tm.neighbors, tm.total};
+      for (int s = 0; s < 6; ++s) stage[s].push_back(v[s]);
+    }
+    const TimingStats sort = summarize(b.time_bare_sort(c.warmup, c.reps));
+    std::vector<double> cpu_ms;
+    for (int r = 0; r < std::max(1, c.cpu_reps < 0 ? 3 : c.cpu_reps); ++r) {
+      const auto t0 = Clock::now();
+      build_tree(p, pt.level, dom);
+      cpu_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    const TimingStats cpu = summarize(cpu_ms), total = summarize(stage[5]);
+    t.add({std::to_string(p.size()), std::to_string(p.dim), std::to_string(pt.level), fmt("%.4f", summarize(stage[0]).median),
+           fmt("%.4f", summarize(stage[1]).median), fmt("%.4f", summarize(stage[2]).median),
+           fmt("%.4f", summarize(stage[3]).median), fmt("%.4f", summarize(stage[4]).median), fmt("%.4f", total.median),
+           fmt("%.4f", total.min), fmt("%.4f", total.max), fmt("%.4f", sort.median),
+           fmt("%.2f", sort.median > 0 ? total.median / sort.median : 0.0), fmt("%.2f", cpu.median)});
+    if (file) {
+      const char* names[6] = {"domain", "keys", "sort", "box_starts", "neighbors", "total"};
+      auto add = [&](const std::string& kernel, const TimingStats& s, bool gpu_row) {
+        auto row = point_key(c, p, pt, kernel, Precision::f64, "");
+        auto ctx = run_context(gpu_row);
+        row.insert(ctx.begin(), ctx.end());
+        row["reps"] = std::to_string(s.reps);
+        row["warmup"] = std::to_string(gpu_row ? c.warmup : 0);
+        row["median_ms"] = format_double(s.median);
+        row["min_ms"] = format_double(s.min);
+        row["max_ms"] = format_double(s.max);
+        file->append(row);
+      };
+      for (int s = 0; s < 6; ++s) add(std::string("tree-gpu:") + names[s], summarize(stage[s]), true);
+      add("tree-gpu:bare-sort", sort, true);
+      add("tree-cpu:total", cpu, false);
+    }
+  }
+  t.print(out);
+  out << "times in ms, median of " << c.reps << " builds after " << c.warmup
+      << " warm-up builds; bare_sort = cub::DeviceRadixSort::SortPairs of the same keys over dim*K bits\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate) {
+  add_input_options(d, c.in);
+  d.add_options()
+      ("kernel", po::value(&c.kernels), "kernels, comma-separated (default: every kernel this machine can run)")
+      ("level", po::value(&c.levels), "tree level(s) K, comma-separated")
+      ("domain", po::value(&c.domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")
+      ("softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")
+      ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")
+      ("output", po::value(&c.output), "results CSV to append rows to (created with a header)")
+      ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output");
+  if (validate) {
+    d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
+                    "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");
+  } else {
+    d.add_options()
+        ("mask", po::value(&c.mask)->default_value(c.mask), "all-pairs kernels: all or near")
+        ("reps", po::value(&c.reps)->default_value(c.reps), "timed runs per point (median, min, max reported)")
+        ("warmup", po::value(&c.warmup)->default_value(c.warmup), "untimed runs first")
+        ("cpu-reps", po::value(&c.cpu_reps)->default_value(c.cpu_reps), "timed runs of CPU kernels (-1: --reps)")
+        ("cpu-warmup", po::value(&c.cpu_warmup)->default_value(c.cpu_warmup), "warm-up runs of CPU kernels (-1: --warmup)")
+        ("tree", po::bool_switch(&c.tree), "time the GPU tree build (stages + a bare CUB sort) instead of kernels");
+  }
+}
+
+int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
+  if (c.reps < 1 || c.warmup < 0) throw UsageError("--reps must be at least 1 and --warmup at least 0");
+  if (c.tree) return bench_tree(c, out, err);
+  const std::vector<Point> pts = sweep_points(c);
+  const std::vector<std::string> kernels = parse_kernel_list(c.kernels);
+  const std::vector<Precision> precs = precisions(c);
+  const Mask mask = parse_mask(c.mask);
+  std::unique_ptr<ResultsFile> file;
+  if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kBenchColumns);
+  Progress progress(err, c.label, pts.size() * precs.size() * kernels.size());
+
+  Table t({"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms", "interactions/s", "GFLOP/s",
+           "tree_ms"});
+  for (const Point& pt : pts) {
+    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    ForceSetup s;
+    s.level = pt.level;
+    s.softening = c.softening;
+    s.domain = resolve_domain(p, c.domain, distribution_name(c));
+    s.mask = mask;
+    // Useful near-field interactions, counted once from the CPU tree of this input.
+    std::uint64_t near = 0;
+    bool near_known = false;
+    for (Precision prec : precs)
+      for (const std::string& name : kernels) {
+        const KernelInfo& k = find_kernel(name);
+        const std::string mask_name = k.near_field ? "" : to_string(mask);
+        auto key = point_key(c, p, pt, name, prec, mask_name);
+        progress.step(name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
+                      std::to_string(p.size()) + (pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : ""));
+        if (c.resume && file && file->contains(key)) {
+          err << "  already in " << file->path() << ", skipped\n";
+          continue;
+        }
+        if ((k.near_field || mask == Mask::near) && !near_known) {
+          near = near_field_interactions(build_tree(p, pt.level, s.domain));
+          near_known = true;
+        }
+        s.precision = prec;
+        auto e = prepare(k, p, s);
+        const int warmup = !k.gpu && c.cpu_warmup >= 0 ? c.cpu_warmup : c.warmup;
+        const int reps = !k.gpu && c.cpu_reps >= 0 ? c.cpu_reps : c.reps;
+        for (int r = 0; r < warmup; ++r) e->run();
+        std::vector<double> ms;
+        for (int r = 0; r < reps; ++r) ms.push_back(e->run_timed_ms());
+        const TimingStats st = summarize(ms);
+        // All-pairs kernels evaluate N^2 pairs (i = j included, contributing zero), masked or not.
+        const std::uint64_t inter = k.near_field ? near : std::uint64_t(p.size()) * p.size();
+        const int flops = p.dim == 3 ? SoftenedGravity<3, float>::flops : SoftenedGravity<2, float>::flops;
+        const double rate = st.median > 0 ? inter / (st.median * 1e-3) : 0.0;
+        t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), key["ppb"], fmt("%.4f", st.median),
+               fmt("%.4f", st.min), fmt("%.4f", st.max), sci(rate), fmt("%.1f", rate * flops * 1e-9),
+               k.near_field ? fmt("%.3f", e->tree_ms) : "-"});
+        if (file) {
+          auto ctx = run_context(k.gpu);
+          key.insert(ctx.begin(), ctx.end());
+          key["reps"] = std::to_string(reps);
+          key["warmup"] = std::to_string(warmup);
+          key["median_ms"] = format_double(st.median);
+          key["min_ms"] = format_double(st.min);
+          key["max_ms"] = format_double(st.max);
+          key["interactions"] = std::to_string(inter);
+          key["interactions_per_s"] = format_double(rate);
+          key["gflops"] = format_double(rate * flops * 1e-9);
+          key["flops_per_interaction"] = std::to_string(flops);
+          key["tree_ms"] = k.near_field ? format_double(e->tree_ms) : "";
+          file->append(key);
+        }
+      }
+  }
+  t.print(out);
+  out << "time of one force evaluation (tree build excluded, shown as tree_ms); interactions/s counts directed "
+         "i<-j evaluations (a Newton-3 pair counts twice; all-pairs kernels N^2); GFLOP/s at "
+      << "20 flops per 3D and 15 per 2D interaction\n";
+  return 0;
+}
+
+int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
+  const std::vector<Point> pts = sweep_points(c);
+  const std::vector<std::string> kernels = parse_kernel_list(c.kernels);
+  const std::vector<Precision> precs = precisions(c);
+  std::unique_ptr<ResultsFile> file;
+  if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kValidateColumns);
+  Progress progress(err, c.label, pts.size() * precs.size() * kernels.size());
+  Table t({"kernel", "precision", "level", "N", "rel_l2", "max_rel", "momentum", "tolerance", "status"});
+  bool all_pass = true;
+  std::vector<std::string> references;
+  for (const Point& pt : pts) {
+    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    ForceSetup s;
+    s.level = pt.level;
+    s.softening = c.softening;
+    s.domain = resolve_domain(p, c.domain, distribution_name(c));
+    for (Precision prec : precs) {
+      std::string ref_name;
+      std::vector<double> ref;
+      bool have_ref = false;
+      for (const std::string& name : kernels) {
+        const KernelInfo& k = find_kernel(name);
+        auto key = point_key(c, p, pt, name, prec, k.near_field ? "" : "near");
+        progress.step("validate " + name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
+                      std::to_string(p.size()));
+        if (c.resume && file && file->contains(key)) {
+          err << "  already in " << file->path() << ", skipped\n";
+          continue;
+        }
+        if (!have_ref) {
+          ref = ground_truth(p, s, prec, c.cpu_reference_limit, ref_name);
+          have_ref = true;
+          references.push_back(to_string(prec) + std::string(" kernels at level ") + std::to_string(pt.level) + ", N = " +
+                               std::to_string(p.size()) + ": " + ref_name);
+        }
+        s.precision = prec;
+        s.mask = k.near_field ? Mask::all : Mask::near;
+        auto e = prepare(k, p, s);
+        e->poison_output();
+        e->run();
+        const Metrics m = compare(e->accelerations(), ref, masses_as_seen(p, prec), p.dim);
+        const bool ok = passes(m, prec);
+        all_pass = all_pass && ok;
+        t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), sci(m.rel_l2), sci(m.max_rel),
+               sci(m.momentum), sci(tolerance(prec)), ok ? "PASS" : "FAIL"});
+        if (file) {
+          auto ctx = run_context(k.gpu);
+          key.insert(ctx.begin(), ctx.end());
+          key["reference"] = ref_name;
+          key["rel_l2"] = format_double(m.rel_l2);
+          key["max_rel"] = format_double(m.max_rel);
+          key["momentum"] = format_double(m.momentum);
+          key["tolerance"] = format_double(tolerance(prec));
+          key["status"] = ok ? "PASS" : "FAIL";
+          file->append(key);
+        }
+      }
+    }
+  }
+  t.print(out);
+  for (const std::string& r : references) out << "reference for " << r << "\n";
+  out << (all_pass ? "all kernels PASS" : "some kernels FAIL") << "\n";
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace nf::cli

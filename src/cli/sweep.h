@@ -1,0 +1,39 @@
+#pragma once
+//! The sweep engines behind `bench`, `validate` and `experiment`: points (level x ppb or n) x
+//! precisions x kernels, one table row and one results row per measurement.
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace nf::cli {
+
+//! The options a sweep takes; the same keys on the command line and in experiments/*.ini.
+struct SweepConfig {
+  InputArgs in;
+  std::string levels;                 //!< --level: comma list
+  std::string domain;                 //!< --domain
+  std::string precisions = "float";   //!< --precision: comma list
+  std::string kernels;                //!< --kernel: comma list (empty: all available)
+  std::string mask = "all";           //!< --mask for all-pairs kernels in bench
+  double softening = 1e-4;
+  int reps = 10, warmup = 2;          //!< GPU kernels (and CPU ones unless overridden)
+  int cpu_reps = -1, cpu_warmup = -1; //!< CPU kernels (-1: as reps/warmup)
+  std::size_t cpu_reference_limit = 20000;
+  std::string output;                 //!< results CSV to append to
+  bool resume = false;                //!< skip points already in `output`
+  bool tree = false;                  //!< bench: time the tree build instead of kernels
+  std::string label;                  //!< progress prefix (experiment name)
+};
+
+//! Adds the sweep options to `d`; `validate` picks the validate variant (no timing options).
+void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate);
+
+//! Times every (point, precision, kernel); prints a table; appends rows to c.output.
+int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err);
+//! Validates every (point, precision, kernel); exits 1 if any FAILs.
+int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err);
+
+}  // namespace nf::cli

@@ -1,0 +1,49 @@
+#include "common/atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace nf {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  tmp_ = path_ + ".tmp." + std::to_string(::getpid());
+  f_ = std::fopen(tmp_.c_str(), "wb");
+  if (!f_) throw std::runtime_error("cannot write " + tmp_ + ": " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (f_) {
+    std::fclose(f_);
+    std::remove(tmp_.c_str());
+  }
+}
+
+void AtomicFile::write(const std::string& text) {
+  if (!f_) throw std::logic_error("AtomicFile::write after commit");
+  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size())
+    throw std::runtime_error("cannot write " + tmp_ + ": " + std::strerror(errno));
+}
+
+void AtomicFile::commit() {
+  if (!f_) throw std::logic_error("AtomicFile::commit twice");
+  const bool ok = std::fflush(f_) == 0 && ::fsync(::fileno(f_)) == 0;
+  const int err = errno;
+  std::fclose(f_);
+  f_ = nullptr;
+  if (!ok || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int e = ok ? errno : err;
+    std::remove(tmp_.c_str());
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  AtomicFile f(path);
+  f.write(text);
+  f.commit();
+}
+
+}  // namespace nf

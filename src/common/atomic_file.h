@@ -1,0 +1,31 @@
+#pragma once
+//! Output files are written under a temporary name and renamed into place when complete, so a
+//! failure or an interrupted run never leaves a half-written file under the final name.
+
+#include <cstdio>
+#include <string>
+
+namespace nf {
+
+//! A file being written: `write` appends, `commit` flushes, syncs and renames it to its final
+//! path; destroying it without commit removes the temporary file.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const std::string& text);
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+};
+
+//! Writes `text` to `path` atomically.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace nf

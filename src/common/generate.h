@@ -1,0 +1,45 @@
+#pragma once
+//! Particle generators for `nearfield generate`, tests and benchmarks. All are seeded and
+//! reproducible on every platform.
+//!
+//! Masses: "equal" gives every particle 1/N (total mass 1); "random" draws each uniformly from
+//! [0.5, 1.5)/N, so that tests see distinct masses.
+
+#include <cstdint>
+#include <string>
+
+#include "common/particles.h"
+
+namespace nf {
+
+//! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
+struct GenerateOptions {
+  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice
+  int dim = 3;
+  std::int64_t n = -1;
+  int level = -1;
+  std::int64_t ppb = -1;
+  std::uint64_t seed = 1;
+  std::string mass = "equal";  //!< equal | random
+  int clusters = 4;            //!< clusters: number of Plummer spheres
+  double jitter = 0.0;         //!< lattice: uniform displacement, as a fraction of the spacing
+};
+
+//! Names accepted by GenerateOptions::dist.
+const char* generator_names();
+
+//! Makes the particles; throws UsageError on inconsistent options.
+//! - uniform: N points uniform in [0,1)^D.
+//! - uniform-exact: exactly ppb points in every box of `level` over [0,1]^D (the paper's Table III
+//!   input); one point sits at the origin and one at (1,..,1) so that the default domain is exactly
+//!   [0,1]^D, and the rows are shuffled (input order is not box order).
+//! - plummer: Plummer sphere by Aarseth-Henon-Wielen (1974) sampling in Henon units (G = M = 1,
+//!   scale radius 3 pi / 16), radii beyond 10 scale radii rejected, with velocities; 2D keeps the
+//!   x, y projection.
+//! - clusters: `clusters` Plummer spheres of scale radius 0.02 centred uniformly in [0.1,0.9]^D,
+//!   the N points shared evenly; boxes with thousands of points next to empty ones.
+//! - lattice: s^D points at i/s (s = N^(1/D) must be an integer), each displaced uniformly by up
+//!   to jitter/2 spacings per axis.
+Particles generate(const GenerateOptions& opt);
+
+}  // namespace nf

@@ -1,0 +1,104 @@
+#pragma once
+//! The CUDA runtime as plain C++: device discovery, memory, copies and event timers. Host code
+//! uses this header and never sees a CUDA type; the implementation is gpu_runtime.cu, or
+//! gpu_runtime_stub.cc in a CPU-only build, where every call but `available` throws UsageError.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <stdexcept>
+#include <vector>
+
+namespace nf::gpu {
+
+//! True when the build has CUDA and a device answers.
+bool available();
+//! Why `available` is false (empty when it is true).
+std::string unavailable_reason();
+//! Throws UsageError with a one-line reason unless `available`; `what` names the requester.
+void require(const std::string& what);
+//! True when the NEARFIELD_REQUIRE_GPU environment variable is set to 1.
+bool required_by_environment();
+
+//! What a results file records about the device.
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0;  //!< maximum clocks reported by the driver
+  int runtime_version = 0, driver_version = 0;
+  std::size_t total_bytes = 0, free_bytes = 0;
+  std::size_t shared_per_block_optin = 0;
+};
+//! Properties of device 0 (the one every kernel uses).
+DeviceInfo device_info();
+
+void* allocate(std::size_t bytes);
+void release(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_bytes(void* dst, int value, std::size_t bytes);  //!< asynchronous on the default stream
+void synchronize();
+
+//! Typed device allocation that frees itself.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : n_(n), p_(n ? static_cast<T*>(allocate(n * sizeof(T))) : nullptr) {}
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  ~DeviceBuffer() { release(p_); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : n_(o.n_), p_(o.p_) { o.n_ = 0, o.p_ = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release(p_);
+      n_ = o.n_, p_ = o.p_;
+      o.n_ = 0, o.p_ = nullptr;
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+  void upload(const std::vector<T>& host) {
+    if (host.size() != n_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+    if (n_) copy_to_device(p_, host.data(), bytes());
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(n_);
+    if (n_) copy_to_host(host.data(), p_, bytes());
+    return host;
+  }
+  //! Fills every byte (0xFF turns floats into NaN: used to poison outputs before a test run).
+  void fill(int byte) {
+    if (n_) fill_bytes(p_, byte, bytes());
+  }
+
+ private:
+  std::size_t n_ = 0;
+  T* p_ = nullptr;
+};
+
+//! A pair of CUDA events on the default stream: start(), stop(), then elapsed_ms() waits for stop.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start();
+  void stop();
+  double elapsed_ms();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nf::gpu

@@ -1,0 +1,43 @@
+#include "common/numbers.h"
+
+#include <charconv>
+
+namespace nf {
+namespace {
+std::string_view trim(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t' || t.front() == '\r')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
+  return t;
+}
+}  // namespace
+
+bool parse_double(std::string_view text, double& out) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out, std::chars_format::general);
+  // Out-of-range values (1e999) are errors too: from_chars reports them and leaves `out` alone.
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+bool parse_int64(std::string_view text, std::int64_t& out) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+void append_double(std::string& out, double v) {
+  char buf[32];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, ec == std::errc() ? ptr : buf);
+}
+
+std::string format_double(double v) {
+  std::string s;
+  append_double(s, v);
+  return s;
+}
+
+}  // namespace nf

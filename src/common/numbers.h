@@ -1,0 +1,22 @@
+#pragma once
+//! Exact text <-> number conversion. Every decimal written by another tool is read to the nearest
+//! double (std::from_chars is correctly rounded), and doubles are written in the shortest form that
+//! reads back to the same bits, so files round-trip exactly.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace nf {
+
+//! Parses the whole of `text` (surrounding blanks allowed, a leading '+' accepted) as a double.
+//! Returns false on empty or non-numeric text; "nan" and "inf" parse (callers reject them).
+bool parse_double(std::string_view text, double& out);
+//! Same for a signed 64-bit integer.
+bool parse_int64(std::string_view text, std::int64_t& out);
+//! Shortest round-trip decimal form of v.
+std::string format_double(double v);
+//! Appends format_double(v) to out without a temporary string.
+void append_double(std::string& out, double v);
+
+}  // namespace nf

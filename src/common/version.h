@@ -1,0 +1,7 @@
+#pragma once
+//! Build identification recorded in every results file.
+
+namespace nf {
+//! `git describe --always --dirty` of the source tree at build time ("unknown" outside git).
+const char* git_commit();
+}  // namespace nf

@@ -1,0 +1,92 @@
+// bpb: the original box-per-block kernel (Shan & Lei section III-B). One block per non-empty
+// box, one thread per particle of the box. The block stages its own box in shared memory and
+// every thread adds the other particles to its register accumulator; then each neighbor box in
+// turn is staged and added. A box with more particles than the block has threads is processed in
+// chunks: target chunks one after another, source boxes in tiles of blockDim bodies.
+#include "common/interaction.h"
+#include "nearfield/box_tiles.cuh"
+
+namespace nf {
+namespace {
+
+struct BpbPolicy {
+  static constexpr int unroll = 8;  // inner loop over a staged tile
+};
+
+template <int D, class T, bool Guarded, bool Counting>
+struct BpbAgent {
+  const SoftenedGravity<D, T, Guarded> g;
+  Body<T>* tile;
+  Body<T> me;
+  Acc4<T> acc;
+  unsigned long long count;
+
+  // Adds tile[0, m) to the accumulator, leaving out tile index `self` (the thread's own
+  // particle, or any value >= m when it is not in this tile).
+  __device__ __forceinline__ void add_tile(std::uint32_t m, std::uint32_t self) {
+#pragma unroll BpbPolicy::unroll
+    for (std::uint32_t k = 0; k < m; ++k) {
+      if (k == self) continue;
+      g(me, tile[k], acc);
+      if constexpr (Counting) ++count;
+    }
+  }
+};
+
+template <int D, class T, bool Guarded, bool Counting>
+__global__ void bpb_kernel(NearFieldView<T> v) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  Body<T>* tile = reinterpret_cast<Body<T>*>(smem);
+  const std::uint32_t box = v.nonempty[blockIdx.x];
+  const box_tiles::BoxRange own = box_tiles::box_range(v.box_start, box);
+  const std::uint32_t nb_begin = v.neighbor_offset[box], nb_end = v.neighbor_offset[box + 1];
+
+  for (std::uint32_t t0 = own.begin; t0 < own.end; t0 += blockDim.x) {
+    const std::uint32_t i = t0 + threadIdx.x;
+    const bool active = i < own.end;
+    BpbAgent<D, T, Guarded, Counting> agent{{v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
+
+    // The father box: every other particle of the box.
+    for (std::uint32_t s0 = own.begin; s0 < own.end; s0 += blockDim.x) {
+      const std::uint32_t m = min(blockDim.x, own.end - s0);
+      __syncthreads();
+      box_tiles::load_tile(v.bodies, s0, m, tile);
+      __syncthreads();
+      if (active) agent.add_tile(m, i - s0);  // i - s0 wraps past m when i is not in the tile
+    }
+    // Each neighbor box in turn.
+    for (std::uint32_t k = nb_begin; k < nb_end; ++k) {
+      const box_tiles::BoxRange nb = box_tiles::box_range(v.box_start, v.neighbor_ids[k]);
+      for (std::uint32_t s0 = nb.begin; s0 < nb.end; s0 += blockDim.x) {
+        const std::uint32_t m = min(blockDim.x, nb.end - s0);
+        __syncthreads();
+        box_tiles::load_tile(v.bodies, s0, m, tile);
+        __syncthreads();
+        if (active) agent.add_tile(m, ~0u);
+      }
+    }
+    if (active) v.acc[i] = agent.acc;
+    if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
+  }
+}
+
+}  // namespace
+
+template <int D, class T>
+void launch_bpb(const NearFieldView<T>& v) {
+  if (v.nonempty_count == 0) return;
+  const std::uint32_t threads = box_tiles::block_threads(v.max_box_count);
+  const std::size_t smem = threads * sizeof(Body<T>);
+  if (v.counter)
+    bpb_kernel<D, T, true, true><<<v.nonempty_count, threads, smem>>>(v);
+  else
+    gpu::dispatch_bool(v.guarded, [&](auto guarded) { bpb_kernel<D, T, guarded(), false><<<v.nonempty_count, threads, smem>>>(v); });
+  NF_CUDA_LAUNCHED();
+}
+
+template void launch_bpb<2, float>(const NearFieldView<float>&);
+template void launch_bpb<3, float>(const NearFieldView<float>&);
+template void launch_bpb<2, double>(const NearFieldView<double>&);
+template void launch_bpb<3, double>(const NearFieldView<double>&);
+
+}  // namespace nf

@@ -1,0 +1,45 @@
+#pragma once
+//! GPU near-field kernels (drivers; one .cu file per kernel in this folder):
+//! - ppt:    particle per thread, neighbors read straight from global memory;
+//! - bpt:    box per thread;
+//! - bpb:    box per block, the original BPB of Shan & Lei: the box, then each neighbor box,
+//!           staged in shared memory, one thread per target particle;
+//! - bpb-n3: the improved BPB (Newton's third law) exactly as the paper's steps 1-7.
+//! All run over the sorted bodies, boxIdx and neighbor lists of a tree; boxes larger than a
+//! block are processed in chunks; empty boxes are never launched.
+
+#include <cstdint>
+
+#include "common/body.h"
+
+namespace nf {
+
+//! Raw device pointers and scalars of one near-field evaluation.
+template <class T>
+struct NearFieldView {
+  const Body<T>* bodies = nullptr;           //!< sorted by box
+  Acc4<T>* acc = nullptr;                    //!< output, sorted order
+  const std::uint32_t* box_start = nullptr;  //!< boxIdx, nbox + 1
+  const std::uint32_t* particle_box = nullptr;
+  const std::uint32_t* nonempty = nullptr;  //!< boxes to launch, ascending
+  std::uint32_t nonempty_count = 0;
+  const std::uint32_t* neighbor_offset = nullptr;  //!< full lists (ppt, bpt, bpb) or half (bpb-n3)
+  const std::uint32_t* neighbor_ids = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t max_box_count = 0;
+  T eps2 = 0;
+  bool guarded = true;
+  unsigned long long* counter = nullptr;  //!< non-null: counting mode, interactions evaluated are added here
+};
+
+template <int D, class T>
+void launch_ppt(const NearFieldView<T>& v);
+template <int D, class T>
+void launch_bpt(const NearFieldView<T>& v);
+template <int D, class T>
+void launch_bpb(const NearFieldView<T>& v);
+//! acc must be zero beforehand: every contribution is an atomic add.
+template <int D, class T>
+void launch_bpb_n3(const NearFieldView<T>& v);
+
+}  // namespace nf

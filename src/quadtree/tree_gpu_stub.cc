@@ -1,0 +1,30 @@
+// CPU-only build: the GPU builder refuses with the reason (tests then skip visibly).
+#include "common/errors.h"
+#include "quadtree/tree_gpu.h"
+
+namespace nf {
+
+struct GpuTreeBuilder::Scratch {};
+GpuTreeBuilder::GpuTreeBuilder(int, int, std::size_t) { gpu::require("the GPU tree builder"); }
+GpuTreeBuilder::~GpuTreeBuilder() = default;
+void GpuTreeBuilder::build(const DeviceParticles&, const Domain*, GpuBuildTimes*) { gpu::require("the GPU tree builder"); }
+std::vector<double> GpuTreeBuilder::time_bare_sort(int, int) {
+  gpu::require("the GPU tree builder");
+  return {};
+}
+DeviceParticles upload_particles(const Particles&) {
+  gpu::require("uploading particles");
+  return {};
+}
+Tree download_tree(const DeviceTree&) {
+  gpu::require("the GPU tree builder");
+  return {};
+}
+template <class T>
+void gather_bodies(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<T>>&) {
+  gpu::require("the GPU tree builder");
+}
+template void gather_bodies<float>(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<float>>&);
+template void gather_bodies<double>(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<double>>&);
+
+}  // namespace nf

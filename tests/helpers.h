@@ -1,0 +1,104 @@
+#pragma once
+// Shared test helpers: temporary files, in-process CLI runs, random inputs, float64 checks.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/generate.h"
+#include "common/gpu_runtime.h"
+#include "common/particles.h"
+#include "common/random.h"
+
+namespace nf::test {
+
+//! A fresh directory under /tmp, removed with its contents at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "nearfield-test-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+//! Result of running `nearfield ...` in-process.
+struct CliResult {
+  int code;
+  std::string out, err;
+};
+
+inline CliResult run_cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+//! Generated particles with random masses (so wrong-index bugs cannot hide behind equal masses).
+inline Particles make(const std::string& dist, int dim, std::int64_t n, std::uint64_t seed = 7) {
+  GenerateOptions g;
+  g.dist = dist;
+  g.dim = dim;
+  g.n = n;
+  g.seed = seed;
+  g.mass = "random";
+  return generate(g);
+}
+
+inline Particles make_exact(int dim, int level, std::int64_t ppb, std::uint64_t seed = 7) {
+  GenerateOptions g;
+  g.dist = "uniform-exact";
+  g.dim = dim;
+  g.level = level;
+  g.ppb = ppb;
+  g.seed = seed;
+  g.mass = "random";
+  return generate(g);
+}
+
+//! Particles from explicit coordinates (z ignored in 2D), masses random in [0.5, 1.5).
+inline Particles from_points(int dim, const std::vector<std::vector<double>>& pts, std::uint64_t seed = 3) {
+  Particles p;
+  p.dim = dim;
+  Random r(seed);
+  for (const auto& q : pts) {
+    p.x.push_back(q[0]);
+    p.y.push_back(q[1]);
+    if (dim == 3) p.z.push_back(q[2]);
+    p.m.push_back(r.uniform(0.5, 1.5));
+  }
+  return p;
+}
+
+//! True when the GPU tests can run here; otherwise records why (or fails if a GPU is required).
+inline bool gpu_or_skip() {
+  if (gpu::available()) return true;
+  if (gpu::required_by_environment()) FAIL("NEARFIELD_REQUIRE_GPU=1 but " << gpu::unavailable_reason());
+  MESSAGE("skipped: " << gpu::unavailable_reason());
+  return false;
+}
+
+}  // namespace nf::test

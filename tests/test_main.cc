@@ -1,0 +1,25 @@
+// doctest main shared by every test executable. The GPU executable runs only the "gpu" suite;
+// without a device it exits with CTest's skip code 77 and says why, unless
+// NEARFIELD_REQUIRE_GPU=1 demands a device, in which case the missing device is a failure.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "common/gpu_runtime.h"
+
+int main(int argc, char** argv) {
+  bool gpu_suite = false;
+  for (int i = 1; i < argc; ++i) gpu_suite = gpu_suite || std::strcmp(argv[i], "--test-suite=gpu") == 0;
+  if (gpu_suite && !nf::gpu::available()) {
+    if (nf::gpu::required_by_environment()) {
+      std::cerr << "FAILED: NEARFIELD_REQUIRE_GPU=1 but " << nf::gpu::unavailable_reason() << "\n";
+      return 1;
+    }
+    std::cout << "SKIPPED: GPU tests need a CUDA device: " << nf::gpu::unavailable_reason() << "\n";
+    return 77;
+  }
+  doctest::Context context(argc, argv);
+  return context.run();
+}
