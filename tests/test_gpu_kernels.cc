@@ -25,15 +25,16 @@ TEST_CASE("GPU all-pairs kernels: any N, both masks, 2D/3D, float/double" * doct
         }
 }
 
-TEST_CASE("GPU all-pairs kernels: eps = 0 with coincident points" * doctest::test_suite("gpu")) {
+TEST_CASE("GPU all-pairs kernels: coincident points, with and without softening" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
   std::vector<std::vector<double>> pts(300, {0.5, 0.25, 0.75});
   nf::Random r(3);
   for (int i = 0; i < 300; ++i) pts.push_back({r.uniform(), r.uniform(), r.uniform()});
   const Particles p = test::from_points(3, pts);
-  for (Precision prec : {Precision::f32, Precision::f64})
-    for (Mask mask : {Mask::all, Mask::near})
-      for (const char* k : kAllPairs) test::check_kernel(p, {k, prec, 2, 0.0, mask, ""});
+  for (double eps : {0.0, 1e-3})  // guarded (eps = 0) and unguarded evaluation
+    for (Precision prec : {Precision::f32, Precision::f64})
+      for (Mask mask : {Mask::all, Mask::near})
+        for (const char* k : kAllPairs) test::check_kernel(p, {k, prec, 2, eps, mask, ""});
 }
 
 TEST_CASE("GPU near-field kernels match the float64 reference on random and adversarial inputs" *
