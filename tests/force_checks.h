@@ -21,15 +21,17 @@ inline std::vector<double> naive_reference(const Particles& p, int level, const 
   const std::size_t n = p.size();
   const int dim = p.dim;
   std::vector<double> acc(n * dim, 0.0);
-  auto box = [&](std::size_t i, int a) {
-    const double s = (p.coord(i, a) - d.origin[a]) / d.side * std::ldexp(1.0, level);
-    return std::min(std::max(std::floor(s), 0.0), std::ldexp(1.0, level) - 1.0);
-  };
+  std::vector<double> box(n * 3, 0.0);  // floor((x - x0) / side * 2^K), clamped, per axis
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < dim; ++a) {
+      const double s = (p.coord(i, a) - d.origin[a]) / d.side * std::ldexp(1.0, level);
+      box[i * 3 + a] = std::min(std::max(std::floor(s), 0.0), std::ldexp(1.0, level) - 1.0);
+    }
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
       bool near = true;
-      for (int a = 0; a < dim && !all; ++a) near = near && std::abs(box(i, a) - box(j, a)) <= 1.0;
+      for (int a = 0; a < dim && !all; ++a) near = near && std::abs(box[i * 3 + a] - box[j * 3 + a]) <= 1.0;
       if (!near) continue;
       const double r[3] = {b[j].x - b[i].x, b[j].y - b[i].y, dim == 3 ? b[j].z - b[i].z : 0.0};
       const double d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps * eps;
