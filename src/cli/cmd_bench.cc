@@ -8,7 +8,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   SweepConfig c;
   po::options_description d("bench options");
   d.add_options()("help", "this help")("list", "list the kernels and exit");
-  add_sweep_options(d, c, false);
+  add_sweep_options(d, c, SweepMode::bench);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield bench [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N,.. | --ppb P,..)) "

@@ -19,16 +19,10 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream&) {
                   "(--n N | --level K --ppb P) [--seed S] --output FILE.csv"))
     return 0;
   if (!in.input.empty()) throw UsageError("generate makes particles; --input is not an option here");
-  GenerateOptions g;
-  g.dist = in.dist;
-  g.dim = in.dim;
-  g.seed = in.seed;
-  g.mass = in.mass;
-  g.clusters = in.clusters;
-  g.jitter = in.jitter;
-  if (!in.n.empty()) g.n = single_int(in.n, "n");
-  if (!in.ppb.empty()) g.ppb = single_int(in.ppb, "ppb");
-  if (!level.empty()) g.level = static_cast<int>(single_int(level, "level"));
+  const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n");
+  const std::int64_t ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
+  GenerateOptions g = generator_options(in, n, level.empty() ? -1 : static_cast<int>(single_int(level, "level")), ppb);
+  if (ppb < 0 && !level.empty()) g.level = static_cast<int>(single_int(level, "level"));
   const Particles p = generate(g);
   write_particles_csv(output, p);
   out << "wrote " << p.size() << " particles (" << g.dist << ", " << g.dim << "D, seed " << g.seed << ") to " << output

@@ -7,7 +7,7 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream& err) {
   SweepConfig c;
   po::options_description d("validate options");
   d.add_options()("help", "this help");
-  add_sweep_options(d, c, true);
+  add_sweep_options(d, c, SweepMode::validate);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield validate [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N | --ppb P)) "

@@ -21,6 +21,9 @@ const Command kCommands[] = {
     {"forces", cmd_forces, "compute near-field (or all-pairs) accelerations with one kernel"},
     {"validate", cmd_validate, "check kernels against the float64 all-pairs ground truth"},
     {"bench", cmd_bench, "time kernels (or the GPU tree build) over a sweep"},
+    {"model", cmd_model, "the paper's Table I/II operation counts at a level and P"},
+    {"experiment", cmd_experiment, "run a sweep described by experiments/NAME.ini (resumable)"},
+    {"reproduce", cmd_reproduce, "the main job: rerun the paper's experiments and regenerate paper/"},
 };
 
 void usage(std::ostream& out) {
@@ -65,8 +68,8 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
 void add_input_options(po::options_description& d, InputArgs& a) {
   d.add_options()
       ("input", po::value(&a.input), "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input")
-      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice")
-      ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3")
+      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice (comma list in sweeps)")
+      ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
       ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")
       ("seed", po::value(&a.seed)->default_value(a.seed), "generator seed")
@@ -75,11 +78,11 @@ void add_input_options(po::options_description& d, InputArgs& a) {
       ("jitter", po::value(&a.jitter)->default_value(a.jitter), "lattice: random displacement, fraction of the spacing");
 }
 
-Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
-  if (!a.input.empty()) return read_particles_csv(a.input);
+GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
+  if (a.dist.find(',') != std::string::npos) throw UsageError("--dist takes one distribution here, not '" + a.dist + "'");
   GenerateOptions g;
   g.dist = a.dist;
-  g.dim = a.dim;
+  g.dim = static_cast<int>(single_int(a.dim, "dim"));
   g.seed = a.seed;
   g.mass = a.mass;
   g.clusters = a.clusters;
@@ -89,10 +92,14 @@ Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t
     g.ppb = ppb;
   } else if (n >= 0) {
     g.n = n;
-  } else {
-    throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
   }
-  return generate(g);
+  return g;
+}
+
+Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
+  if (!a.input.empty()) return read_particles_csv(a.input);
+  if (ppb < 0 && n < 0) throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
+  return generate(generator_options(a, n, level, ppb));
 }
 
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option) {

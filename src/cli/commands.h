@@ -25,6 +25,9 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_forces(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_model(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;
@@ -32,9 +35,9 @@ namespace po = boost::program_options;
 //! Where the particles come from: a file, or a generator.
 struct InputArgs {
   std::string input;
-  std::string dist = "uniform";
-  int dim = 2;
-  std::string n, ppb;  //!< lists in sweeps ("8,16,32"); single values elsewhere
+  std::string dist = "uniform";  //!< comma list in sweeps; one name elsewhere
+  std::string dim = "2";         //!< comma list in sweeps; one value elsewhere
+  std::string n, ppb;            //!< lists in sweeps ("8,16,32"); single values elsewhere
   std::uint64_t seed = 1;
   std::string mass = "equal";
   int clusters = 4;
@@ -44,8 +47,11 @@ struct InputArgs {
 //! --input and the generator options (--dist --dim --n --ppb --seed --mass --clusters --jitter).
 void add_input_options(po::options_description& d, InputArgs& a);
 
-//! The particles of one input point: the file, or the generator with this n or (level, ppb).
+//! The particles of one input point: the file, or the generator (a.dist and a.dim single
+//! values) with this n or (level, ppb).
 Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb);
+//! The generator options of `a` (single dist and dim) with this n or (level, ppb).
+GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb);
 
 //! Parses "8,16,32" into integers (InputError naming `option` on a bad item).
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option);

@@ -21,26 +21,45 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One input of a sweep: a file, or a generated distribution at (level, n) or (level, ppb).
+// One input of a sweep: a file, or a generated distribution (dim, dist) at (level, n) or
+// (level, ppb).
 struct Point {
+  InputArgs in;  // single dist and dim
   int level;
   std::int64_t n, ppb;  // -1 when not given
+  Particles load() const { return load_input(in, n, level, ppb); }
+  std::string distribution() const { return in.input.empty() ? in.dist : in.input; }
 };
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
 
 std::vector<Point> sweep_points(const SweepConfig& c) {
   if (c.levels.empty()) throw UsageError("--level is required");
   std::vector<Point> pts;
-  for (std::int64_t level : parse_int_list(c.levels, "level")) {
-    if (!c.in.input.empty()) {
-      pts.push_back({static_cast<int>(level), -1, -1});
-    } else if (!c.in.ppb.empty()) {
-      for (std::int64_t p : parse_int_list(c.in.ppb, "ppb")) pts.push_back({static_cast<int>(level), -1, p});
-    } else if (!c.in.n.empty()) {
-      for (std::int64_t n : parse_int_list(c.in.n, "n")) pts.push_back({static_cast<int>(level), n, -1});
-    } else {
-      throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
-    }
-  }
+  for (std::int64_t dim : parse_int_list(c.in.dim, "dim"))
+    for (const std::string& dist : c.in.input.empty() ? split_list(c.in.dist) : std::vector<std::string>{c.in.input})
+      for (std::int64_t level : parse_int_list(c.levels, "level")) {
+        InputArgs in = c.in;
+        in.dim = std::to_string(dim);
+        if (c.in.input.empty()) in.dist = dist;
+        const int k = static_cast<int>(level);
+        if (!c.in.input.empty()) {
+          pts.push_back({in, k, -1, -1});
+        } else if (!c.in.ppb.empty()) {
+          for (std::int64_t p : parse_int_list(c.in.ppb, "ppb")) pts.push_back({in, k, -1, p});
+        } else if (!c.in.n.empty()) {
+          for (std::int64_t n : parse_int_list(c.in.n, "n")) pts.push_back({in, k, n, -1});
+        } else {
+          throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
+        }
+      }
+  if (!c.in.input.empty() && split_list(c.in.dim).size() > 1) throw UsageError("--dim lists apply to generated inputs");
   return pts;
 }
 
@@ -53,7 +72,6 @@ std::vector<Precision> precisions(const SweepConfig& c) {
   return out;
 }
 
-std::string distribution_name(const SweepConfig& c) { return c.in.input.empty() ? c.in.dist : c.in.input; }
 
 // Columns that identify a measurement (resume skips rows that match them all).
 std::map<std::string, std::string> point_key(const SweepConfig& c, const Particles& p, const Point& pt,
@@ -65,7 +83,7 @@ std::map<std::string, std::string> point_key(const SweepConfig& c, const Particl
   const double nbox = std::ldexp(1.0, p.dim * pt.level);
   k["ppb"] = pt.ppb >= 0 ? std::to_string(pt.ppb) : format_double(static_cast<double>(p.size()) / nbox);
   k["n"] = std::to_string(p.size());
-  k["distribution"] = distribution_name(c);
+  k["distribution"] = pt.distribution();
   k["seed"] = c.in.input.empty() ? std::to_string(c.in.seed) : "";
   k["precision"] = to_string(prec);
   k["softening"] = format_double(c.softening);
@@ -115,9 +133,9 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Table t({"N", "dim", "level", "domain_ms", "keys_ms", "sort_ms", "box_starts_ms", "neighbors_ms", "total_ms",
            "total_min", "total_max", "bare_sort_ms", "total/sort", "cpu_build_ms"});
   for (const Point& pt : pts) {
-    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    const Particles p = pt.load();
     progress.step("tree build, N = " + std::to_string(p.size()) + ", level " + std::to_string(pt.level));
-    const Domain dom = resolve_domain(p, c.domain, distribution_name(c));
+    const Domain dom = resolve_domain(p, c.domain, pt.distribution());
     const DeviceParticles dp = upload_particles(p);
     GpuTreeBuilder b(p.dim, pt.level, p.size());
     std::vector<double> stage[6];
@@ -167,7 +185,7 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate) {
+void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode) {
   add_input_options(d, c.in);
   d.add_options()
       ("kernel", po::value(&c.kernels), "kernels, comma-separated (default: every kernel this machine can run)")
@@ -177,10 +195,10 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate
       ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")
       ("output", po::value(&c.output), "results CSV to append rows to (created with a header)")
       ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output");
-  if (validate) {
+  if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");
-  } else {
+  if (mode != SweepMode::validate)
     d.add_options()
         ("mask", po::value(&c.mask)->default_value(c.mask), "all-pairs kernels: all or near")
         ("reps", po::value(&c.reps)->default_value(c.reps), "timed runs per point (median, min, max reported)")
@@ -188,7 +206,6 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate
         ("cpu-reps", po::value(&c.cpu_reps)->default_value(c.cpu_reps), "timed runs of CPU kernels (-1: --reps)")
         ("cpu-warmup", po::value(&c.cpu_warmup)->default_value(c.cpu_warmup), "warm-up runs of CPU kernels (-1: --warmup)")
         ("tree", po::bool_switch(&c.tree), "time the GPU tree build (stages + a bare CUB sort) instead of kernels");
-  }
 }
 
 int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
@@ -205,11 +222,11 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Table t({"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms", "interactions/s", "GFLOP/s",
            "tree_ms"});
   for (const Point& pt : pts) {
-    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    const Particles p = pt.load();
     ForceSetup s;
     s.level = pt.level;
     s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, distribution_name(c));
+    s.domain = resolve_domain(p, c.domain, pt.distribution());
     s.mask = mask;
     // Useful near-field interactions, counted once from the CPU tree of this input.
     std::uint64_t near = 0;
@@ -279,11 +296,11 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   bool all_pass = true;
   std::vector<std::string> references;
   for (const Point& pt : pts) {
-    const Particles p = load_input(c.in, pt.n, pt.level, pt.ppb);
+    const Particles p = pt.load();
     ForceSetup s;
     s.level = pt.level;
     s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, distribution_name(c));
+    s.domain = resolve_domain(p, c.domain, pt.distribution());
     for (Precision prec : precs) {
       std::string ref_name;
       std::vector<double> ref;
@@ -300,7 +317,8 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         if (!have_ref) {
           ref = ground_truth(p, s, prec, c.cpu_reference_limit, ref_name);
           have_ref = true;
-          references.push_back(to_string(prec) + std::string(" kernels at level ") + std::to_string(pt.level) + ", N = " +
+          references.push_back(to_string(prec) + std::string(" kernels, ") + pt.distribution() + " " +
+                               std::to_string(p.dim) + "D, level " + std::to_string(pt.level) + ", N = " +
                                std::to_string(p.size()) + ": " + ref_name);
         }
         s.precision = prec;

@@ -28,8 +28,10 @@ struct SweepConfig {
   std::string label;                  //!< progress prefix (experiment name)
 };
 
-//! Adds the sweep options to `d`; `validate` picks the validate variant (no timing options).
-void add_sweep_options(po::options_description& d, SweepConfig& c, bool validate);
+//! Which options a command takes: bench (timing), validate (reference), experiment (both).
+enum class SweepMode { bench, validate, experiment };
+//! Adds the sweep options of `mode` to `d`.
+void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode);
 
 //! Times every (point, precision, kernel); prints a table; appends rows to c.output.
 int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err);

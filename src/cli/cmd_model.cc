@@ -1,0 +1,24 @@
+// nearfield model: the paper's Table I/II operation counts at one level and P.
+#include "cli/commands.h"
+#include "common/box_rule.h"
+#include "common/errors.h"
+#include "harness/model.h"
+
+namespace nf::cli {
+
+int cmd_model(const Args& args, std::ostream& out, std::ostream&) {
+  int level = 7, dim = 2;
+  std::int64_t ppb = 1;
+  po::options_description d("model options");
+  d.add_options()("help", "this help")("level", po::value(&level)->required(), "tree level K")(
+      "ppb", po::value(&ppb)->required(), "particles per box P")("dim", po::value(&dim)->default_value(dim), "2 or 3");
+  po::variables_map vm;
+  if (!parse_args(args, d, vm, out, "usage: nearfield model --level K --ppb P [--dim D]")) return 0;
+  if (dim != 2 && dim != 3) throw UsageError("--dim must be 2 or 3");
+  if (level < 0 || level > max_level(dim)) throw UsageError("--level must lie in [0, " + std::to_string(max_level(dim)) + "]");
+  if (ppb < 1) throw UsageError("--ppb must be at least 1");
+  out << model_report(operation_model(dim, level, static_cast<std::uint64_t>(ppb)));
+  return 0;
+}
+
+}  // namespace nf::cli

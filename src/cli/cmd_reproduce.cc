@@ -1,0 +1,88 @@
+// nearfield reproduce: the main job. Runs the experiments of the paper's reproduction, writes
+// results/, records the operation-count model, and regenerates the report in paper/.
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/experiment.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "common/gpu_runtime.h"
+#include "harness/model.h"
+
+namespace nf::cli {
+namespace {
+
+// The operation-count model (Tables I and II) for the report: 2D level 7 at the paper's P, and
+// 3D level 5 for comparison, as dim,level,ppb,key,value rows.
+void write_model(const std::string& results_dir) {
+  std::filesystem::create_directories(std::filesystem::path(results_dir) / "model");
+  std::string text = "dim,level,ppb,key,value\n";
+  auto add = [&](int dim, int level, std::uint64_t ppb) {
+    std::istringstream lines(model_report(operation_model(dim, level, ppb)));
+    for (std::string line; std::getline(lines, line);) {
+      const auto colon = line.find(": ");
+      text += std::to_string(dim) + "," + std::to_string(level) + "," + std::to_string(ppb) + "," + line.substr(0, colon) +
+              "," + line.substr(colon + 2) + "\n";
+    }
+  };
+  for (std::uint64_t p = 8; p <= 512; p *= 2) add(2, 7, p);
+  for (std::uint64_t p = 8; p <= 512; p *= 4) add(3, 5, p);
+  write_file_atomically((std::filesystem::path(results_dir) / "model" / "model.csv").string(), text);
+}
+
+// A python3 that has matplotlib (the one on PATH may not: pyenv, venvs).
+std::string find_python() {
+  for (const char* candidate : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
+    const std::string cmd = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) == 0) return candidate;
+  }
+  return "";
+}
+
+}  // namespace
+
+int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
+  std::string experiments = "experiments", results = "results", paper = "paper", only;
+  bool reduced = false, no_report = false;
+  po::options_description d("reproduce options");
+  d.add_options()("help", "this help")("experiments", po::value(&experiments)->default_value(experiments), "folder of the .ini files")(
+      "results", po::value(&results)->default_value(results), "results folder")(
+      "paper", po::value(&paper)->default_value(paper), "report folder (make_report.py lives there)")(
+      "reduced", po::bool_switch(&reduced), "the reduced CPU scale even with a GPU")(
+      "only", po::value(&only), "comma list of experiments to run (default: all of them)")(
+      "no-report", po::bool_switch(&no_report), "do not regenerate the report");
+  po::variables_map vm;
+  if (!parse_args(args, d, vm, out,
+                  "usage: nearfield reproduce [--results results] [--paper paper] [--reduced]\n\nRuns "
+                  "experiments/{table3,depth,ppb,validation,validation-large}.ini (full scale with a CUDA GPU, the CPU "
+                  "kernels at a reduced scale without one), then paper/make_report.py."))
+    return 0;
+  if (!gpu::available() && !reduced) {
+    out << "no CUDA GPU (" << gpu::unavailable_reason() << "): running the CPU kernels at a reduced scale\n";
+    reduced = true;
+  }
+  write_model(results);
+  int status = 0;
+  for (const char* name : {"table3", "depth", "ppb", "validation", "validation-large"}) {
+    if (!only.empty() && ("," + only + ",").find(std::string(",") + name + ",") == std::string::npos) continue;
+    ExperimentRun r;
+    r.ini = (std::filesystem::path(experiments) / (std::string(name) + ".ini")).string();
+    r.results_dir = results;
+    r.reduced = reduced;
+    out << "\n== " << name << (reduced ? " (reduced scale)" : "") << "\n";
+    const int code = run_experiment(r, out, err);
+    status = std::max(status, code);
+  }
+  if (no_report) return status;
+  const std::string python = find_python();
+  if (python.empty())
+    throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
+  const std::string cmd = python + " " + (std::filesystem::path(paper) / "make_report.py").string() + " --results " +
+                          results + " --paper " + paper;
+  out << "\n== report: " << cmd << "\n" << std::flush;
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the report script failed: " + cmd);
+  return status;
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,27 @@
+#pragma once
+//! Experiments: a sweep described by an ini file (Boost.Program_options config syntax, the CLI's
+//! keys plus `mode = bench | validate | tree`), results to results/NAME/<device>.csv, resumable.
+//! A `[reduced]` section holds the overrides for machines without a GPU.
+
+#include <ostream>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace nf::cli {
+
+struct ExperimentRun {
+  std::string ini;           //!< experiments/NAME.ini
+  std::string results_dir = "results";
+  std::string output;        //!< explicit results file (else results_dir/NAME/<device>.csv)
+  bool reduced = false;      //!< apply the [reduced] section
+  Args overrides;            //!< command-line options, stronger than the file
+};
+
+//! Runs one experiment; returns the sweep's exit code (validate: 1 if something FAILed).
+int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err);
+
+//! NAME of experiments/NAME.ini.
+std::string experiment_name(const std::string& ini);
+
+}  // namespace nf::cli
