@@ -21,6 +21,8 @@ for s in $sections; do
     tree)
       echo "## GPU tree build" | log
       "$NF" bench --tree --dist uniform-exact --dim 2 --level 7 --ppb 512 --reps 20 --warmup 3 --output "$OUT/perf.csv" 2>/dev/null | log
+      echo "domain given (--domain 0,0,1: no GPU reduction stage)" | log
+      "$NF" bench --tree --dist uniform-exact --dim 2 --level 7 --ppb 512 --domain 0,0,1 --reps 20 --warmup 3 --output "$OUT/perf.csv" 2>/dev/null | log
       "$NF" bench --tree --dist uniform --dim 3 --n 8388608 --level 6 --reps 20 --warmup 3 --output "$OUT/perf.csv" 2>/dev/null | log
       ;;
     allpairs)

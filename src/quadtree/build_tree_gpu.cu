@@ -11,6 +11,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/box_rule.h"
 #include "common/cuda_check.cuh"
@@ -41,12 +42,14 @@ struct DomainBounds {
   unsigned long long lo[3], hi[3];
 };
 
-__global__ void bounds_init_kernel(DomainBounds* b) {
+__device__ void reset_bounds(DomainBounds* b) {
   for (int a = 0; a < 3; ++a) {
     b->lo[a] = ~0ull;
     b->hi[a] = 0ull;
   }
 }
+
+__global__ void bounds_init_kernel(DomainBounds* b) { reset_bounds(b); }
 
 template <int D>
 __global__ void bounds_kernel(const double* __restrict__ x, const double* __restrict__ y, const double* __restrict__ z,
@@ -75,7 +78,7 @@ __global__ void bounds_kernel(const double* __restrict__ x, const double* __rest
 
 // Same rule as default_domain() on the CPU: origin = minimum, side = largest extent, or 1.
 template <int D>
-__global__ void domain_finalize_kernel(const DomainBounds* b, std::size_t n, Domain* out) {
+__global__ void domain_finalize_kernel(DomainBounds* b, std::size_t n, Domain* out) {
   Domain d;
   double extent = 0.0;
   for (int a = 0; a < 3; ++a) d.origin[a] = 0.0;
@@ -87,6 +90,7 @@ __global__ void domain_finalize_kernel(const DomainBounds* b, std::size_t n, Dom
     }
   d.side = extent > 0.0 ? extent : 1.0;
   *out = d;
+  reset_bounds(b);  // ready for the next build: saves a launch
 }
 
 template <int D>
@@ -173,7 +177,7 @@ __global__ void gather_kernel(const double* __restrict__ x, const double* __rest
 }  // namespace
 
 struct GpuTreeBuilder::Scratch {
-  gpu::DeviceBuffer<std::uint32_t> keys[2], index;  // sort double buffers (index[1] is tree_.order)
+  gpu::DeviceBuffer<std::uint32_t> keys, index;  // the sort's other half of (particle_box, order)
   gpu::DeviceBuffer<std::uint32_t> full_count, half_count, counters;  // counters: max count, nonempty count
   gpu::DeviceBuffer<DomainBounds> bounds;
   gpu::DeviceBuffer<Domain> domain;
@@ -202,13 +206,15 @@ GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n) : s_(new Scrat
   t.half_ids = gpu::DeviceBuffer<std::uint32_t>(links / 2);
 
   Scratch& s = *s_;
-  s.keys[0] = gpu::DeviceBuffer<std::uint32_t>(n);
+  s.keys = gpu::DeviceBuffer<std::uint32_t>(n);
   s.index = gpu::DeviceBuffer<std::uint32_t>(n);
   s.full_count = gpu::DeviceBuffer<std::uint32_t>(t.nbox + 1);
   s.half_count = gpu::DeviceBuffer<std::uint32_t>(t.nbox + 1);
   s.counters = gpu::DeviceBuffer<std::uint32_t>(2);
   s.bounds = gpu::DeviceBuffer<DomainBounds>(1);
   s.domain = gpu::DeviceBuffer<Domain>(1);
+  bounds_init_kernel<<<1, 1>>>(s.bounds.data());  // each domain reduction resets it for the next
+  NF_CUDA_LAUNCHED();
 
   // One temporary allocation large enough for every CUB call of the build.
   std::size_t bytes = 0, need = 0;
@@ -246,7 +252,6 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   if (domain) {
     gpu::copy_to_device(s.domain.data(), domain, sizeof(Domain));
   } else {
-    bounds_init_kernel<<<1, 1>>>(s.bounds.data());
     const unsigned grid = std::min<unsigned>(blocks_for(n), 1024);
     if (t.dim == 2)
       bounds_kernel<2><<<grid, kThreads>>>(p.x.data(), p.y.data(), z, n, s.bounds.data());
@@ -264,10 +269,10 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   if (n > 0) {
     if (t.dim == 2)
       keys_kernel<2><<<blocks_for(n), kThreads>>>(p.x.data(), p.y.data(), z, n, t.level, s.domain.data(),
-                                                  s.keys[0].data(), s.index.data());
+                                                  s.keys.data(), s.index.data());
     else
       keys_kernel<3><<<blocks_for(n), kThreads>>>(p.x.data(), p.y.data(), z, n, t.level, s.domain.data(),
-                                                  s.keys[0].data(), s.index.data());
+                                                  s.keys.data(), s.index.data());
     NF_CUDA_LAUNCHED();
   }
   end(1);
@@ -276,19 +281,18 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   mark(2);
   if (n > 0) {
     if (t.level == 0) {
-      gpu::copy_on_device(t.particle_box.data(), s.keys[0].data(), n * sizeof(std::uint32_t));
-      gpu::copy_on_device(t.order.data(), s.index.data(), n * sizeof(std::uint32_t));
+      std::swap(t.particle_box, s.keys);  // one box: the keys and identity are already sorted
+      std::swap(t.order, s.index);
     } else {
-      cub::DoubleBuffer<std::uint32_t> keys(s.keys[0].data(), t.particle_box.data());
+      cub::DoubleBuffer<std::uint32_t> keys(s.keys.data(), t.particle_box.data());
       cub::DoubleBuffer<std::uint32_t> vals(s.index.data(), t.order.data());
       std::size_t bytes = s.temp_bytes;
       NF_CUDA(cub::DeviceRadixSort::SortPairs(s.temp.data(), bytes, keys, vals, static_cast<int>(n), 0,
                                               t.dim * t.level));
-      // CUB leaves the result in whichever buffer the pass count ends on.
-      if (keys.Current() != t.particle_box.data())
-        gpu::copy_on_device(t.particle_box.data(), keys.Current(), n * sizeof(std::uint32_t));
-      if (vals.Current() != t.order.data())
-        gpu::copy_on_device(t.order.data(), vals.Current(), n * sizeof(std::uint32_t));
+      // CUB leaves the result in whichever buffer its pass count ends on; the buffers trade
+      // places instead of copying (the next build overwrites the scratch side anyway).
+      if (keys.Current() != t.particle_box.data()) std::swap(t.particle_box, s.keys);
+      if (vals.Current() != t.order.data()) std::swap(t.order, s.index);
     }
   }
   end(2);
