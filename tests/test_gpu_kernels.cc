@@ -1,6 +1,7 @@
 // Every GPU kernel against the float64 reference (GPU suite): all-pairs kernels at awkward sizes,
 // near-field kernels on the shared random and adversarial inputs, counting mode, validate.
 #include "force_checks.h"
+#include "harness/model.h"
 
 using namespace nf;
 
@@ -70,13 +71,13 @@ TEST_CASE("GPU counting mode: kernels evaluate exactly the near-field pairs" * d
       for (std::int64_t ppb : {1, 5, 40}) {
         if (dim == 3 && level == 4) continue;
         const Particles p = test::make_exact(dim, level, ppb);
-        const std::uint64_t full = p.size() * (ppb - 1) + full_link_count(dim, level) * ppb * ppb;
+        const std::uint64_t full = cp_bpb(dim, level, ppb);  // the model's N(P-1) + B P^2
         for (const char* k : kNearField) {
           CAPTURE(k);
           CAPTURE(dim);
           CAPTURE(level);
           CAPTURE(ppb);
-          CHECK(test::count_interactions(p, k, level) == (find_kernel(k).newton3 ? full / 2 : full));
+          CHECK(test::count_interactions(p, k, level) == (find_kernel(k).newton3 ? cp_bpb_n3(dim, level, ppb) : full));
         }
       }
   // Chunked boxes count the same: 1300 particles in one box, level 0.
