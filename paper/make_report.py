@@ -221,52 +221,86 @@ def sweep_figure(rows, xcol, groups, path, xlabel, title, group_label):
     plt.close(fig)
 
 
-def depth_section(rows, figdir):
-    if not rows:
-        return "(no depth results yet)"
-    by = latest(rows, lambda r: (r["kernel"], int(r["level"]), r["n"]))
-    rows = list(by.values())
-    n = sorted({r["n"] for r in rows})
-    kernels = sorted({r["kernel"] for r in rows})
-    levels = sorted({int(r["level"]) for r in rows})
-    body = []
-    for lv in levels:
-        ppb = next((r["ppb"] for r in rows if int(r["level"]) == lv), "-")
-        body.append([lv, ppb] + [ms(by.get((k, lv, n[0]))) for k in kernels])
-    best = []
-    for k in kernels:
-        pts = [(num(by[(k, lv, n[0])], "median_ms"), lv) for lv in levels if (k, lv, n[0]) in by]
-        if pts:
-            t, lv = min(pts)
-            best.append(f"{k}: level {lv} ({fmt_ms(t)} ms)")
-    sweep_figure(rows, "level", [lambda r: True], os.path.join(figdir, "depth.png"), "tree level K",
-                 f"tree depth at fixed N = {n[0]} (2D)", lambda gi: "")
-    return (f"N = {', '.join(n)} particles, uniform in the unit square, float32; P = N / 4^K on average. "
-            f"Times in ms, median [min-max].\n\n" + table(["level", "mean P"] + kernels, body) +
-            "\n\nFastest level per kernel: " + "; ".join(best) + ".\n\n![depth sweep](figures/depth.png)")
+def by_file(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[r["_file"]].append(r)
+    return sorted(groups.items())
 
 
-def ppb_section(rows, figdir):
-    if not rows:
+def machine(rows):
+    gpu = next((r["device"] for r in rows if r.get("compute_capability")), None)
+    return gpu or rows[0].get("host_cpu", "CPU")
+
+
+def depth_section(all_rows, figdir):
+    if not all_rows:
+        return "(no depth results yet)", []
+    parts, best_all = [], []
+    for name, rows in by_file(all_rows):
+        by = latest(rows, lambda r: (r["kernel"], int(r["level"]), r["n"]))
+        rows = list(by.values())
+        n = sorted({r["n"] for r in rows})[0]
+        kernels = sorted({r["kernel"] for r in rows})
+        levels = sorted({int(r["level"]) for r in rows})
+        body = []
+        for lv in levels:
+            ppb = next((r["ppb"] for r in rows if int(r["level"]) == lv), "-")
+            body.append([lv, ppb] + [ms(by.get((k, lv, n))) for k in kernels])
+        best = []
+        for k in kernels:
+            pts = [(num(by[(k, lv, n)], "median_ms"), lv) for lv in levels if (k, lv, n) in by]
+            if pts:
+                t, lv = min(pts)
+                best.append(f"{k}: level {lv} ({fmt_ms(t)} ms)")
+                best_all.append((machine(rows), k, lv, levels))
+        fig = f"depth-{os.path.splitext(name)[0]}.png"
+        sweep_figure(rows, "level", [lambda r: True], os.path.join(figdir, fig), "tree level K",
+                     f"tree depth at fixed N = {n} (2D), {machine(rows)}", lambda gi: "")
+        parts.append(f"**{machine(rows)}**: N = {n} particles, uniform in the unit square, float32; P = N / 4^K on "
+                     f"average. Times in ms, median [min-max].\n\n" + table(["level", "mean P"] + kernels, body) +
+                     "\n\nFastest level per kernel: " + "; ".join(best) + f".\n\n![depth sweep](figures/{fig})")
+    return "\n\n".join(parts), best_all
+
+
+def ppb_section(all_rows, figdir):
+    if not all_rows:
         return "(no particles-per-box results yet)"
-    by = latest(rows, lambda r: (r["kernel"], int(r["level"]), int(float(r["ppb"]))))
-    rows = list(by.values())
-    levels = sorted({int(r["level"]) for r in rows})
-    sweep_figure(rows, "ppb", [lambda r, lv=lv: int(r["level"]) == lv for lv in levels],
-                 os.path.join(figdir, "ppb.png"), "particles per box P", "particles per box at several depths (2D)",
-                 lambda gi: f"L{levels[gi]}")
-    kernels = sorted({r["kernel"] for r in rows})
-    body = []
-    for lv in levels:
-        for p in sorted({int(float(r["ppb"])) for r in rows if int(r["level"]) == lv}):
-            body.append([lv, p] + [rate(by.get((k, lv, p))) for k in kernels])
-    return ("Interactions per second (directed; Newton-3 pairs count twice) for uniform-exact inputs:\n\n" +
-            table(["level", "P"] + kernels, body) + "\n\n![particles per box](figures/ppb.png)")
+    parts = []
+    for name, rows in by_file(all_rows):
+        by = latest(rows, lambda r: (r["kernel"], int(r["level"]), int(float(r["ppb"]))))
+        rows = list(by.values())
+        levels = sorted({int(r["level"]) for r in rows})
+        fig = f"ppb-{os.path.splitext(name)[0]}.png"
+        sweep_figure(rows, "ppb", [lambda r, lv=lv: int(r["level"]) == lv for lv in levels], os.path.join(figdir, fig),
+                     "particles per box P", f"particles per box at several depths (2D), {machine(rows)}",
+                     lambda gi: f"L{levels[gi]}")
+        kernels = sorted({r["kernel"] for r in rows})
+        body = []
+        for lv in levels:
+            for p in sorted({int(float(r["ppb"])) for r in rows if int(r["level"]) == lv}):
+                body.append([lv, p] + [rate(by.get((k, lv, p))) for k in kernels])
+        parts.append(f"**{machine(rows)}**: interactions per second (directed; Newton-3 pairs count twice) for "
+                     f"uniform-exact inputs:\n\n" + table(["level", "P"] + kernels, body) +
+                     f"\n\n![particles per box](figures/{fig})")
+    return "\n\n".join(parts)
 
 
-def validation_section(rows, large):
-    if not rows and not large:
+def validation_section(all_rows, all_large):
+    if not all_rows and not all_large:
         return "(no validation results yet)", True
+    texts, ok = [], True
+    files = sorted({r["_file"] for r in all_rows + all_large})
+    for f in files:
+        rows = [r for r in all_rows if r["_file"] == f]
+        large = [r for r in all_large if r["_file"] == f]
+        text, good = validation_table(rows, large)
+        texts.append(f"**{machine(rows + large)}**: " + text)
+        ok = ok and good
+    return "\n\n".join(texts), ok
+
+
+def validation_table(rows, large):
     ok = True
     groups = defaultdict(list)
     for r in rows + large:
@@ -280,9 +314,10 @@ def validation_section(rows, large):
         body.append([k, prec, len(rs), f"{num(worst, 'rel_l2'):.2e}", f"{max(num(r, 'max_rel') for r in rs):.2e}",
                      f"{mom:.1e}", worst["tolerance"], "PASS" if fails == 0 else f"FAIL ({fails})"])
     dists = sorted({r["distribution"] for r in rows})
-    text = (f"Cases: distributions {', '.join(dists)}; 2D and 3D; levels {', '.join(sorted({r['level'] for r in rows}))}; "
+    text = (f"cases: distributions {', '.join(dists)}; 2D and 3D; levels {', '.join(sorted({r['level'] for r in rows}))}; "
             f"N = {', '.join(sorted({r['n'] for r in rows}))}" + (
-                f"; plus level 7 with 512 per box (N = {large[0]['n']}) for the GPU near-field kernels" if large else "") +
+                f"; plus level {large[0]['level']} with {large[0]['ppb']} per box (N = {large[0]['n']}) for "
+                f"{', '.join(sorted({r['kernel'] for r in large}))}" if large else "") +
             ". Each kernel is compared with the float64 near-field ground truth evaluated on exactly the inputs it "
             "saw (float32-rounded for float kernels); worst case over the points:\n\n")
     text += table(["kernel", "precision", "points", "worst rel. L2", "worst max rel.", "worst momentum residual",
@@ -491,10 +526,15 @@ def discussion(by, paper, val_ok, depth_rows, sass, notes):
                 f"1.3) has no floating-point atomicAdd at all; a float counterforce there also needs a "
                 f"compare-and-swap loop on the bit pattern, the code the H100 compiler generates here.")
     lines.extend(notes)
-    if depth_rows:
-        lines.append("- **Tree depth.** The depth sweep shows the balance between near-field work, which grows with P "
-                     "= N/4^K, and per-box overhead, which grows with the number of boxes; see the table above for the "
-                     "fastest level of each kernel.")
+    for mach, k, lv, levels in depth_rows:
+        if k == "bpb" and lv < levels[-1]:
+            lines.append(f"- **Tree depth.** At a fixed N the near-field work shrinks as the tree deepens (P = N/4^K "
+                         f"particles per box, 9P neighbors), so a kernel whose cost follows the work keeps getting "
+                         f"faster. On the {mach}, bpb is fastest at level {lv}; deeper, a box holds fewer particles "
+                         f"than a warp has threads, most threads of each block idle and the per-box staging dominates. A full tree "
+                         f"method would add far-field work that grows with the number of boxes, moving the best "
+                         f"level up; the near field alone prefers the depth where the kernel still fills its "
+                         f"blocks.")
     lines.append("- **Accuracy.** All comparisons use float64 references on the inputs the kernel saw, so they measure "
                  "the kernels' arithmetic. Rounding the float64 input positions to float32 alone moves the forces by "
                  "about 1e-5 relative L2 on uniform data with small softening, and up to 1e-4 on tight clusters; that "
@@ -514,6 +554,7 @@ def main():
     paper = read_paper(args.paper)
     t3, depth, ppb = read_rows(args.results, "table3"), read_rows(args.results, "depth"), read_rows(args.results, "ppb")
     val, val_large = read_rows(args.results, "validation"), read_rows(args.results, "validation-large")
+    depth_text, depth_best = depth_section(depth, figdir)
     hw, commits = hardware_section(t3 + depth + ppb + val + val_large)
     t3_text, by = table3_section(t3, paper, figdir)
     perf_text, perf_facts = gpu_perf_section(args.results, by)
@@ -584,7 +625,7 @@ Float32 arithmetic as in the paper.
 
 ## 6. Tree depth
 
-{depth_section(depth, figdir)}
+{depth_text}
 
 ## 7. Particles per box at several depths
 
@@ -596,7 +637,7 @@ Float32 arithmetic as in the paper.
 
 ## 9. What reproduces, what does not, and why
 
-{discussion(by, paper, val_ok, depth, sass_facts(args.results), notes)}
+{discussion(by, paper, val_ok, depth_best, sass_facts(args.results), notes)}
 """
     with open(os.path.join(args.paper, "README.md"), "w") as f:
         f.write(doc)
