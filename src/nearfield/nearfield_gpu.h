@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "common/body.h"
+#include "common/gpu_runtime.h"
 
 namespace nf {
 
@@ -30,6 +31,7 @@ struct NearFieldView {
   T eps2 = 0;
   bool guarded = true;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode, interactions evaluated are added here
+  gpu::Workspace* workspace = nullptr;    //!< scratch memory (host object: for the driver, not the kernel)
 };
 
 template <int D, class T>
