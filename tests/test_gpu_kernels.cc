@@ -103,3 +103,17 @@ TEST_CASE("validate with every kernel on the GPU machine" * doctest::test_suite(
   CHECK(r.code == 0);
   CHECK(r.out.find("allpairs-tiled --mask near, float64 on float32-rounded inputs") != std::string::npos);
 }
+
+TEST_CASE("GPU near-field kernels: a box of 17000 particles (sources split, many chunks, many work items)" *
+          doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  // Level 1: one quadrant holds 17000 particles, so its near field exceeds any kernel's single
+  // work item (bpb-lb splits the sources into segments, the warp kernels cut 34 chunks).
+  std::vector<std::vector<double>> pts;
+  nf::Random r(21);
+  for (int i = 0; i < 17000; ++i) pts.push_back({0.05 + 0.4 * r.uniform(), 0.05 + 0.4 * r.uniform()});
+  for (int i = 0; i < 500; ++i) pts.push_back({0.5 + 0.5 * r.uniform(), r.uniform()});
+  const Particles p = test::from_points(2, pts);
+  const auto ref = test::naive_reference(p, 1, resolve_domain(p, "0,0,1", "test"), 1e-3, Precision::f32, false);
+  for (const std::string& k : kNearFieldKernels) test::check_kernel(p, {k, Precision::f32, 1, 1e-3, Mask::near, "0,0,1"}, ref);
+}

@@ -63,12 +63,18 @@ std::list<KernelInfo> builtin_kernels() {
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
       {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
+      {"bpb-lb", gpu_nf | kDeterministic,
+       "BPB over bounded work items (target chunks x source segments) in block-size classes: load-balanced",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_bpb_lb))},
       {"n3-shfl", gpu_n3 | kAtomics,
        "Newton-3, warp per work item: reaction summed in registers, reduced by warp shuffles; red.add out",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_shfl))},
       {"n3-rotate", gpu_n3 | kAtomics,
        "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_rotate))},
+      {"n3-colour", gpu_n3 | kDeterministic,
+       "Newton-3, lane rotation over box pairs in conflict-free colours: plain stores, no atomics, bitwise repeatable",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_colour))},
   };
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/cuda_check.cuh"
+#include "nearfield/pair_items.cuh"
 #include "nearfield/warp_pairs.cuh"
 
 namespace nf::warp_pairs {
@@ -21,31 +22,68 @@ void dispatch_r(int r, F&& f) {
   }
 }
 
-//! A Newton-3 warp kernel of this family: its plan is the item list for chunks of 32 R targets.
-//! `Launch<D, T, R, Guarded, Counting>::run(view, items, count, counter)` launches it.
-template <int D, class T, int RMax, template <int, class, int, bool, bool> class Launch>
+struct ItemKernelPolicy {
+  static constexpr int warps = 4;  // warps per block, each on its own items (persistent, dynamic fetch)
+};
+
+//! The item kernel of the family: each warp fetches items, keeps the item's targets in
+//! registers (R per lane), sweeps its sources with Agent<D, T, R, Guarded, Counting>, and adds
+//! the reactions and then its targets' forces into acc with atomics.
+template <template <int, class, int, bool, bool> class Agent, int D, class T, int R, bool Guarded, bool Counting>
+__global__ void __launch_bounds__(32 * ItemKernelPolicy::warps)
+    item_kernel(NearFieldView<T> v, const PairItem* __restrict__ items, std::uint32_t n_items, std::uint32_t* next) {
+  __shared__ Body<T> tiles[ItemKernelPolicy::warps][32];
+  const unsigned lane = threadIdx.x & 31u;
+  Body<T>* tile = tiles[threadIdx.x / 32];
+  Agent<D, T, R, Guarded, Counting> agent{{v.eps2}, {}, lane, 0};
+  for (std::uint32_t it = next_item(next, lane); it < n_items; it = next_item(next, lane)) {
+    const PairItem item = items[it];
+    agent.t.load(v.bodies, item.a_begin, item.a_end, lane);
+    sweep_sources(agent, v.bodies, item.b_begin, item.b_end, item.a_begin == item.b_begin, tile, lane,
+                  [&](std::uint32_t j, const Acc4<T>& react) { add_atomic<D>(v.acc + j, react); });
+    agent.t.add_to(v.acc);
+  }
+  if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
+}
+
+//! A Newton-3 warp kernel of this family. Plan: the work items, in classes by target count
+//! (up to 32, 64, ... 32 RMax targets), so that a small box is computed with few targets per
+//! lane and a big one with many: one launch per non-empty class.
+template <int D, class T, int RMax, template <int, class, int, bool, bool> class Agent>
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
-    r_ = targets_per_lane(v.max_box_count, RMax);
-    items_.build(v.box_start, v.nonempty, v.nonempty_count, v.neighbor_offset, v.neighbor_ids, 32u * r_);
-    if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(1);
+    items_.build(v.box_start, v.nonempty, v.nonempty_count, v.neighbor_offset, v.neighbor_ids,
+                 32u * targets_per_lane(v.max_box_count, RMax), /*classify=*/true);
+    if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   void launch(const NearFieldView<T>& v) override {
     if (items_.size() == 0) return;
     counter_.fill(0);
-    dispatch_r<RMax>(r_, [&](auto r) {
-      if (v.counter)
-        Launch<D, T, r(), true, true>::run(v, items_.items(), items_.size(), counter_.data());
-      else
-        gpu::dispatch_bool(v.guarded, [&](auto guarded) {
-          Launch<D, T, r(), guarded(), false>::run(v, items_.items(), items_.size(), counter_.data());
-        });
-    });
+    for (int c = 0; c < PairItemList::kClasses; ++c) {
+      const std::uint32_t first = items_.class_begin(c), count = items_.class_begin(c + 1) - first;
+      if (count == 0) continue;
+      dispatch_r<RMax>(1 << c, [&](auto r) {
+        if (v.counter)
+          run<r(), true, true>(v, items_.items() + first, count, counter_.data() + c);
+        else
+          gpu::dispatch_bool(v.guarded, [&](auto guarded) {
+            run<r(), guarded(), false>(v, items_.items() + first, count, counter_.data() + c);
+          });
+      });
+    }
   }
 
  private:
-  int r_ = 1;
+  template <int R, bool Guarded, bool Counting>
+  static void run(const NearFieldView<T>& v, const PairItem* items, std::uint32_t n, std::uint32_t* next) {
+    auto kernel = item_kernel<Agent, D, T, R, Guarded, Counting>;
+    const int threads = 32 * ItemKernelPolicy::warps;
+    const unsigned grid = std::min<unsigned>(resident_blocks(kernel, threads, 0), gpu::div_up(n, ItemKernelPolicy::warps));
+    kernel<<<grid, threads>>>(v, items, n, next);
+    NF_CUDA_LAUNCHED();
+  }
+
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;
 };

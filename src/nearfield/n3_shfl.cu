@@ -11,10 +11,6 @@
 namespace nf {
 namespace {
 
-struct N3ShflPolicy {
-  static constexpr int warps = 4;  // warps per block (each works on its own items)
-};
-
 template <int D, class T, int R, bool Guarded, bool Counting>
 struct ShflAgent {
   const SoftenedGravity<D, T, Guarded> g;
@@ -51,46 +47,11 @@ struct ShflAgent {
   }
 };
 
-template <int D, class T, int R, bool Guarded, bool Counting>
-__global__ void __launch_bounds__(32 * N3ShflPolicy::warps)
-    n3_shfl_kernel(NearFieldView<T> v, const PairItem* __restrict__ items, std::uint32_t n_items, std::uint32_t* next) {
-  __shared__ Body<T> tiles[N3ShflPolicy::warps][32];
-  const unsigned lane = threadIdx.x & 31u;
-  Body<T>* tile = tiles[threadIdx.x / 32];
-  ShflAgent<D, T, R, Guarded, Counting> agent{{v.eps2}, {}, lane, 0};
-  for (std::uint32_t it = warp_pairs::next_item(next, lane); it < n_items; it = warp_pairs::next_item(next, lane)) {
-    const PairItem item = items[it];
-    agent.t.load(v.bodies, item.a_begin, item.a_end, lane);
-    const bool self = item.a_begin == item.b_begin;
-    std::uint32_t q = 0;
-    for (std::uint32_t q0 = item.b_begin; q0 < item.b_end; q0 += 32, ++q) {
-      const bool real = warp_pairs::stage_sources(v.bodies, q0, item.b_end, tile, lane);
-      const std::uint32_t real_sources = min(32u, item.b_end - q0);
-      const Acc4<T> react = self ? agent.template batch<true>(tile, q, real_sources)
-                                 : agent.template batch<false>(tile, q, real_sources);
-      if (real) warp_pairs::add_atomic<D>(v.acc + q0 + lane, react);
-      __syncwarp();  // the tile is restaged next
-    }
-    agent.t.add_to(v.acc);
-  }
-  if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
-}
-
-template <int D, class T, int R, bool Guarded, bool Counting>
-struct ShflLaunch {
-  static void run(const NearFieldView<T>& v, const PairItem* items, std::uint32_t n, std::uint32_t* next) {
-    auto kernel = n3_shfl_kernel<D, T, R, Guarded, Counting>;
-    const int threads = 32 * N3ShflPolicy::warps;
-    kernel<<<warp_pairs::resident_blocks(kernel, threads, 0), threads>>>(v, items, n, next);
-    NF_CUDA_LAUNCHED();
-  }
-};
-
 }  // namespace
 
 template <int D, class T>
 std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl() {
-  return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflLaunch>>();
+  return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent>>();
 }
 
 template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_shfl<2, float>();

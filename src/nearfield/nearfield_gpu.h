@@ -67,5 +67,14 @@ template <int D, class T>
 std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl();
 template <int D, class T>
 std::unique_ptr<GpuNearFieldKernel<T>> make_n3_rotate();
+//! n3-colour: lane rotation over whole box pairs, scheduled in colours so that no two warps of a
+//! launch write one box: plain loads and stores, no atomics, bitwise repeatable.
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_n3_colour();
+//! bpb-lb: bpb's one-sided arithmetic over work items of bounded size (a chunk of a box's
+//! targets against a segment of its sources), in block-size classes: load-balanced on clustered
+//! input, bpb's own mapping on uniform input; split boxes summed in a fixed order (deterministic).
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_bpb_lb();
 
 }  // namespace nf

@@ -1,5 +1,6 @@
 #include "nearfield/pair_items.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "common/cuda_check.cuh"
@@ -65,11 +66,31 @@ __global__ void fill_kernel(BoxGraph g, std::uint32_t m, const std::uint32_t* of
   }
 }
 
+// Size class of each item (targets <= 32 * 2^class) and a histogram of the classes.
+__global__ void classify_kernel(const PairItem* items, std::uint32_t n, std::uint8_t* keys, std::uint32_t* counts) {
+  __shared__ std::uint32_t local[PairItemList::kClasses];
+  if (threadIdx.x < PairItemList::kClasses) local[threadIdx.x] = 0;
+  __syncthreads();
+  const std::uint32_t it = blockIdx.x * blockDim.x + threadIdx.x;
+  if (it < n) {
+    const std::uint32_t targets = items[it].a_end - items[it].a_begin;
+    std::uint8_t c = 0;
+    while (c + 1 < PairItemList::kClasses && (32u << c) < targets) ++c;
+    keys[it] = c;
+    atomicAdd(&local[c], 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x < PairItemList::kClasses && local[threadIdx.x]) atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
+}
+
 }  // namespace
 
 void PairItemList::build(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
-                         const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk) {
+                         const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk,
+                         bool classify) {
   size_ = 0;
+  sorted_ = false;
+  for (std::uint32_t& c : class_begin_) c = 0;
   if (m == 0) return;
   const BoxGraph g{box_start, nonempty, half_offset, half_ids, chunk};
   if (offsets_.size() < m + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(m + 1);
@@ -84,6 +105,29 @@ void PairItemList::build(const std::uint32_t* box_start, const std::uint32_t* no
   if (size_ == 0) return;
   fill_kernel<<<gpu::div_up(size_, 256), 256>>>(g, m, offsets_.data(), items_.data());
   NF_CUDA_LAUNCHED();
+  for (int c = 1; c <= kClasses; ++c) class_begin_[c] = size_;
+  if (!classify) return;
+
+  // Group by class with a stable radix sort over the 3 class bits.
+  if (keys_.size() < size_) {
+    keys_ = gpu::DeviceBuffer<std::uint8_t>(size_);
+    sorted_keys_ = gpu::DeviceBuffer<std::uint8_t>(size_);
+    sorted_items_ = gpu::DeviceBuffer<PairItem>(size_);
+  }
+  if (class_count_.size() == 0) class_count_ = gpu::DeviceBuffer<std::uint32_t>(kClasses);
+  class_count_.fill(0);
+  classify_kernel<<<gpu::div_up(size_, 256), 256>>>(items_.data(), size_, keys_.data(), class_count_.data());
+  NF_CUDA_LAUNCHED();
+  NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_.data(), sorted_keys_.data(), items_.data(),
+                                          sorted_items_.data(), static_cast<int>(size_), 0, 3));
+  if (temp_.size() < need) temp_ = gpu::DeviceBuffer<unsigned char>(need);
+  NF_CUDA(cub::DeviceRadixSort::SortPairs(temp_.data(), need, keys_.data(), sorted_keys_.data(), items_.data(),
+                                          sorted_items_.data(), static_cast<int>(size_), 0, 3));
+  std::uint32_t counts[kClasses];
+  NF_CUDA(cudaMemcpy(counts, class_count_.data(), sizeof(counts), cudaMemcpyDeviceToHost));
+  class_begin_[0] = 0;
+  for (int c = 0; c < kClasses; ++c) class_begin_[c + 1] = class_begin_[c] + counts[c];
+  sorted_ = true;
 }
 
 }  // namespace nf

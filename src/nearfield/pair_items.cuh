@@ -20,18 +20,28 @@ struct PairItem {
 //! Items of one tree, rebuilt by `build` (allocates only when a tree needs more than before).
 class PairItemList {
  public:
+  //! Size classes: class c holds the items with at most 32 * 2^c targets.
+  static constexpr int kClasses = 5;
+
   //! box_start: boxIdx (dense); nonempty: the M non-empty boxes; half_offset/half_ids: half lists.
-  //! Items are ordered by target box (Z-order), own box first, then neighbors in list order.
+  //! Items are ordered by target box (Z-order), own box first, then neighbors in list order;
+  //! with `classify`, grouped by size class first (stable: Z-order within a class).
   void build(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t nonempty_count,
-             const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk);
-  const PairItem* items() const { return items_.data(); }
+             const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk, bool classify);
+  const PairItem* items() const { return sorted_ ? sorted_items_.data() : items_.data(); }
   std::uint32_t size() const { return size_; }
+  //! First item of class c (c = kClasses: the end); without `classify` every item is in class 0.
+  std::uint32_t class_begin(int c) const { return class_begin_[c]; }
 
  private:
   gpu::DeviceBuffer<std::uint32_t> offsets_;  // M + 1: first item of each non-empty box
-  gpu::DeviceBuffer<PairItem> items_;
+  gpu::DeviceBuffer<PairItem> items_, sorted_items_;
+  gpu::DeviceBuffer<std::uint8_t> keys_, sorted_keys_;
+  gpu::DeviceBuffer<std::uint32_t> class_count_;
   gpu::DeviceBuffer<unsigned char> temp_;
   std::uint32_t size_ = 0;
+  std::uint32_t class_begin_[kClasses + 1] = {};
+  bool sorted_ = false;
 };
 
 }  // namespace nf

@@ -43,6 +43,16 @@ __device__ __forceinline__ void add_atomic(Acc4<T>* dst, const Acc4<T>& a) {
   if constexpr (D == 3) atomicAdd(&dst->z, a.z);
 }
 
+//! dst += a with a plain load and store, for schedules where no other thread writes dst.
+template <int D, class T>
+__device__ __forceinline__ void add_plain_to(Acc4<T>* dst, const Acc4<T>& a) {
+  Acc4<T> d = *dst;
+  d.x += a.x;
+  d.y += a.y;
+  if constexpr (D == 3) d.z += a.z;
+  *dst = d;
+}
+
 //! A lane's R targets: bodies and force accumulators in registers. Slots past the end of the
 //! range hold the first target's position with mass 0: their reactions on sources are exactly 0.
 template <int D, class T, int R>
@@ -70,6 +80,12 @@ struct LaneTargets {
     for (int r = 0; r < R; ++r)
       if (valid(r)) add_atomic<D>(out + first + 32u * r, acc[r]);
   }
+  //! acc[i] += the lane's accumulators with plain loads and stores (no other warp may touch them).
+  __device__ __forceinline__ void add_plain(Acc4<T>* __restrict__ out) const {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (valid(r)) add_plain_to<D>(out + first + 32u * r, acc[r]);
+  }
 };
 
 //! Stages sources [q0, q0 + 32) into the warp's tile (slots past `end` get mass 0) and returns
@@ -83,6 +99,24 @@ __device__ __forceinline__ bool stage_sources(const Body<T>* __restrict__ bodies
   tile[lane] = real ? bodies[j] : Body<T>{pad.x, pad.y, pad.z, T(0)};
   __syncwarp();
   return real;
+}
+
+//! The lane's targets (already in `agent.t`) against sources [begin, end) in batches of 32 staged
+//! in `tile`; `self` when the sources are the target chunk itself (pairs i < j only). The
+//! agent's batch<Self>(tile, q, real) returns the reaction on the lane's own source of batch q;
+//! sink(j, reaction) receives it for every real source j (one distinct j per lane).
+template <class Agent, class T, class Sink>
+__device__ __forceinline__ void sweep_sources(Agent& agent, const Body<T>* __restrict__ bodies, std::uint32_t begin,
+                                              std::uint32_t end, bool self, Body<T>* tile, unsigned lane, Sink&& sink) {
+  std::uint32_t q = 0;
+  for (std::uint32_t q0 = begin; q0 < end; q0 += 32, ++q) {
+    const bool real = stage_sources(bodies, q0, end, tile, lane);
+    const std::uint32_t real_sources = min(32u, end - q0);
+    const Acc4<T> react = self ? agent.template batch<true>(tile, q, real_sources)
+                               : agent.template batch<false>(tile, q, real_sources);
+    if (real) sink(q0 + lane, react);
+    __syncwarp();  // the tile is restaged next
+  }
 }
 
 //! Grid of a persistent launch: as many blocks as fit on the GPU at once (items are fetched

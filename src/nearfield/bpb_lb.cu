@@ -1,0 +1,233 @@
+// bpb-lb: the original BPB's arithmetic with load balance. BPB gives each box one block, so on
+// clustered input a few blocks grind through giant boxes while the GPU idles. Here the near field
+// is cut into work items of bounded size: a chunk of at most 512 targets of a box against a
+// segment of at most kSegment of its sources (the box itself, then its neighbors in list order,
+// seen as one long list). Each item is one block with one thread per target, staging the sources
+// in shared memory as bpb does. Items come in size classes (blocks of 32 .. 512 threads), so small
+// boxes do not idle big blocks. An item that holds all of its targets' sources stores the result
+// (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
+// whose sources were split write partial sums, and a second pass adds them in segment order, so
+// the result is deterministic.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "common/interaction.h"
+#include "nearfield/box_tiles.cuh"
+
+namespace nf {
+namespace {
+
+struct BpbLbPolicy {
+  // Sources per item. A whole level-7 P = 512 box (9 x 512 sources) fits, so uniform input keeps
+  // BPB's one block per box; a 100k-particle core box becomes a few hundred items.
+  static constexpr std::uint32_t kSegment = 16384;
+  static constexpr std::uint32_t kMaxThreads = box_tiles::BoxBlockPolicy::max_threads;  // 512
+  static constexpr int kClasses = 5;  // blocks of 32, 64, 128, 256, 512 threads
+  static constexpr int unroll = 8;
+};
+
+//! Targets [t0, t1) of box `box` against its sources [v0, v1) in list order (own box first).
+//! slot: first partial-sum slot of the item's (box, chunk), or kWhole when v0..v1 is everything.
+struct SourceItem {
+  std::uint32_t t0, t1, v0, v1, box, slot, segments, pad;
+};
+constexpr std::uint32_t kWhole = 0xFFFFFFFFu;
+
+__device__ std::uint32_t block_class(std::uint32_t targets) {
+  std::uint32_t c = 0;
+  while (c + 1 < BpbLbPolicy::kClasses && (32u << c) < targets) ++c;
+  return c;
+}
+
+struct NearList {
+  const std::uint32_t *box_start, *nonempty, *offset, *ids;
+  __device__ std::uint32_t count(std::uint32_t b) const { return box_start[b + 1] - box_start[b]; }
+  __device__ std::uint32_t sources(std::uint32_t b) const {
+    std::uint32_t s = count(b);
+    for (std::uint32_t l = offset[b]; l < offset[b + 1]; ++l) s += count(ids[l]);
+    return s;
+  }
+  __device__ std::uint32_t chunk_of(std::uint32_t n) const { return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads; }
+};
+
+// Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
+__global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, std::uint32_t* partials) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k > m) return;
+  if (k == m) {
+    items[m] = partials[m] = 0;
+    return;
+  }
+  const std::uint32_t b = g.nonempty[k], n = g.count(b), c = gpu::div_up(n, g.chunk_of(n));
+  const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
+  items[k] = c * segs;
+  partials[k] = segs > 1 ? c * segs : 0;
+}
+
+__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* item_offset,
+                            const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= m) return;
+  const std::uint32_t b = g.nonempty[k], n = g.count(b), chunk = g.chunk_of(n), c = gpu::div_up(n, chunk);
+  const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
+  std::uint32_t out = item_offset[k];
+  for (std::uint32_t ci = 0; ci < c; ++ci)
+    for (std::uint32_t si = 0; si < segs; ++si, ++out) {
+      const std::uint32_t t0 = g.box_start[b] + ci * chunk, t1 = min(t0 + chunk, g.box_start[b + 1]);
+      const std::uint32_t slot = segs > 1 ? partial_offset[k] + ci * segs + si : kWhole;
+      items[out] = {t0, t1, si * BpbLbPolicy::kSegment, min((si + 1) * BpbLbPolicy::kSegment, total), b, slot, segs, 0};
+      classes[out] = static_cast<std::uint8_t>(block_class(t1 - t0));
+    }
+}
+
+template <int D, class T, bool Guarded, bool Counting>
+__global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* __restrict__ items,
+                              Acc4<T>* __restrict__ partial) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  Body<T>* tile = reinterpret_cast<Body<T>*>(smem);
+  const SoftenedGravity<D, T, Guarded> grav{v.eps2};
+  const SourceItem item = items[blockIdx.x];
+  const std::uint32_t i = item.t0 + threadIdx.x;
+  const bool active = i < item.t1;
+  const Body<T> me = active ? v.bodies[i] : Body<T>{0, 0, 0, 0};
+  Acc4<T> acc{0, 0, 0, 0};
+  unsigned long long count = 0;
+  // Walk the box's source list (own box, then each neighbor) and keep [v0, v1) of it.
+  std::uint32_t seen = 0;
+  auto visit = [&](std::uint32_t begin, std::uint32_t end) {
+    const std::uint32_t lo = begin + min(end - begin, item.v0 > seen ? item.v0 - seen : 0u);
+    const std::uint32_t hi = begin + min(end - begin, item.v1 > seen ? item.v1 - seen : 0u);
+    seen += end - begin;
+    if (lo >= hi) return;
+    box_tiles::for_each_staged_tile(v.bodies, {lo, hi}, tile, box_tiles::NoState{}, [&](std::uint32_t s0, std::uint32_t m) {
+      if (!active) return;
+#pragma unroll BpbLbPolicy::unroll
+      for (std::uint32_t k = 0; k < m; ++k) {
+        if (s0 + k == i) continue;
+        grav(me, tile[k], acc);
+        if constexpr (Counting) ++count;
+      }
+    });
+  };
+  visit(g.box_start[item.box], g.box_start[item.box + 1]);
+  for (std::uint32_t l = g.offset[item.box]; l < g.offset[item.box + 1] && seen < item.v1; ++l)
+    visit(g.box_start[g.ids[l]], g.box_start[g.ids[l] + 1]);
+  if (active) {
+    if (item.slot == kWhole)
+      v.acc[i] = acc;
+    else
+      partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = acc;
+  }
+  if constexpr (Counting) box_tiles::add_count(v.counter, count);
+}
+
+// Second pass for split boxes: each target sums its chunk's segments in segment order.
+template <class T>
+__global__ void gather_kernel(const SourceItem* __restrict__ items, const Acc4<T>* __restrict__ partial,
+                              Acc4<T>* __restrict__ acc) {
+  const SourceItem item = items[blockIdx.x];
+  if (item.slot == kWhole || item.v0 != 0) return;  // only the first segment of a split chunk
+  const std::uint32_t i = item.t0 + threadIdx.x;
+  if (i >= item.t1) return;
+  Acc4<T> sum{0, 0, 0, 0};
+  for (std::uint32_t s = 0; s < item.segments; ++s) {
+    const Acc4<T> p = partial[std::size_t(item.slot + s) * BpbLbPolicy::kMaxThreads + threadIdx.x];
+    sum.x += p.x;
+    sum.y += p.y;
+    sum.z += p.z;
+  }
+  acc[i] = sum;
+}
+
+__global__ void class_histogram_kernel(const std::uint8_t* classes, std::uint32_t n, std::uint32_t* counts) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&counts[classes[i]], 1u);
+}
+
+template <int D, class T>
+class BpbLb final : public GpuNearFieldKernel<T> {
+ public:
+  void plan(const NearFieldView<T>& v) override {
+    g_ = {v.box_start, v.nonempty, v.neighbor_offset, v.neighbor_ids};
+    n_ = 0;
+    for (std::uint32_t& c : class_begin_) c = 0;
+    const std::uint32_t m = v.nonempty_count;
+    if (m == 0) return;
+    gpu::DeviceBuffer<std::uint32_t> item_offset(m + 1), partial_offset(m + 1);
+    std::size_t need = 0, bytes = 0;
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
+    gpu::DeviceBuffer<unsigned char> temp(need);
+    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data());
+    NF_CUDA_LAUNCHED();
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, partial_offset.data(), partial_offset.data(),
+                                          static_cast<int>(m + 1)));
+    std::uint32_t partials = 0;
+    NF_CUDA(cudaMemcpy(&n_, item_offset.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
+    NF_CUDA(cudaMemcpy(&partials, partial_offset.data() + m, sizeof(partials), cudaMemcpyDeviceToHost));
+    gpu::DeviceBuffer<SourceItem> unsorted(n_);
+    gpu::DeviceBuffer<std::uint8_t> classes(n_), sorted_classes(n_);
+    items_ = gpu::DeviceBuffer<SourceItem>(n_);
+    partial_ = gpu::DeviceBuffer<Acc4<T>>(std::size_t(partials) * BpbLbPolicy::kMaxThreads);
+    split_ = partials > 0;
+    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), unsorted.data(),
+                                              classes.data());
+    NF_CUDA_LAUNCHED();
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, classes.data(), sorted_classes.data(), unsorted.data(),
+                                            items_.data(), static_cast<int>(n_), 0, 3));
+    gpu::DeviceBuffer<unsigned char> sort_temp(bytes);
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.data(), bytes, classes.data(), sorted_classes.data(),
+                                            unsorted.data(), items_.data(), static_cast<int>(n_), 0, 3));
+    gpu::DeviceBuffer<std::uint32_t> counts(BpbLbPolicy::kClasses);
+    counts.fill(0);
+    class_histogram_kernel<<<gpu::div_up(n_, 256), 256>>>(classes.data(), n_, counts.data());
+    NF_CUDA_LAUNCHED();
+    const std::vector<std::uint32_t> c = counts.download();
+    for (int k = 0; k < BpbLbPolicy::kClasses; ++k) class_begin_[k + 1] = class_begin_[k] + c[k];
+  }
+  void launch(const NearFieldView<T>& v) override {
+    if (n_ == 0) return;
+    if (v.counter)
+      run<true, true>(v);
+    else
+      gpu::dispatch_bool(v.guarded, [&](auto guarded) { run<guarded(), false>(v); });
+    if (split_) {
+      gather_kernel<T><<<n_, BpbLbPolicy::kMaxThreads>>>(items_.data(), partial_.data(), v.acc);
+      NF_CUDA_LAUNCHED();
+    }
+  }
+
+ private:
+  template <bool Guarded, bool Counting>
+  void run(const NearFieldView<T>& v) {
+    for (int c = 0; c < BpbLbPolicy::kClasses; ++c) {
+      const std::uint32_t count = class_begin_[c + 1] - class_begin_[c];
+      if (count == 0) continue;
+      const std::uint32_t threads = 32u << c;
+      bpb_lb_kernel<D, T, Guarded, Counting><<<count, threads, threads * sizeof(Body<T>)>>>(
+          v, g_, items_.data() + class_begin_[c], partial_.data());
+      NF_CUDA_LAUNCHED();
+    }
+  }
+
+  NearList g_{};
+  std::uint32_t n_ = 0;
+  bool split_ = false;
+  std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
+  gpu::DeviceBuffer<SourceItem> items_;
+  gpu::DeviceBuffer<Acc4<T>> partial_;
+};
+
+}  // namespace
+
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_bpb_lb() {
+  return std::make_unique<BpbLb<D, T>>();
+}
+
+template std::unique_ptr<GpuNearFieldKernel<float>> make_bpb_lb<2, float>();
+template std::unique_ptr<GpuNearFieldKernel<float>> make_bpb_lb<3, float>();
+template std::unique_ptr<GpuNearFieldKernel<double>> make_bpb_lb<2, double>();
+template std::unique_ptr<GpuNearFieldKernel<double>> make_bpb_lb<3, double>();
+
+}  // namespace nf

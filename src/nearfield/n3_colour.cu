@@ -1,0 +1,201 @@
+// n3-colour: Newton's third law, deterministic and without atomics. The links of the half near
+// field (a box with itself, a box with a non-empty neighbor) are coloured so that no two links of
+// one colour share a box, and the colours run one after another: within a colour every warp owns
+// its two boxes outright and adds into acc with plain loads and stores. A link's colour is its
+// direction class (the neighbor offset up to sign) and the parity of its lower box along the
+// first axis where the offset is non-zero: two links of one direction that share a box are
+// consecutive along that axis, so their lower boxes differ in parity. 9 colours in 2D, 27 in 3D.
+// The sum for a particle therefore runs in a fixed order (colour, then link, then source batch),
+// whatever the scheduling: repeated runs agree bit for bit. A warp computes its link with lane
+// rotation (rotate_agent.cuh), target chunks of 32 R against the whole other box.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "nearfield/n3_common.cuh"
+#include "nearfield/rotate_agent.cuh"
+#include "quadtree/morton.h"
+
+namespace nf {
+namespace {
+
+constexpr int kMaxColours = 64;  // 1 + 2 * 3^3 codes fit in 6 bits
+
+//! A box with itself (a_begin == b_begin) or with a non-empty half neighbor.
+struct Link {
+  std::uint32_t a_begin, a_end, b_begin, b_end;
+};
+
+// Colour of the link between boxes a and b (Morton indices): 0 for a box with itself, else
+// 1 + 2 * code(canonical offset) + parity of the lower box along the offset's first axis.
+template <int D>
+__device__ std::uint8_t link_colour(std::uint32_t a, std::uint32_t b) {
+  if (a == b) return 0;
+  std::uint32_t ca[D], cb[D];
+  morton_decode<D>(a, ca);
+  morton_decode<D>(b, cb);
+  int v[D];
+  int first = -1;
+  for (int k = 0; k < D; ++k) {
+    v[k] = int(cb[k]) - int(ca[k]);
+    if (first < 0 && v[k] != 0) first = k;
+  }
+  const bool flip = v[first] < 0;  // canonical offset: first non-zero component positive
+  int code = 0;
+  for (int k = D - 1; k >= 0; --k) code = code * 3 + ((flip ? -v[k] : v[k]) + 1);
+  const std::uint32_t lower = flip ? cb[first] : ca[first];
+  return static_cast<std::uint8_t>(1 + 2 * code + (lower & 1u));
+}
+
+__global__ void count_links_kernel(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
+                                   const std::uint32_t* half_offset, const std::uint32_t* half_ids,
+                                   std::uint32_t* counts) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k > m) return;
+  if (k == m) {
+    counts[m] = 0;
+    return;
+  }
+  const std::uint32_t box = nonempty[k];
+  std::uint32_t c = 1;
+  for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l)
+    c += box_start[half_ids[l] + 1] > box_start[half_ids[l]];
+  counts[k] = c;
+}
+
+template <int D>
+__global__ void fill_links_kernel(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
+                                  const std::uint32_t* half_offset, const std::uint32_t* half_ids,
+                                  const std::uint32_t* offsets, Link* links, std::uint8_t* colours) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= m) return;
+  const std::uint32_t box = nonempty[k];
+  std::uint32_t out = offsets[k];
+  links[out] = {box_start[box], box_start[box + 1], box_start[box], box_start[box + 1]};
+  colours[out++] = 0;
+  for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l) {
+    const std::uint32_t nb = half_ids[l];
+    if (box_start[nb + 1] == box_start[nb]) continue;
+    links[out] = {box_start[box], box_start[box + 1], box_start[nb], box_start[nb + 1]};
+    colours[out++] = link_colour<D>(box, nb);
+  }
+}
+
+__global__ void colour_histogram_kernel(const std::uint8_t* colours, std::uint32_t n, std::uint32_t* counts) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&counts[colours[i]], 1u);
+}
+
+struct ColourPolicy {
+  static constexpr int warps = 4;  // warps per block; each takes links of the current colour
+};
+
+// One colour: each warp takes links and computes them whole, target chunk by target chunk.
+template <int D, class T, int R, bool Guarded, bool Counting>
+__global__ void __launch_bounds__(32 * ColourPolicy::warps)
+    colour_kernel(NearFieldView<T> v, const Link* __restrict__ links, std::uint32_t n_links, std::uint32_t* next) {
+  __shared__ Body<T> tiles[ColourPolicy::warps][32];
+  const unsigned lane = threadIdx.x & 31u;
+  Body<T>* tile = tiles[threadIdx.x / 32];
+  RotateAgent<D, T, R, Guarded, Counting> agent{{v.eps2}, {}, lane, 0};
+  auto sink = [&](std::uint32_t j, const Acc4<T>& react) { warp_pairs::add_plain_to<D>(v.acc + j, react); };
+  for (std::uint32_t it = warp_pairs::next_item(next, lane); it < n_links; it = warp_pairs::next_item(next, lane)) {
+    const Link link = links[it];
+    const bool self = link.a_begin == link.b_begin;
+    for (std::uint32_t ta = link.a_begin; ta < link.a_end; ta += 32u * R) {
+      agent.t.load(v.bodies, ta, min(ta + 32u * R, link.a_end), lane);
+      // A box with itself: the chunk against itself (i < j) and every later chunk; else the whole
+      // neighbor box.
+      warp_pairs::sweep_sources(agent, v.bodies, self ? ta : link.b_begin, link.b_end, self, tile, lane, sink);
+      agent.t.add_plain(v.acc);
+      __syncwarp();  // the next chunk's sweep may read what this one wrote through other lanes
+    }
+  }
+  if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
+}
+
+template <int D, class T>
+class N3Colour final : public GpuNearFieldKernel<T> {
+ public:
+  void plan(const NearFieldView<T>& v) override {
+    r_ = warp_pairs::targets_per_lane(v.max_box_count, warp_pairs::max_targets_per_lane<T>());
+    n_ = 0;
+    const std::uint32_t m = v.nonempty_count;
+    for (std::uint32_t& c : colour_begin_) c = 0;
+    if (m == 0) return;
+    gpu::DeviceBuffer<std::uint32_t> offsets(m + 1);
+    std::size_t need = 0, bytes = 0;
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets.data(), offsets.data(), static_cast<int>(m + 1)));
+    gpu::DeviceBuffer<unsigned char> temp(need);
+    count_links_kernel<<<gpu::div_up(m + 1, 256), 256>>>(v.box_start, v.nonempty, m, v.neighbor_offset,
+                                                         v.neighbor_ids, offsets.data());
+    NF_CUDA_LAUNCHED();
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, offsets.data(), offsets.data(), static_cast<int>(m + 1)));
+    NF_CUDA(cudaMemcpy(&n_, offsets.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
+    gpu::DeviceBuffer<Link> unsorted(n_);
+    gpu::DeviceBuffer<std::uint8_t> colours(n_), sorted_colours(n_);
+    links_ = gpu::DeviceBuffer<Link>(n_);
+    fill_links_kernel<D><<<gpu::div_up(m, 256), 256>>>(v.box_start, v.nonempty, m, v.neighbor_offset, v.neighbor_ids,
+                                                       offsets.data(), unsorted.data(), colours.data());
+    NF_CUDA_LAUNCHED();
+    // Stable: within a colour the links keep their Z-order.
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, colours.data(), sorted_colours.data(), unsorted.data(),
+                                            links_.data(), static_cast<int>(n_), 0, 6));
+    gpu::DeviceBuffer<unsigned char> sort_temp(bytes);
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.data(), bytes, colours.data(), sorted_colours.data(),
+                                            unsorted.data(), links_.data(), static_cast<int>(n_), 0, 6));
+    gpu::DeviceBuffer<std::uint32_t> counts(kMaxColours);
+    counts.fill(0);
+    colour_histogram_kernel<<<gpu::div_up(n_, 256), 256>>>(colours.data(), n_, counts.data());
+    NF_CUDA_LAUNCHED();
+    const std::vector<std::uint32_t> c = counts.download();
+    for (int k = 0; k < kMaxColours; ++k) colour_begin_[k + 1] = colour_begin_[k] + c[k];
+    if (counters_.size() == 0) counters_ = gpu::DeviceBuffer<std::uint32_t>(kMaxColours);
+  }
+  void launch(const NearFieldView<T>& v) override {
+    if (v.n == 0) return;
+    gpu::fill_bytes(v.acc, 0, std::size_t(v.n) * sizeof(Acc4<T>));  // every colour adds into acc
+    if (n_ == 0) return;
+    counters_.fill(0);
+    warp_pairs::dispatch_r<warp_pairs::max_targets_per_lane<T>()>(r_, [&](auto r) {
+      if (v.counter)
+        run<r(), true, true>(v);
+      else
+        gpu::dispatch_bool(v.guarded, [&](auto guarded) { run<r(), guarded(), false>(v); });
+    });
+  }
+
+ private:
+  template <int R, bool Guarded, bool Counting>
+  void run(const NearFieldView<T>& v) {
+    auto kernel = colour_kernel<D, T, R, Guarded, Counting>;
+    const int threads = 32 * ColourPolicy::warps;
+    const unsigned resident = warp_pairs::resident_blocks(kernel, threads, 0);
+    for (int c = 0; c < kMaxColours; ++c) {  // one launch per colour: the launches order the colours
+      const std::uint32_t count = colour_begin_[c + 1] - colour_begin_[c];
+      if (count == 0) continue;
+      const unsigned grid = std::min<unsigned>(resident, gpu::div_up(count, ColourPolicy::warps));
+      kernel<<<grid, threads>>>(v, links_.data() + colour_begin_[c], count, counters_.data() + c);
+      NF_CUDA_LAUNCHED();
+    }
+  }
+
+  int r_ = 1;
+  std::uint32_t n_ = 0;
+  std::uint32_t colour_begin_[kMaxColours + 1] = {};
+  gpu::DeviceBuffer<Link> links_;
+  gpu::DeviceBuffer<std::uint32_t> counters_;
+};
+
+}  // namespace
+
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_n3_colour() {
+  return std::make_unique<N3Colour<D, T>>();
+}
+
+template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_colour<2, float>();
+template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_colour<3, float>();
+template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_colour<2, double>();
+template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_colour<3, double>();
+
+}  // namespace nf
