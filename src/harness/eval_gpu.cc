@@ -14,7 +14,7 @@ template <int D, class T>
 class GpuNearField : public Evaluation {
  public:
   GpuNearField(const PerShape<GpuNearFieldFn>& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
-      : driver_(drivers.get<D, T>()), atomics_(k.atomics), particles_(upload_particles(p)), builder_(D, s.level, p.size()) {
+      : driver_(drivers.get<D, T>()), atomics_(k.atomics), particles_(upload_particles(p)), builder_(D, s.level, p.size(), k.dense_tree) {
     builder_.build(particles_, &s.domain, &gpu_build);
     tree_ms = gpu_build.total;
     const DeviceTree& t = builder_.tree();

@@ -1,0 +1,109 @@
+// GPU tree builder, stage "dense": the paper's arrays over all 4^K / 8^K boxes, derived from the
+// compact ones (boxIdx, the per-particle box index, the non-empty list) plus the dense neighbor
+// lists of every box (which depend on the level only).
+#include <cub/device/device_scan.cuh>
+
+#include "common/cuda_check.cuh"
+#include "common/launch.cuh"
+#include "quadtree/neighbors.h"
+#include "quadtree/tree_gpu_stages.h"
+
+namespace nf::tree_gpu {
+namespace {
+
+struct DensePolicy {
+  static constexpr unsigned threads = 256;
+};
+
+// particle_box[s] = the sorted key (32 bits at dense levels); nonempty[k] = box_key[k].
+__global__ void dense_ids_kernel(const std::uint64_t* __restrict__ sorted_keys, std::uint32_t n,
+                                 const std::uint64_t* __restrict__ box_key, std::uint32_t boxes,
+                                 std::uint32_t* __restrict__ particle_box, std::uint32_t* __restrict__ nonempty) {
+  const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n) particle_box[s] = static_cast<std::uint32_t>(sorted_keys[s]);
+  if (s < boxes) nonempty[s] = static_cast<std::uint32_t>(box_key[s]);
+}
+
+// box_start[b] = first sorted particle whose key is >= b, for b in [0, nbox]: one thread per box
+// (a binary search among the non-empty keys), so long runs of empty boxes cost no single thread.
+__global__ void box_start_kernel(const std::uint64_t* __restrict__ box_key, const std::uint32_t* __restrict__ box_first,
+                                 std::uint32_t boxes, std::uint32_t nbox, std::uint32_t* __restrict__ box_start) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nbox) return;
+  box_start[b] = box_first[lower_bound_near(box_key, boxes, 0, b)];
+}
+
+template <int D>
+__global__ void dense_count_kernel(std::uint32_t nbox, int level, std::uint32_t* __restrict__ full_count,
+                                   std::uint32_t* __restrict__ half_count) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nbox) return;
+  if (b == nbox) {  // the scans run over nbox + 1 entries so that offset[nbox] is the total
+    full_count[b] = half_count[b] = 0;
+    return;
+  }
+  std::uint32_t nb[26];
+  const int n = box_neighbors<D>(b, level, false, nb);
+  int larger = 0;
+  for (int k = 0; k < n; ++k) larger += nb[k] > b;
+  full_count[b] = n;
+  half_count[b] = larger;
+}
+
+template <int D>
+__global__ void dense_fill_kernel(std::uint32_t nbox, int level, const std::uint32_t* __restrict__ full_offset,
+                                  const std::uint32_t* __restrict__ half_offset, std::uint32_t* __restrict__ full_ids,
+                                  std::uint32_t* __restrict__ half_ids) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= nbox) return;
+  std::uint32_t nb[26];
+  const int n = box_neighbors<D>(b, level, false, nb);
+  std::uint32_t f = full_offset[b], h = half_offset[b];
+  for (int k = 0; k < n; ++k) {
+    full_ids[f++] = nb[k];
+    if (nb[k] > b) half_ids[h++] = nb[k];
+  }
+}
+
+}  // namespace
+
+std::size_t dense_temp_bytes(std::uint64_t nbox) {
+  std::size_t bytes = 0;
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<std::uint32_t*>(nullptr),
+                                        static_cast<std::uint32_t*>(nullptr), static_cast<int>(nbox + 1)));
+  return bytes;
+}
+
+void build_dense(DeviceTree& t, Scratch& s) {
+  const std::uint32_t nbox = static_cast<std::uint32_t>(t.nbox), m = t.nonempty_count;
+  const unsigned threads = DensePolicy::threads;
+  if (t.n > 0) {
+    dense_ids_kernel<<<gpu::blocks_for(t.n, threads), threads>>>(s.sorted_keys.data(), t.n, t.box_key.data(), m,
+                                                                 t.particle_box.data(), t.nonempty.data());
+    NF_CUDA_LAUNCHED();
+  }
+  box_start_kernel<<<gpu::blocks_for(std::uint64_t(nbox) + 1, threads), threads>>>(t.box_key.data(), t.box_first.data(),
+                                                                                   m, nbox, t.box_start.data());
+  NF_CUDA_LAUNCHED();
+  gpu::dispatch_dim(t.dim, [&](auto dim) {
+    constexpr int D = decltype(dim)::value;
+    dense_count_kernel<D><<<gpu::blocks_for(std::uint64_t(nbox) + 1, threads), threads>>>(nbox, t.level, s.full_count.data(),
+                                                                                         s.half_count.data());
+    NF_CUDA_LAUNCHED();
+  });
+  std::size_t bytes = s.temp.size();
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(s.temp.data(), bytes, s.full_count.data(), t.full_offset.data(),
+                                        static_cast<int>(nbox + 1)));
+  bytes = s.temp.size();
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(s.temp.data(), bytes, s.half_count.data(), t.half_offset.data(),
+                                        static_cast<int>(nbox + 1)));
+  gpu::dispatch_dim(t.dim, [&](auto dim) {
+    constexpr int D = decltype(dim)::value;
+    dense_fill_kernel<D><<<gpu::blocks_for(nbox, threads), threads>>>(nbox, t.level, t.full_offset.data(),
+                                                                      t.half_offset.data(), t.full_ids.data(),
+                                                                      t.half_ids.data());
+    NF_CUDA_LAUNCHED();
+  });
+}
+
+}  // namespace nf::tree_gpu
