@@ -4,12 +4,15 @@
 #include <chrono>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #include "allpairs/near_mask.h"
 #include "common/box_rule.h"
+#include "common/csv_io.h"
 #include "common/domain.h"
 #include "common/errors.h"
 #include "extreme_inputs.h"
+#include "harness/auto_level.h"
 #include "helpers.h"
 #include "quadtree/level_rule.h"
 #include "quadtree/morton.h"
@@ -494,4 +497,53 @@ TEST_CASE("level auto: clustered input picks deeper levels than uniform input of
     }
   }
   CHECK_THROWS_AS(choose_level(test::make("uniform", 2, 10), parse_domain("0,0,1", 2), 32), UsageError);
+}
+
+TEST_CASE("--level auto in forces, validate and bench: the rule's level, printed, for the kernels' layout") {
+  test::TempDir dir;
+  const Particles p = test::make("clusters", 2, 3000, 4);
+  write_particles_csv(dir.file("c.csv"), p);
+  const Particles q = read_particles_csv(dir.file("c.csv"));
+  const Domain d = default_domain(q);
+  const int compact = choose_level(q, d, max_level(2)).level;
+  const int dense = choose_level(q, d, deepest_auto_level(2, true)).level;
+  CHECK(choose_level_for(q, d, {"cpu-serial"}).level == dense);
+  CHECK(choose_level_for(q, d, {"cpu-allpairs"}).level == compact);  // the mask needs no dense arrays
+  CHECK(deepest_auto_level(2, true) == 12);
+  CHECK(deepest_auto_level(3, true) == 7);
+  CHECK(deepest_auto_level(3, false) == 21);
+  const std::string line = "level auto: " + std::to_string(dense) + " (2D, N = 3000";
+
+  auto r = test::run_cli({"forces", "--input", dir.file("c.csv"), "--kernel", "cpu-serial", "--level", "auto",
+                          "--output", dir.file("a.csv")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind(line, 0) == 0);
+  r = test::run_cli({"validate", "--input", dir.file("c.csv"), "--kernel", "cpu-n3", "--level", "3,auto"});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind(line, 0) == 0);
+  // The table's rows: kernel, precision, level, ...
+  std::set<std::string> levels;
+  std::istringstream rows(r.out);
+  for (std::string row; std::getline(rows, row);) {
+    std::istringstream words(row);
+    std::string kernel, precision, level;
+    words >> kernel >> precision >> level;
+    if (kernel == "cpu-n3") levels.insert(level);
+  }
+  CHECK(levels == std::set<std::string>{"3", std::to_string(dense)});
+  r = test::run_cli({"bench", "--input", dir.file("c.csv"), "--kernel", "cpu-serial", "--level", "auto", "--reps", "1",
+                     "--warmup", "0", "--output", dir.file("r.csv")});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind(line, 0) == 0);
+  CHECK(test::read_text(dir.file("r.csv")).find(",2," + std::to_string(dense) + ",") != std::string::npos);
+  r = test::run_cli({"validate", "--dist", "uniform-exact", "--dim", "2", "--ppb", "4", "--level", "auto"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--level auto needs --input or --n") != std::string::npos);
+  r = test::run_cli({"forces", "--dist", "uniform-exact", "--ppb", "4", "--level", "auto", "--kernel", "cpu-serial",
+                     "--output", dir.file("b.csv")});
+  CHECK(r.code == 2);
+  r = test::run_cli({"forces", "--input", dir.file("c.csv"), "--kernel", "cpu-serial", "--level", "automatic",
+                     "--output", dir.file("b.csv")});
+  CHECK(r.code == 2);
 }

@@ -51,26 +51,45 @@ void build_dense_lists(int level, NeighborLists& full, NeighborLists& half) {
 }
 
 // Neighbor lists over the non-empty boxes: each box's 3^D - 1 neighbor keys looked up among the
-// sorted non-empty keys (the GPU builder runs the same lookup, one thread per box).
+// sorted non-empty keys (the same lookup as the GPU builder's). The lookups are most of a deep
+// build's time, so chunks of boxes run in parallel, each into lists of its own, which are then
+// concatenated in chunk order (the result does not depend on the thread count).
 template <int D>
 void build_compact_lists(Tree& t) {
   const std::uint32_t m = t.nonempty_boxes();
-  t.near_full.offset.assign(m + 1, 0);
-  t.near_half.offset.assign(m + 1, 0);
-  t.near_full.ids.clear();
-  t.near_half.ids.clear();
-  std::uint32_t nb[26];
-  for (std::uint32_t k = 0; k < m; ++k) {
-    const int n = compact_neighbors<D>(t.box_key.data(), m, k, t.level, false, nb);
-    for (int j = 0; j < n; ++j) {
-      t.near_full.ids.push_back(nb[j]);
-      if (nb[j] > k) t.near_half.ids.push_back(nb[j]);
+  constexpr std::uint32_t kChunk = 4096;
+  const long chunks = static_cast<long>((std::uint64_t(m) + kChunk - 1) / kChunk);
+  std::vector<NeighborLists> full(chunks), half(chunks);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long c = 0; c < chunks; ++c) {
+    const std::uint32_t first = static_cast<std::uint32_t>(c) * kChunk, last = std::min(m, first + kChunk);
+    std::uint32_t nb[26];
+    for (std::uint32_t k = first; k < last; ++k) {
+      const int n = compact_neighbors<D>(t.box_key.data(), m, k, t.level, false, nb);
+      for (int j = 0; j < n; ++j) {
+        full[c].ids.push_back(nb[j]);
+        if (nb[j] > k) half[c].ids.push_back(nb[j]);
+      }
+      full[c].offset.push_back(static_cast<std::uint32_t>(full[c].ids.size()));
+      half[c].offset.push_back(static_cast<std::uint32_t>(half[c].ids.size()));
     }
-    t.near_full.offset[k + 1] = static_cast<std::uint32_t>(t.near_full.ids.size());
-    t.near_half.offset[k + 1] = static_cast<std::uint32_t>(t.near_half.ids.size());
   }
-  t.near_full.ids.shrink_to_fit();
-  t.near_half.ids.shrink_to_fit();
+  auto concatenate = [m](std::vector<NeighborLists>& parts, NeighborLists& out) {
+    std::size_t links = 0;
+    for (const NeighborLists& l : parts) links += l.ids.size();
+    out.offset.assign(1, 0);
+    out.offset.reserve(std::size_t(m) + 1);
+    out.ids.clear();
+    out.ids.reserve(links);
+    for (NeighborLists& l : parts) {
+      const std::uint32_t base = static_cast<std::uint32_t>(out.ids.size());
+      for (std::uint32_t o : l.offset) out.offset.push_back(base + o);
+      out.ids.insert(out.ids.end(), l.ids.begin(), l.ids.end());
+      l = NeighborLists{};
+    }
+  };
+  concatenate(full, t.near_full);
+  concatenate(half, t.near_half);
 }
 
 // The paper's arrays over all boxes, from the compact ones: box_start[b] is the first particle
@@ -214,8 +233,9 @@ std::uint64_t host_memory_bytes() {
 
 std::vector<std::uint64_t> particle_keys(const Particles& p, int level, const Domain& domain) {
   std::vector<std::uint64_t> key(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i)
-    key[i] = p.dim == 2 ? key_of<2>(p, i, level, domain) : key_of<3>(p, i, level, domain);
+  const long n = static_cast<long>(p.size());
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) key[i] = p.dim == 2 ? key_of<2>(p, i, level, domain) : key_of<3>(p, i, level, domain);
   return key;
 }
 
