@@ -143,8 +143,9 @@ TEST_CASE("GPU tree build: stage times lie within a total timed by its own event
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       const double stages = t.domain + t.keys + t.sort + t.box_starts + t.neighbors + t.dense;
       INFO("total " << t.total << " ms, stages " << stages << " ms, wall " << wall << " ms");
-      for (double v : {t.domain, t.keys, t.sort, t.box_starts, t.neighbors}) CHECK(v > 0);
-      CHECK((t.dense > 0) == dense);
+      for (double v : {t.domain, t.keys, t.sort, t.box_starts, t.neighbors, t.dense}) CHECK(v >= 0);
+      CHECK(t.sort > 0);
+      CHECK((t.dense > 0) == dense);  // untouched (0) when the dense stage does not run
       // The stages run one after another inside the total's events (event resolution ~0.5 us).
       CHECK(t.total >= stages - 0.002);
       // ...and the total's events lie inside the call.

@@ -1,12 +1,7 @@
 // GPU tree builder, stage "dense": the paper's arrays over all 4^K / 8^K boxes, derived from the
 // compact ones (boxIdx, the per-particle box index, the non-empty list) plus the dense neighbor
 // lists of every box (which depend on the level only).
-#include <cub/device/device_scan.cuh>
-
-#include "common/cuda_check.cuh"
-#include "common/launch.cuh"
-#include "quadtree/neighbors.h"
-#include "quadtree/tree_gpu_stages.h"
+#include "quadtree/tree_gpu_lists.cuh"
 
 namespace nf::tree_gpu {
 namespace {
@@ -33,46 +28,9 @@ __global__ void box_start_kernel(const std::uint64_t* __restrict__ box_key, cons
   box_start[b] = box_first[lower_bound_near(box_key, boxes, 0, b)];
 }
 
-template <int D>
-__global__ void dense_count_kernel(std::uint32_t nbox, int level, std::uint32_t* __restrict__ full_count,
-                                   std::uint32_t* __restrict__ half_count) {
-  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b > nbox) return;
-  if (b == nbox) {  // the scans run over nbox + 1 entries so that offset[nbox] is the total
-    full_count[b] = half_count[b] = 0;
-    return;
-  }
-  std::uint32_t nb[26];
-  const int n = box_neighbors<D>(b, level, false, nb);
-  int larger = 0;
-  for (int k = 0; k < n; ++k) larger += nb[k] > b;
-  full_count[b] = n;
-  half_count[b] = larger;
-}
-
-template <int D>
-__global__ void dense_fill_kernel(std::uint32_t nbox, int level, const std::uint32_t* __restrict__ full_offset,
-                                  const std::uint32_t* __restrict__ half_offset, std::uint32_t* __restrict__ full_ids,
-                                  std::uint32_t* __restrict__ half_ids) {
-  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= nbox) return;
-  std::uint32_t nb[26];
-  const int n = box_neighbors<D>(b, level, false, nb);
-  std::uint32_t f = full_offset[b], h = half_offset[b];
-  for (int k = 0; k < n; ++k) {
-    full_ids[f++] = nb[k];
-    if (nb[k] > b) half_ids[h++] = nb[k];
-  }
-}
-
 }  // namespace
 
-std::size_t dense_temp_bytes(std::uint64_t nbox) {
-  std::size_t bytes = 0;
-  NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<std::uint32_t*>(nullptr),
-                                        static_cast<std::uint32_t*>(nullptr), static_cast<int>(nbox + 1)));
-  return bytes;
-}
+std::size_t dense_temp_bytes(std::uint64_t nbox) { return scan_temp_bytes(nbox + 1); }
 
 void build_dense(DeviceTree& t, Scratch& s) {
   const std::uint32_t nbox = static_cast<std::uint32_t>(t.nbox), m = t.nonempty_count;
@@ -86,23 +44,9 @@ void build_dense(DeviceTree& t, Scratch& s) {
                                                                                    m, nbox, t.box_start.data());
   NF_CUDA_LAUNCHED();
   gpu::dispatch_dim(t.dim, [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    dense_count_kernel<D><<<gpu::blocks_for(std::uint64_t(nbox) + 1, threads), threads>>>(nbox, t.level, s.full_count.data(),
-                                                                                         s.half_count.data());
-    NF_CUDA_LAUNCHED();
-  });
-  std::size_t bytes = s.temp.size();
-  NF_CUDA(cub::DeviceScan::ExclusiveSum(s.temp.data(), bytes, s.full_count.data(), t.full_offset.data(),
-                                        static_cast<int>(nbox + 1)));
-  bytes = s.temp.size();
-  NF_CUDA(cub::DeviceScan::ExclusiveSum(s.temp.data(), bytes, s.half_count.data(), t.half_offset.data(),
-                                        static_cast<int>(nbox + 1)));
-  gpu::dispatch_dim(t.dim, [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    dense_fill_kernel<D><<<gpu::blocks_for(nbox, threads), threads>>>(nbox, t.level, t.full_offset.data(),
-                                                                      t.half_offset.data(), t.full_ids.data(),
-                                                                      t.half_ids.data());
-    NF_CUDA_LAUNCHED();
+    const DenseNeighbors<decltype(dim)::value> source{t.level};
+    count_neighbors(source, nbox, s, t.full_offset.data(), t.half_offset.data());
+    fill_neighbors(source, nbox, t.full_offset.data(), t.half_offset.data(), t.full_ids.data(), t.half_ids.data());
   });
 }
 
