@@ -157,7 +157,7 @@ std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precis
 
 const std::vector<std::string> kBenchColumns = {
     "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
-    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
+    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms", "plan_ms",
     "device", "compute_capability", "sm_clock_mhz", "mem_clock_mhz", "cuda_runtime", "cuda_driver", "host_cpu",
     "threads", "git_commit", "timestamp"};
 
@@ -252,7 +252,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Progress progress(err, c.label, step_costs(pts, precs.size(), kernels));
 
   Table t({"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms", "interactions/s", "GFLOP/s",
-           "tree_ms"});
+           "tree_ms", "plan_ms"});
   for (Point pt : pts) {
     const Particles p = pt.load();
     ForceSetup s;
@@ -285,7 +285,8 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         const KernelTiming m = time_kernel(k, p, s, warmup, reps, near);
         t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), key["ppb"],
                fmt("%.4f", m.time.median), fmt("%.4f", m.time.min), fmt("%.4f", m.time.max), sci(m.interactions_per_s),
-               fmt("%.1f", m.gflops), k.near_field ? fmt("%.3f", m.tree_ms) : "-"});
+               fmt("%.1f", m.gflops), k.near_field ? fmt("%.3f", m.tree_ms) : "-",
+               m.plan_ms > 0 ? fmt("%.3f", m.plan_ms) : "-"});
         if (file) {
           auto ctx = run_context(k.gpu);
           key.insert(ctx.begin(), ctx.end());
@@ -299,12 +300,14 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["gflops"] = format_double(m.gflops);
           key["flops_per_interaction"] = std::to_string(m.flops_per_interaction);
           key["tree_ms"] = k.near_field ? format_double(m.tree_ms) : "";
+          key["plan_ms"] = m.plan_ms > 0 ? format_double(m.plan_ms) : "";
           file->append(key);
         }
       }
   }
   t.print(out);
-  out << "time of one force evaluation (tree build excluded, shown as tree_ms); interactions/s counts directed "
+  out << "time of one force evaluation (tree build excluded, shown as tree_ms; a kernel's plan, built once per "
+         "tree, as plan_ms); interactions/s counts directed "
          "i<-j evaluations (a Newton-3 pair counts twice; all-pairs kernels N^2); GFLOP/s at "
       << "20 flops per 3D and 15 per 2D interaction\n";
   return 0;

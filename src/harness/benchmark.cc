@@ -30,6 +30,7 @@ KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSet
   t.interactions_per_s = t.time.median > 0 ? t.interactions / (t.time.median * 1e-3) : 0.0;
   t.gflops = t.interactions_per_s * t.flops_per_interaction * 1e-9;
   t.tree_ms = k.near_field ? e->tree_ms : 0.0;
+  t.plan_ms = e->plan_ms;
   return t;
 }
 

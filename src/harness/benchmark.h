@@ -22,6 +22,7 @@ struct KernelTiming {
   double gflops = 0;                //!< at flops_per_interaction
   int flops_per_interaction = 0;    //!< 20 in 3D, 15 in 2D
   double tree_ms = 0;               //!< tree build of the prepared evaluation (near-field kernels)
+  double plan_ms = 0;               //!< the kernel's plan from the tree (work lists), once per tree
   int warmup = 0, reps = 0;
 };
 

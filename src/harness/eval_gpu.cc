@@ -10,11 +10,34 @@ namespace nf {
 namespace {
 
 #if defined(NF_HAVE_CUDA)
+// A plain driver function as a kernel without a plan.
+template <class T>
+class FunctionKernel final : public GpuNearFieldKernel<T> {
+ public:
+  explicit FunctionKernel(GpuNearFieldFn<T> f) : f_(f) {}
+  void plan(const NearFieldView<T>&) override {}
+  void launch(const NearFieldView<T>& v) override { f_(v); }
+
+ private:
+  GpuNearFieldFn<T> f_;
+};
+
+template <class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldFn<T> f) {
+  return std::make_unique<FunctionKernel<T>>(f);
+}
+template <class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldMakerFn<T> maker) {
+  return maker();
+}
+
 template <int D, class T>
 class GpuNearField : public Evaluation {
  public:
-  GpuNearField(const PerShape<GpuNearFieldFn>& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
-      : driver_(drivers.get<D, T>()), atomics_(k.atomics), particles_(upload_particles(p)), builder_(D, s.level, p.size(), k.dense_tree) {
+  template <class Drivers>
+  GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
+      : kernel_(make_kernel(drivers.template get<D, T>())), atomics_(k.atomics), particles_(upload_particles(p)),
+        builder_(D, s.level, p.size(), k.dense_tree) {
     builder_.build(particles_, &s.domain, &gpu_build);
     tree_ms = gpu_build.total;
     const DeviceTree& t = builder_.tree();
@@ -36,12 +59,16 @@ class GpuNearField : public Evaluation {
     view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass());
     view_.counter = s.count_interactions ? counter_.data() : nullptr;
     view_.workspace = &workspace_;
+    timer_.start();
+    kernel_->plan(view_);
+    timer_.stop();
+    plan_ms = timer_.elapsed_ms();
     gpu::synchronize();
   }
   void launch() {
     if (view_.counter) counter_.fill(0);
     if (atomics_) acc_.fill(0);  // part of the evaluation: the kernel only adds into acc
-    driver_(view_);
+    kernel_->launch(view_);
   }
   void finish() {
     gpu::synchronize();
@@ -63,7 +90,7 @@ class GpuNearField : public Evaluation {
   void poison_output() override { acc_.fill(0xFF); }
 
  private:
-  GpuNearFieldFn<T> driver_;
+  std::unique_ptr<GpuNearFieldKernel<T>> kernel_;
   bool atomics_;
   DeviceParticles particles_;
   GpuTreeBuilder builder_;
@@ -153,6 +180,7 @@ KernelFactory gpu_factory(Drivers drivers) {
 }  // namespace
 
 KernelFactory gpu_near_field(PerShape<GpuNearFieldFn> drivers) { return gpu_factory<GpuNearField>(drivers); }
+KernelFactory gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers) { return gpu_factory<GpuNearField>(makers); }
 KernelFactory gpu_all_pairs(PerShape<GpuAllPairsFn> drivers) { return gpu_factory<GpuAllPairs>(drivers); }
 
 }  // namespace nf

@@ -49,6 +49,7 @@ class Evaluation {
   virtual unsigned long long counted_interactions() const { return counted_; }
 
   double tree_ms = 0;          //!< tree build time (0 for all-pairs kernels)
+  double plan_ms = 0;          //!< the kernel's plan (work lists from the tree), 0 for most kernels
   GpuBuildTimes gpu_build;     //!< GPU near-field kernels: the build's stages
 
  protected:

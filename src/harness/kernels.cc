@@ -39,6 +39,7 @@ std::list<KernelInfo> builtin_kernels() {
   const unsigned cpu_nf = kNearField | kDeterministic | kDenseTree;
   const unsigned gpu_nf = kGpu | kNearField | kDenseTree;
   const unsigned gpu_ap = kGpu | kDeterministic;
+  const unsigned gpu_n3 = kGpu | kNearField | kNewton3 | kDenseTree;
   return {
       {"cpu-serial", cpu_nf, "one thread, boxes in Z-order, own box then each neighbor (the paper's CPU)",
        cpu_near_field(NF_PER_SHAPE(cpu_serial))},
@@ -62,6 +63,12 @@ std::list<KernelInfo> builtin_kernels() {
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
       {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
+      {"n3-shfl", gpu_n3 | kAtomics,
+       "Newton-3, warp per work item: reaction summed in registers, reduced by warp shuffles; red.add out",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_shfl))},
+      {"n3-rotate", gpu_n3 | kAtomics,
+       "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_rotate))},
   };
 }
 

@@ -74,6 +74,8 @@ using CpuNearFieldFn = void (*)(const HostNearField<T>&);
 template <class T>
 using GpuNearFieldFn = void (*)(const NearFieldView<T>&);
 template <class T>
+using GpuNearFieldMakerFn = std::unique_ptr<GpuNearFieldKernel<T>> (*)();
+template <class T>
 using GpuAllPairsFn = void (*)(const AllPairsView<T>&);
 
 //! The four instantiations of a driver template, for a PerShape.
@@ -89,6 +91,8 @@ using GpuAllPairsFn = void (*)(const AllPairsView<T>&);
 KernelFactory cpu_near_field(PerShape<CpuNearFieldFn> drivers);
 KernelFactory cpu_all_pairs();
 KernelFactory gpu_near_field(PerShape<GpuNearFieldFn> drivers);
+//! GPU near-field kernels with a plan (GpuNearFieldKernel): `makers` create one per evaluation.
+KernelFactory gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers);
 KernelFactory gpu_all_pairs(PerShape<GpuAllPairsFn> drivers);
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
