@@ -40,6 +40,8 @@ for k in allpairs-naive allpairs-tiled allpairs-2d ppt bpt bpb bpb-n3; do
 done
 cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
+cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --builder gpu")
+cases+=("tree builder 3D level 21|tree --input $work/p3.csv --level 21 --builder gpu")
 for tool in memcheck racecheck; do
   clean=0 total=0 dirty=""
   for c in "${cases[@]}"; do

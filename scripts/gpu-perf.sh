@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Performance figures the issues ask for, on the GPU machine (tables to stdout and $OUT/perf.txt,
 # rows to $OUT/perf.csv):
-#   - GPU tree build at level 7, 512 per box, 2D (breakdown and bare CUB sort);
+#   - GPU tree build at level 7, 512 per box, 2D (breakdown and bare CUB sort), and deep levels;
 #   - all-pairs rates, 3D float N = 2^20, --mask all (tiled with 1 and 2 targets per thread,
 #     2D-tiled, naive) and the 2D rate of the tiled kernel;
 #   - near-field kernels at level 7, 2D float, P = 8..512;
@@ -24,6 +24,9 @@ for s in $sections; do
       echo "domain given (--domain 0,0,1: no GPU reduction stage)" | log
       "$NF" bench --tree --dist uniform-exact --dim 2 --level 7 --ppb 512 --domain 0,0,1 --reps 20 --warmup 3 --output "$OUT/perf.csv" 2>/dev/null | log
       "$NF" bench --tree --dist uniform --dim 3 --n 8388608 --level 6 --reps 20 --warmup 3 --output "$OUT/perf.csv" 2>/dev/null | log
+      echo "deep levels (compact layout only: no dense stage)" | log
+      "$NF" bench --tree --dist plummer --dim 3 --n 2000000 --level 12,21 --reps 10 --warmup 2 --output "$OUT/perf.csv" 2>/dev/null | log
+      "$NF" bench --tree --dist clusters --dim 2 --n 2000000 --level 16,31 --reps 10 --warmup 2 --output "$OUT/perf.csv" 2>/dev/null | log
       ;;
     allpairs)
       echo "## all-pairs, 3D float, N = 1048576, mask all" | log

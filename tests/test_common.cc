@@ -1,4 +1,5 @@
 // Particles, CSV input/output, exact number conversion, domains and generators.
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include "common/errors.h"
 #include "common/numbers.h"
 #include "helpers.h"
+#include "quadtree/tree.h"
 
 using namespace nf;
 using nf::test::TempDir;
@@ -198,7 +200,7 @@ TEST_CASE("default and explicit domains") {
 }
 
 TEST_CASE("box rule: faces belong to the upper box, the domain's upper face to the last box") {
-  for (int level : {0, 1, 3, 7, 14}) {
+  for (int level : {0, 1, 3, 7, 14, 21, 31}) {
     const std::uint32_t n = 1u << level;
     CHECK(box_coordinate(0.0, 0.0, 1.0, level) == 0);
     CHECK(box_coordinate(1.0, 0.0, 1.0, level) == n - 1);
@@ -303,4 +305,30 @@ TEST_CASE("generate command writes a file that reads back") {
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown distribution") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("h.csv")));
+}
+
+TEST_CASE("extreme layouts: a thin shell, one crowded core, clusters at the corners") {
+  for (int dim : {2, 3}) {
+    CAPTURE(dim);
+    const Particles shell = test::make("shell", dim, 4000, 2);
+    for (std::size_t i = 0; i < shell.size(); ++i) {
+      double r2 = 0;
+      for (int a = 0; a < dim; ++a) r2 += (shell.coord(i, a) - 0.5) * (shell.coord(i, a) - 0.5);
+      CHECK(std::sqrt(r2) >= 0.5 * (1 - 1e-3) - 1e-12);
+      CHECK(std::sqrt(r2) <= 0.5 + 1e-12);
+    }
+    const Particles core = test::make("core", dim, 4000, 2);
+    const Tree t = build_tree(core, 10, default_domain(core), false);
+    CHECK(t.max_box_count() >= 0.98 * core.size());
+    const Particles corners = test::make("corners", dim, 4000, 2);
+    const Domain d = default_domain(corners);
+    CHECK(d.side == 1.0);
+    for (int a = 0; a < dim; ++a) CHECK(d.origin[a] == 0.0);
+    CHECK(build_tree(corners, 8, d, false).nonempty_boxes() == (1u << dim));
+    // Seeded: the same seed gives the same particles.
+    CHECK(test::make("shell", dim, 100, 9).x == test::make("shell", dim, 100, 9).x);
+  }
+  test::TempDir dir;
+  const auto r = test::run_cli({"generate", "--dist", "corners", "--dim", "3", "--n", "64", "--output", dir.file("c.csv")});
+  CHECK(r.code == 0);
 }

@@ -46,7 +46,7 @@ TEST_CASE("counting mode: kernels evaluate exactly the near-field pairs (half of
       for (std::int64_t ppb : {1, 3, 8}) {
         if (dim == 3 && level == 3 && ppb == 8) continue;
         const Particles p = test::make_exact(dim, level, ppb);
-        const Tree t = build_tree(p, level, default_domain(p));
+        const Tree t = build_tree(p, level, default_domain(p), false);
         const std::uint64_t full = cp_bpb(dim, level, ppb);  // the model's N(P-1) + B P^2
         CHECK(near_field_interactions(t) == full);
         for (const std::string& k : kCpuKernels) {

@@ -12,17 +12,19 @@
 
 namespace nf {
 
-//! Integer box coordinates of one particle (z = 0 in 2D), 16 bytes for one vector load.
+//! Integer box coordinates of one particle (z = 0 in 2D), 16 bytes for one vector load. Unsigned
+//! 32-bit: level 31 has coordinates up to 2^31 - 1.
 struct alignas(16) Cell {
-  std::int32_t x, y, z, pad;
+  std::uint32_t x, y, z, pad;
 };
 
 //! True when the two cells are the same or adjacent (no periodic wrap).
 template <int D>
 NF_HD NF_INLINE bool near_cells(const Cell& a, const Cell& b) {
-  // |d| <= 1  <=>  (unsigned)(d + 1) <= 2: one add and one compare per axis.
-  bool near = static_cast<std::uint32_t>(a.x - b.x + 1) <= 2u && static_cast<std::uint32_t>(a.y - b.y + 1) <= 2u;
-  if constexpr (D == 3) near = near && static_cast<std::uint32_t>(a.z - b.z + 1) <= 2u;
+  // |d| <= 1  <=>  d + 1 (mod 2^32) <= 2: one add and one compare per axis, in unsigned arithmetic
+  // (wraps, never overflows) and exact for coordinates below 2^31.
+  bool near = a.x - b.x + 1u <= 2u && a.y - b.y + 1u <= 2u;
+  if constexpr (D == 3) near = near && a.z - b.z + 1u <= 2u;
   return near;
 }
 

@@ -15,7 +15,7 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream&) {
   add_input_options(d, in);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
-                  "usage: nearfield generate --dist uniform|uniform-exact|plummer|clusters|lattice --dim 2|3 "
+                  "usage: nearfield generate --dist uniform|uniform-exact|plummer|clusters|lattice|shell|core|corners --dim 2|3 "
                   "(--n N | --level K --ppb P) [--seed S] --output FILE.csv"))
     return 0;
   if (!in.input.empty()) throw UsageError("generate makes particles; --input is not an option here");

@@ -15,7 +15,9 @@ int cmd_model(const Args& args, std::ostream& out, std::ostream&) {
   po::variables_map vm;
   if (!parse_args(args, d, vm, out, "usage: nearfield model --level K --ppb P [--dim D]")) return 0;
   if (dim != 2 && dim != 3) throw UsageError("--dim must be 2 or 3");
-  if (level < 0 || level > max_level(dim)) throw UsageError("--level must lie in [0, " + std::to_string(max_level(dim)) + "]");
+  // The paper's accounting is over the dense layout (every box and its links).
+  if (level < 0 || level > max_dense_level(dim))
+    throw UsageError("--level must lie in [0, " + std::to_string(max_dense_level(dim)) + "]");
   if (ppb < 1) throw UsageError("--ppb must be at least 1");
   out << model_report(operation_model(dim, level, static_cast<std::uint64_t>(ppb)));
   return 0;

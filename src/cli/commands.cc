@@ -68,7 +68,7 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
 void add_input_options(po::options_description& d, InputArgs& a) {
   d.add_options()
       ("input", po::value(&a.input), "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input")
-      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice (comma list in sweeps)")
+      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners (comma list in sweeps)")
       ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
       ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")

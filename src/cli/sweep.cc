@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
 #include "common/numbers.h"
+#include "harness/auto_level.h"
 #include "harness/benchmark.h"
 #include "harness/context.h"
 #include "harness/evaluation.h"
@@ -38,12 +39,35 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+// --level: a comma list of levels, each an integer or "auto" (kAutoLevel, resolved per input).
+std::vector<std::int64_t> parse_levels(const SweepConfig& c) {
+  std::vector<std::int64_t> out;
+  for (const std::string& item : split_list(c.levels)) {
+    if (item != "auto") {
+      for (std::int64_t v : parse_int_list(item, "level")) out.push_back(v);
+    } else if (!c.in.ppb.empty()) {
+      throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
+    } else {
+      out.push_back(kAutoLevel);
+    }
+  }
+  return out;
+}
+
+// --level auto: the rule's level for this input, and its line on `out`.
+void resolve_auto(Point& pt, const Particles& p, const Domain& d, const std::vector<std::string>& kernels,
+                  std::ostream& out) {
+  std::string note;
+  pt.level = resolve_level(pt.level, p, d, kernels, note);
+  if (!note.empty()) out << note << "\n";
+}
+
 std::vector<Point> sweep_points(const SweepConfig& c) {
   if (c.levels.empty()) throw UsageError("--level is required");
   std::vector<Point> pts;
   for (std::int64_t dim : parse_int_list(c.in.dim, "dim"))
     for (const std::string& dist : c.in.input.empty() ? split_list(c.in.dist) : std::vector<std::string>{c.in.input})
-      for (std::int64_t level : parse_int_list(c.levels, "level")) {
+      for (std::int64_t level : parse_levels(c)) {
         InputArgs in = c.in;
         in.dim = std::to_string(dim);
         if (c.in.input.empty()) in.dist = dist;
@@ -150,12 +174,13 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   std::unique_ptr<ResultsFile> file;
   if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kBenchColumns);
   Progress progress(err, c.label, std::vector<double>(pts.size(), 1.0));
-  Table t({"N", "dim", "level", "domain_ms", "keys_ms", "sort_ms", "box_starts_ms", "neighbors_ms", "total_ms",
+  Table t({"N", "dim", "level", "domain_ms", "keys_ms", "sort_ms", "box_starts_ms", "neighbors_ms", "dense_ms", "total_ms",
            "total_min", "total_max", "bare_sort_ms", "total/sort", "cpu_build_ms"});
-  for (const Point& pt : pts) {
+  for (Point pt : pts) {
     const Particles p = pt.load();
-    progress.step("tree build, N = " + std::to_string(p.size()) + ", level " + std::to_string(pt.level));
     const Domain dom = resolve_domain(p, c.domain, pt.distribution());
+    resolve_auto(pt, p, dom, {}, out);
+    progress.step("tree build, N = " + std::to_string(p.size()) + ", level " + std::to_string(pt.level));
     const TreeBuildTiming tb = time_tree_build(p, pt.level, dom, !c.domain.empty(), c.warmup, c.reps,
                                                c.cpu_reps < 0 ? 3 : c.cpu_reps);
     const TimingStats& total = tb.stage[TreeBuildTiming::kStages - 1];
@@ -196,7 +221,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
   add_input_options(d, c.in);
   d.add_options()
       ("kernel", po::value(&c.kernels), "kernels, comma-separated (default: every kernel this machine can run)")
-      ("level", po::value(&c.levels), "tree level(s) K, comma-separated")
+      ("level", po::value(&c.levels), "tree level(s) K, comma-separated, or auto (the rule of README \"Choosing the level\")")
       ("domain", po::value(&c.domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")
       ("softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")
       ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")
@@ -228,12 +253,13 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
 
   Table t({"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms", "interactions/s", "GFLOP/s",
            "tree_ms", "plan_ms"});
-  for (const Point& pt : pts) {
+  for (Point pt : pts) {
     const Particles p = pt.load();
     ForceSetup s;
-    s.level = pt.level;
     s.softening = c.softening;
     s.domain = resolve_domain(p, c.domain, pt.distribution());
+    resolve_auto(pt, p, s.domain, kernels, out);
+    s.level = pt.level;
     s.mask = mask;
     // Useful near-field interactions, counted once from the CPU tree of this input.
     std::uint64_t near = 0;
@@ -250,7 +276,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           continue;
         }
         if (k.near_field && !near_known) {
-          near = near_field_interactions(build_tree(p, pt.level, s.domain));
+          near = near_field_interactions(build_tree(p, pt.level, s.domain, false));
           near_known = true;
         }
         s.precision = prec;
@@ -297,12 +323,13 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Table t({"kernel", "precision", "level", "N", "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status"});
   bool all_pass = true;
   std::vector<std::string> references;
-  for (const Point& pt : pts) {
+  for (Point pt : pts) {
     const Particles p = pt.load();
     ForceSetup s;
-    s.level = pt.level;
     s.softening = c.softening;
     s.domain = resolve_domain(p, c.domain, pt.distribution());
+    resolve_auto(pt, p, s.domain, kernels, out);
+    s.level = pt.level;
     for (Precision prec : precs) {
       std::string ref_name;
       std::vector<double> ref;

@@ -24,6 +24,11 @@ std::int64_t particle_count(const GenerateOptions& o) {
     if (o.level > max_level(o.dim))
       throw UsageError("--level " + std::to_string(o.level) + " is deeper than the deepest " + std::to_string(o.dim) +
                        "D level, " + std::to_string(max_level(o.dim)));
+    // 4^K P or 8^K P without overflow: deep levels hold more boxes than particles are allowed.
+    const std::int64_t limit = (std::int64_t(1) << 31) - 1;
+    if (o.ppb > 0 && (o.dim * o.level >= 31 || boxes_at(o.dim, o.level) > limit / o.ppb))
+      throw UsageError("--level " + std::to_string(o.level) + " with --ppb " + std::to_string(o.ppb) +
+                       " gives more than 2^31 - 1 particles");
     return boxes_at(o.dim, o.level) * o.ppb;
   }
   if (o.n < 0) throw UsageError("give --n, or --level with --ppb");
@@ -112,9 +117,46 @@ void lattice(Particles& p, Random& r, double jitter) {
   }
 }
 
+// Validation layouts that stress the tree (issue 9): a thin shell, one crowded core, empty space.
+bool is_extreme_layout(const std::string& dist) { return dist == "shell" || dist == "core" || dist == "corners"; }
+
+void extreme_layout(Particles& p, Random& r, const std::string& dist) {
+  const int d = p.dim;
+  const std::size_t n = p.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    Vec pos = Vec::Zero();
+    if (dist == "shell") {
+      // Sphere (3D) or circle (2D) of radius 0.5 about the centre, 0.1% thick: boxes along a
+      // surface, empty inside and outside.
+      Vec u;
+      if (d == 3) {
+        u = direction(r);
+      } else {
+        const double phi = 6.283185307179586 * r.uniform();
+        u = Vec(std::cos(phi), std::sin(phi), 0.0);
+      }
+      pos = Vec::Constant(0.5) + 0.5 * (1.0 - 1e-3 * r.uniform()) * u;
+    } else if (dist == "core") {
+      // 99% in a cube of side 1e-4 (one box up to level 13), the rest uniform over [0,1)^D.
+      const Vec centre(0.3, 0.6, 0.45);
+      for (int a = 0; a < d; ++a) pos[a] = i % 100 == 99 ? r.uniform() : centre[a] + 1e-4 * r.uniform();
+    } else {
+      // The 2^D corners of [0,1]^D, each a cluster of side 1e-3; the first 2^D points sit exactly
+      // on the corners (the upper faces belong to the last boxes).
+      const std::size_t corner = i % (std::size_t(1) << d);
+      for (int a = 0; a < d; ++a) {
+        const double inset = i < (std::size_t(1) << d) ? 0.0 : 1e-3 * r.uniform();
+        pos[a] = (corner >> a) & 1 ? 1.0 - inset : inset;
+      }
+    }
+    if (d == 2) pos[2] = 0.0;
+    store(p, i, pos);
+  }
+}
+
 }  // namespace
 
-const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice"; }
+const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners"; }
 
 Particles generate(const GenerateOptions& o) {
   if (o.dim != 2 && o.dim != 3) throw UsageError("--dim must be 2 or 3, not " + std::to_string(o.dim));
@@ -159,6 +201,8 @@ Particles generate(const GenerateOptions& o) {
       store(p, i, pos + c);
       store_velocity(p, i, vel);
     }
+  } else if (is_extreme_layout(o.dist)) {
+    extreme_layout(p, r, o.dist);
   } else if (o.dist == "lattice") {
     if (o.jitter < 0.0 || o.jitter > 1.0) throw UsageError("--jitter must lie in [0, 1]");
     lattice(p, r, o.jitter);

@@ -14,7 +14,7 @@ namespace nf {
 
 //! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
 struct GenerateOptions {
-  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice
+  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice | shell | core | corners
   int dim = 3;
   std::int64_t n = -1;
   int level = -1;
@@ -40,6 +40,12 @@ const char* generator_names();
 //!   the N points shared evenly; boxes with thousands of points next to empty ones.
 //! - lattice: s^D points at i/s (s = N^(1/D) must be an integer), each displaced uniformly by up
 //!   to jitter/2 spacings per axis.
+//! Extreme layouts for validation (DESIGN.md section 11):
+//! - shell: a thin spherical shell (a ring in 2D) of radius 0.5 about (0.5, ...), 0.1% thick.
+//! - core: 99% of the points in a cube of side 1e-4 at (0.3, 0.6, 0.45), one point in a hundred
+//!   uniform over [0,1)^D: one box holds almost everything.
+//! - corners: clusters of side 1e-3 at the 2^D corners of [0,1]^D (the first 2^D points exactly on
+//!   them): every box between them is empty.
 Particles generate(const GenerateOptions& opt);
 
 }  // namespace nf

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
+#include <type_traits>
 
 #include "common/cuda_check.cuh"
 
@@ -29,6 +31,24 @@ void dispatch_bool(bool flag, F&& f) {
     f(std::true_type{});
   else
     f(std::false_type{});
+}
+
+//! Calls f(std::integral_constant<int, D>{}) with D = dim (2 or 3): the one place where a runtime
+//! dimension picks a kernel's template instantiation.
+template <class F>
+void dispatch_dim(int dim, F&& f) {
+  if (dim == 2)
+    f(std::integral_constant<int, 2>{});
+  else if (dim == 3)
+    f(std::integral_constant<int, 3>{});
+  else
+    throw std::logic_error("dimension must be 2 or 3");
+}
+
+//! Blocks of `threads` covering n items (at least one block, so a launch is always valid).
+inline unsigned blocks_for(std::uint64_t n, unsigned threads) {
+  const std::uint64_t b = (n + threads - 1) / threads;
+  return static_cast<unsigned>(b > 0 ? b : 1);
 }
 
 }  // namespace nf::gpu

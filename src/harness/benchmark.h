@@ -37,10 +37,11 @@ KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSet
 
 //! The GPU tree build, stage by stage, against a bare CUB sort of the same keys and the CPU build.
 struct TreeBuildTiming {
-  static constexpr int kStages = 6;
-  static const char* const kStageNames[kStages];  //!< domain, keys, sort, box_starts, neighbors, total
+  static constexpr int kStages = 7;
+  static const char* const kStageNames[kStages];  //!< domain, keys, sort, box_starts, neighbors, dense, total
   TimingStats stage[kStages];
   TimingStats bare_sort, cpu;
+  bool dense = false;  //!< the dense arrays were built (levels up to max_dense_level)
 };
 //! `given`: the domain is given (the GPU skips its reduction); null: reduced on the GPU.
 TreeBuildTiming time_tree_build(const Particles& p, int level, const Domain& domain, bool given, int warmup, int reps,

@@ -26,10 +26,10 @@ std::vector<Body<T>> sorted_bodies(const Particles& p, const Tree& t) {
 template <int D, class T>
 class CpuNearField : public Evaluation {
  public:
-  CpuNearField(const PerShape<CpuNearFieldFn>& drivers, const Particles& p, const ForceSetup& s)
+  CpuNearField(const PerShape<CpuNearFieldFn>& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
       : driver_(drivers.get<D, T>()), count_(s.count_interactions) {
     const auto t0 = Clock::now();
-    tree_ = build_tree(p, s.level, s.domain);
+    tree_ = build_tree(p, s.level, s.domain, k.dense_tree);
     tree_ms = ms_since(t0);
     bodies_ = sorted_bodies<T>(p, tree_);
     acc_.resize(p.size());
@@ -89,8 +89,8 @@ class CpuAllPairs : public Evaluation {
 }  // namespace
 
 KernelFactory cpu_near_field(PerShape<CpuNearFieldFn> drivers) {
-  return [drivers](const KernelInfo&, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
-    return detail::make_shaped<CpuNearField>(p.dim, s.precision, drivers, p, s);
+  return [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+    return detail::make_shaped<CpuNearField>(p.dim, s.precision, drivers, k, p, s);
   };
 }
 

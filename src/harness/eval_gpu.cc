@@ -37,7 +37,7 @@ class GpuNearField : public Evaluation {
   template <class Drivers>
   GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
       : kernel_(make_kernel(drivers.template get<D, T>())), atomics_(k.atomics), particles_(upload_particles(p)),
-        builder_(D, s.level, p.size()) {
+        builder_(D, s.level, p.size(), k.dense_tree) {
     builder_.build(particles_, &s.domain, &gpu_build);
     tree_ms = gpu_build.total;
     const DeviceTree& t = builder_.tree();

@@ -18,11 +18,11 @@ Mask parse_mask(const std::string& text) {
 
 std::uint64_t near_field_interactions(const Tree& t) {
   std::uint64_t total = 0;
-  for (std::uint32_t b = 0; b < t.nbox; ++b) {
-    const std::uint64_t n = t.box_count(b);
-    if (n == 0) continue;
+  for (std::uint32_t b = 0; b < t.nonempty_boxes(); ++b) {
+    const std::uint64_t n = t.slot_count(b);
     std::uint64_t around = 0;
-    for (std::uint32_t k = t.full.offset[b]; k < t.full.offset[b + 1]; ++k) around += t.box_count(t.full.ids[k]);
+    for (std::uint32_t k = t.near_full.offset[b]; k < t.near_full.offset[b + 1]; ++k)
+      around += t.slot_count(t.near_full.ids[k]);
     total += n * (n - 1) + n * around;
   }
   return total;
@@ -41,7 +41,7 @@ std::unique_ptr<Evaluation> prepare(const KernelInfo& k, const Particles& p, con
   if (p.dim != 2 && p.dim != 3) throw UsageError("particles must be 2D or 3D");
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening))
     throw UsageError("--softening must be a finite number >= 0");
-  if (k.near_field || s.mask == Mask::near) check_level(p.dim, s.level, p.size(), ~0ull, "memory");
+  if (k.near_field || s.mask == Mask::near) check_level(p.dim, s.level, p.size(), ~0ull, "memory", k.near_field && k.dense_tree);
   if (s.count_interactions && !k.near_field) throw UsageError("counting mode is for near-field kernels");
   if (!k.make) throw UsageError("kernel " + k.name + " has no implementation in this build");
   return k.make(k, p, s);

@@ -4,11 +4,14 @@
 
 namespace nf {
 
-struct GpuTreeBuilder::Scratch {};
-GpuTreeBuilder::GpuTreeBuilder(int, int, std::size_t) { gpu::require("the GPU tree builder"); }
+namespace tree_gpu {
+struct Scratch {};
+}  // namespace tree_gpu
+
+GpuTreeBuilder::GpuTreeBuilder(int, int, std::size_t, bool) { gpu::require("the GPU tree builder"); }
 GpuTreeBuilder::~GpuTreeBuilder() = default;
 void GpuTreeBuilder::build(const DeviceParticles&, const Domain*, GpuBuildTimes*) { gpu::require("the GPU tree builder"); }
-std::vector<double> GpuTreeBuilder::time_bare_sort(int, int) {
+std::vector<double> time_bare_sort(const DeviceTree&, int, int) {
   gpu::require("the GPU tree builder");
   return {};
 }
