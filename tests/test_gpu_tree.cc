@@ -42,6 +42,7 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
   for (std::size_t s = 0; s < b.size(); ++s) {
     const std::uint32_t i = cpu.order[s];
     CHECK(b[s].x == static_cast<float>(p.x[i]));
+    CHECK(b[s].y == static_cast<float>(p.y[i]));
     CHECK(b[s].m == static_cast<float>(p.m[i]));
     if (p.dim == 3) CHECK(b[s].z == static_cast<float>(p.z[i]));
   }
