@@ -1,27 +1,32 @@
 // nearfield bench: time kernels (or the GPU tree build) over a sweep.
-#include "cli/sweep.h"
+#include "cli/sweep_checks.h"
 #include "harness/evaluation.h"
 
 namespace nf::cli {
 
 int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   SweepConfig c;
+  int threads = 0;
   po::options_description d("bench options");
   d.add_options()("help", "this help")("list", "list the kernels and exit");
   add_sweep_options(d, c, SweepMode::bench);
+  add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield bench [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N,.. | --ppb P,..)) "
-                  "--level K,.. [--precision float,double] [--reps R] [--output results.csv] [--tree]"))
+                  "--level K,.. [--precision float,double] [--reps R] [--threads T] [--output results.csv [--resume|--remeasure]] "
+                  "[--tree]"))
     return 0;
   if (vm.count("list")) {
-    Table t({"kernel", "where", "kind", "description"});
+    Table t({"kernel", "where", "kind", "cpu threads", "description"});
     for (const KernelInfo& k : all_kernels())
       t.add({k.name, k.gpu ? "gpu" : "cpu", k.near_field ? (k.newton3 ? "near-field, Newton-3" : "near-field") : "all-pairs",
-             k.summary});
+             k.gpu ? "-" : k.openmp ? "--threads" : "1", k.summary});
     t.print(out);
     return 0;
   }
+  check_sweep(c);
+  apply_threads(threads);
   return run_bench(c, out, err);
 }
 

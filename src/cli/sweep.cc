@@ -111,16 +111,18 @@ class Progress {
   Clock::time_point t0_ = Clock::now();
 };
 
-const std::vector<std::string> kBenchColumns = {
-    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
-    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
-    "device", "compute_capability", "sm_clock_mhz", "mem_clock_mhz", "cuda_runtime", "cuda_driver", "host_cpu",
-    "threads", "git_commit", "timestamp"};
+// Measurement columns, then the context (harness/context.h).
+std::vector<std::string> with_context(std::vector<std::string> columns) {
+  columns.insert(columns.end(), context_columns().begin(), context_columns().end());
+  return columns;
+}
+const std::vector<std::string> kBenchColumns = with_context(
+    {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
+     "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms"});
 
-const std::vector<std::string> kValidateColumns = {
-    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
-    "rel_l2", "max_rel", "momentum", "tolerance", "status", "device", "compute_capability", "cuda_runtime",
-    "cuda_driver", "host_cpu", "threads", "git_commit", "timestamp"};
+const std::vector<std::string> kValidateColumns = with_context(
+    {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
+     "rel_l2", "max_rel", "momentum", "tolerance", "status"});
 
 std::string sci(double v) { return fmt("%.3e", v); }
 
@@ -163,7 +165,7 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       const char* names[6] = {"domain", "keys", "sort", "box_starts", "neighbors", "total"};
       auto add = [&](const std::string& kernel, const TimingStats& s, bool gpu_row) {
         auto row = point_key(c, p, pt, kernel, Precision::f64, "");
-        auto ctx = run_context(gpu_row);
+        auto ctx = run_context(gpu_row, c.scale);
         row.insert(ctx.begin(), ctx.end());
         row["reps"] = std::to_string(s.reps);
         row["warmup"] = std::to_string(gpu_row ? c.warmup : 0);
@@ -196,7 +198,8 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")
       ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")
       ("output", po::value(&c.output), "results CSV to append rows to (created with a header)")
-      ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output");
+      ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output")
+      ("remeasure", po::bool_switch(&c.remeasure), "measure points already in --output again and replace their rows");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");
@@ -238,9 +241,10 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         const KernelInfo& k = find_kernel(name);
         const std::string mask_name = k.near_field ? "" : to_string(mask);
         auto key = point_key(c, p, pt, name, prec, mask_name);
+        const auto point = key;
         progress.step(name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
                       std::to_string(p.size()) + (pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : ""));
-        if (c.resume && file && file->contains(key)) {
+        if (c.resume && !c.remeasure && file && file->contains(key)) {
           err << "  already in " << file->path() << ", skipped\n";
           continue;
         }
@@ -264,7 +268,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
                fmt("%.4f", st.min), fmt("%.4f", st.max), sci(rate), fmt("%.1f", rate * flops * 1e-9),
                k.near_field ? fmt("%.3f", e->tree_ms) : "-"});
         if (file) {
-          auto ctx = run_context(k.gpu);
+          auto ctx = run_context(k, c.scale);
           key.insert(ctx.begin(), ctx.end());
           key["reps"] = std::to_string(reps);
           key["warmup"] = std::to_string(warmup);
@@ -276,7 +280,10 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["gflops"] = format_double(rate * flops * 1e-9);
           key["flops_per_interaction"] = std::to_string(flops);
           key["tree_ms"] = k.near_field ? format_double(e->tree_ms) : "";
-          file->append(key);
+          if (c.remeasure)
+            file->replace(point, key);
+          else
+            file->append(key);
         }
       }
   }
@@ -310,9 +317,10 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       for (const std::string& name : kernels) {
         const KernelInfo& k = find_kernel(name);
         auto key = point_key(c, p, pt, name, prec, k.near_field ? "" : "near");
+        const auto point = key;
         progress.step("validate " + name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
                       std::to_string(p.size()));
-        if (c.resume && file && file->contains(key)) {
+        if (c.resume && !c.remeasure && file && file->contains(key)) {
           err << "  already in " << file->path() << ", skipped\n";
           continue;
         }
@@ -334,7 +342,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), sci(m.rel_l2), sci(m.max_rel),
                sci(m.momentum), sci(tolerance(prec)), ok ? "PASS" : "FAIL"});
         if (file) {
-          auto ctx = run_context(k.gpu);
+          auto ctx = run_context(k, c.scale);
           key.insert(ctx.begin(), ctx.end());
           key["reference"] = ref_name;
           key["rel_l2"] = format_double(m.rel_l2);
@@ -342,7 +350,10 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["momentum"] = format_double(m.momentum);
           key["tolerance"] = format_double(tolerance(prec));
           key["status"] = ok ? "PASS" : "FAIL";
-          file->append(key);
+          if (c.remeasure)
+            file->replace(point, key);
+          else
+            file->append(key);
         }
       }
     }

@@ -25,9 +25,9 @@ const std::vector<KernelInfo>& all_kernels() {
   static const std::vector<KernelInfo> kernels = {
       {"cpu-serial", false, true, false, false, "one thread, boxes in Z-order, own box then each neighbor (the paper's CPU)"},
       {"cpu-n3", false, true, true, false, "one thread, half lists, each pair once (Newton's third law)"},
-      {"cpu-omp", false, true, false, false, "OpenMP over boxes, full lists"},
-      {"cpu-omp-n3", false, true, true, false, "OpenMP, Newton-3 with per-thread buffers merged at the end"},
-      {"cpu-allpairs", false, false, false, false, "float64 O(N^2) reference (--mask all|near)"},
+      {"cpu-omp", false, true, false, false, "OpenMP over boxes, full lists", true},
+      {"cpu-omp-n3", false, true, true, false, "OpenMP, Newton-3 with per-thread buffers merged at the end", true},
+      {"cpu-allpairs", false, false, false, false, "float64 O(N^2) reference (--mask all|near)", true},
       {"allpairs-naive", true, false, false, false, "thread per body, sources from global memory"},
       {"allpairs-tiled", true, false, false, false, "GPU Gems 3 ch. 31 shared-memory tiles"},
       {"allpairs-2d", true, false, false, false, "2D-tiled: source slices with partial sums, then a reduction"},

@@ -39,6 +39,7 @@ struct KernelInfo {
   bool newton3 = false;     //!< computes each pair once
   bool atomics = false;     //!< output accumulated with atomics (zeroed inside each evaluation)
   std::string summary;
+  bool openmp = false;      //!< CPU kernel running on the OpenMP team (else one thread)
 };
 
 //! Every kernel, CPU first.
