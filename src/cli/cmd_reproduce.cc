@@ -107,8 +107,10 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string python = find_python();
   if (python.empty())
     throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
+  // The report runs this very binary for the numbers it computes (bench --list, forces, compare).
   const std::string cmd = python + " " + (std::filesystem::path(paper) / "make_report.py").string() + " --results " +
-                          results + " --paper " + paper;
+                          results + " --paper " + paper + " --nearfield " +
+                          std::filesystem::read_symlink("/proc/self/exe").string();
   out << "\n== report: " << cmd << "\n" << std::flush;
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the report script failed: " + cmd);
   return status;
