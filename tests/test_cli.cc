@@ -299,22 +299,24 @@ TEST_CASE("--version names the project version and the git commit") {
 TEST_CASE("--threads sets the OpenMP kernels' threads; the threads column says what each kernel used") {
   test::TempDir dir;
   const std::string out = dir.file("r.csv");
+  const int default_threads = omp_get_max_threads();
+  const std::string t = default_threads == 3 ? "2" : "3";  // not the default, so it shows
   auto r = test::run_cli({"bench", "--kernel", "cpu-serial,cpu-omp,cpu-omp-n3", "--dist", "uniform", "--n", "500",
-                          "--level", "2", "--reps", "1", "--warmup", "0", "--threads", "3", "--output", out});
+                          "--level", "2", "--reps", "1", "--warmup", "0", "--threads", t, "--output", out});
   INFO(r.err);
   REQUIRE(r.code == 0);
   auto rows = csv_rows(out);
   REQUIRE(rows.size() == 4);
   const std::size_t threads = column(rows[0], "threads");
   CHECK(rows[1][threads] == "1");  // cpu-serial is one thread whatever --threads says
-  CHECK(rows[2][threads] == "3");
-  CHECK(rows[3][threads] == "3");
-  // Without --threads: OpenMP's default again (not the last command's 3).
+  CHECK(rows[2][threads] == t);
+  CHECK(rows[3][threads] == t);
+  // Without --threads: OpenMP's default again (not the last command's value).
   r = test::run_cli({"bench", "--kernel", "cpu-omp", "--dist", "uniform", "--n", "500", "--level", "2", "--reps", "1",
                      "--output", out});
   REQUIRE(r.code == 0);
   rows = csv_rows(out);
-  CHECK(rows[4][threads] == std::to_string(omp_get_max_threads()));
+  CHECK(rows[4][threads] == std::to_string(default_threads));
   for (const char* command : {"forces", "validate", "bench", "experiment", "reproduce"})
     CHECK_MESSAGE(test::run_cli({command, "--help"}).out.find("--threads") != std::string::npos, command);
 }
@@ -440,8 +442,10 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
     test::write_text(dir.file(std::string("exp/") + n + ".ini"),
                      std::string("mode = ") + (std::string(n).rfind("validation", 0) == 0 ? "validate" : "bench") +
                          "\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nkernel = cpu-serial\nreps = 1\nwarmup = 0\n"
-                         "[reduced]\nkernel = cpu-n3\n");
-  std::vector<std::string> args = {"reproduce", "--experiments", dir.file("exp"), "--results", dir.file("res"), "--no-report"};
+                         "[reduced]\nkernel = cpu-n3,cpu-omp\n");
+  const std::string threads = omp_get_max_threads() == 3 ? "2" : "3";  // not the default, so it shows
+  std::vector<std::string> args = {"reproduce", "--experiments", dir.file("exp"), "--results", dir.file("res"),
+                                   "--no-report", "--threads", threads};
   // With a GPU the full scale would run: ask for the reduced one, which is what is checked here.
   if (gpu::available()) args.push_back("--reduced");
   const auto r = test::run_cli(args);
@@ -458,6 +462,9 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
   for (const char* n : names) CHECK(std::filesystem::exists(dir.file(std::string("res/") + n)));
   CHECK(std::filesystem::exists(dir.file("res/model/model.csv")));
   const auto rows = csv_rows(std::filesystem::directory_iterator(dir.file("res/table3"))->path().string());
+  REQUIRE(rows.size() == 3);
   CHECK(rows[1][column(rows[0], "kernel")] == "cpu-n3");
   CHECK(rows[1][column(rows[0], "scale")] == "reduced");
+  CHECK(rows[2][column(rows[0], "kernel")] == "cpu-omp");
+  CHECK(rows[2][column(rows[0], "threads")] == threads);  // reproduce --threads reaches the experiments
 }

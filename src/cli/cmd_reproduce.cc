@@ -95,6 +95,7 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     r.ini = (std::filesystem::path(experiments) / (name + ".ini")).string();
     r.results_dir = results;
     r.reduced = reduced;
+    r.threads = threads;
     out << "\n== " << name << (reduced ? " (reduced scale)" : "") << "\n";
     const int code = run_experiment(r, out, err);
     // A validation FAIL is a result (the report shows and explains it), not a failed run.

@@ -105,7 +105,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   c.output = output;
   if (std::filesystem::path(c.output).has_parent_path())
     std::filesystem::create_directories(std::filesystem::path(c.output).parent_path());
-  apply_threads(keys.threads);
+  apply_threads(keys.threads ? keys.threads : r.threads);
   err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
       << "\n  results: " << c.output << "\n";
   if (keys.mode == "validate") return run_validate(c, out, err);

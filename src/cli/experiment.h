@@ -16,6 +16,7 @@ struct ExperimentRun {
   std::string results_dir = "results";
   std::string output;        //!< explicit results file (else results_dir/NAME/<device>.csv)
   bool reduced = false;      //!< apply the [reduced] section (also applied without a GPU)
+  int threads = 0;           //!< --threads of the caller (reproduce), unless the file or overrides set it
   Args overrides;            //!< command-line options, stronger than the file and its [reduced] section
 };
 
