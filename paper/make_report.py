@@ -96,19 +96,18 @@ class Report:
 
     @functools.cached_property
     def kernels(self):
-        """`nearfield bench --list` as {kernel: {where, kind, cpu threads, description}}."""
+        """`nearfield bench --list` as {kernel: traits} ("cpu, near-field, ..., OpenMP")."""
         lines = self.nearfield("bench", "--list").splitlines()
         header = lines[0]
-        names = ["kernel", "where", "kind", "cpu threads", "description"]
-        starts = [header.index(n) for n in names] + [None]
-        return {line[:starts[1]].strip(): {n: line[starts[i]:starts[i + 1]].strip() for i, n in enumerate(names)}
-                for line in lines[1:] if line.strip()}
+        starts = [header.index(n) for n in ("kernel", "traits", "description")]
+        return {line[:starts[1]].strip(): line[starts[1]:starts[2]].strip() for line in lines[1:] if line.strip()}
 
     def single_threaded(self, kernel):
-        return self.kernels.get(kernel, {}).get("cpu threads") == "1"
+        traits = self.kernels.get(kernel, "")
+        return traits.startswith("cpu") and "OpenMP" not in traits
 
     def openmp(self, kernel):
-        return self.kernels.get(kernel, {}).get("cpu threads") == "--threads"
+        return "OpenMP" in self.kernels.get(kernel, "")
 
 
 def find_nearfield(explicit):

@@ -366,6 +366,22 @@ TEST_CASE("results rows carry the machine's context; older files stay readable; 
   CHECK(rows[2][column(rows[0], "kernel")] == "cpu-serial");
   CHECK_FALSE(rows[2][column(rows[0], "os")].empty());
 
+  // A validate file of an older version (no `repeat` column, fewer context columns) takes new rows too.
+  const std::string vold = dir.file("v-old.csv");
+  test::write_text(vold,
+                   "kernel,dim,level,ppb,n,distribution,seed,precision,softening,mask,reference,rel_l2,max_rel,momentum,"
+                   "tolerance,status,device,compute_capability,cuda_runtime,cuda_driver,host_cpu,threads,git_commit,"
+                   "timestamp\ncpu-n3,2,2,12.5,200,uniform,1,float,1e-04,,ref,1e-7,1e-6,1e-8,1e-05,PASS,Old,,,,Old,4,abc,"
+                   "2020-01-01T00:00:00\n");
+  r = test::run_cli({"validate", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "200", "--level", "2",
+                     "--output", vold});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  rows = csv_rows(vold);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1][column(rows[0], "rel_l2")] == "1e-7");
+  CHECK(rows[2][column(rows[0], "status")] == "PASS");
+
   // A file of another command is refused, never rewritten.
   test::write_text(dir.file("v.csv"), "kernel,rel_l2\ncpu-n3,1e-7\n");
   r = test::run_cli({"bench", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "200", "--level", "2", "--reps", "1",

@@ -18,10 +18,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
                   "[--tree]"))
     return 0;
   if (vm.count("list")) {
-    Table t({"kernel", "where", "kind", "cpu threads", "description"});
-    for (const KernelInfo& k : all_kernels())
-      t.add({k.name, k.gpu ? "gpu" : "cpu", k.near_field ? (k.newton3 ? "near-field, Newton-3" : "near-field") : "all-pairs",
-             k.gpu ? "-" : k.openmp ? "--threads" : "1", k.summary});
+    Table t({"kernel", "traits", "description"});
+    for (const KernelInfo& k : all_kernels()) t.add({k.name, k.trait_list(), k.summary});
     t.print(out);
     return 0;
   }

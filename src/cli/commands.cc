@@ -10,7 +10,7 @@
 #include "common/gpu_runtime.h"
 #include "common/numbers.h"
 #include "common/version.h"
-#include "harness/evaluation.h"
+#include "harness/kernels.h"
 
 namespace nf::cli {
 

@@ -12,7 +12,7 @@
 #include "common/gpu_runtime.h"
 #include "common/numbers.h"
 #include "common/version.h"
-#include "harness/evaluation.h"
+#include "harness/kernels.h"
 
 // Set by CMake for this file: the compilers the binary was built with.
 #ifndef NF_CXX_COMPILER

@@ -25,6 +25,15 @@ std::string csv_field(std::string text) {
   return text;
 }
 
+const std::vector<std::string>& added_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = context_columns();
+    for (const char* name : {"plan_ms", "repeat"}) c.push_back(name);  // bench, validate
+    return c;
+  }();
+  return columns;
+}
+
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {
   check_output_path(path_);
@@ -38,7 +47,7 @@ ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
     return std::find(v.begin(), v.end(), c) != v.end();
   };
   for (const std::string& c : columns_)
-    if (!has(header, c) && !has(context_columns(), c))
+    if (!has(header, c) && !has(added_columns(), c))
       throw InputError(path_, 1, "existing results file has no column '" + c +
                                      "' (it was written by another command); move it away");
   for (const std::string& c : header)
