@@ -24,6 +24,13 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
   for (std::string line; std::getline(in, line);) rows.push_back(split_csv_line(line));
   return rows;
 }
+// Runs a command that must succeed and returns the rows of the results file it wrote to.
+std::vector<std::vector<std::string>> rows_after(const std::vector<std::string>& args, const std::string& results) {
+  const auto r = test::run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return csv_rows(results);
+}
 std::size_t column(const std::vector<std::string>& header, const std::string& name) {
   const auto it = std::find(header.begin(), header.end(), name);
   REQUIRE(it != header.end());
@@ -236,9 +243,21 @@ TEST_CASE("GPU kernels on a machine without a GPU are refused before any work") 
     CHECK(r.err.find("[") == std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir.file("res")));
   }
-  const auto r = test::run_cli({"bench", "--tree", "--dist", "uniform", "--n", "300", "--level", "2"});
+  auto r = test::run_cli({"bench", "--tree", "--dist", "uniform", "--n", "300", "--level", "2"});
   CHECK(r.code == 2);
   CHECK(r.err.find("needs a CUDA GPU") != std::string::npos);
+
+  // reproduce checks every experiment file before the first one runs: a GPU kernel in the last
+  // file's [reduced] section stops it before table3 measures anything.
+  std::filesystem::create_directories(dir.file("exp"));
+  for (const char* n : {"table3", "depth", "ppb", "validation", "validation-large"})
+    test::write_text(dir.file(std::string("exp/") + n + ".ini"),
+                     std::string("mode = bench\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nreps = 1\n"
+                                 "[reduced]\nkernel = ") + (std::string(n) == "validation-large" ? "cpu-n3,bpb\n" : "cpu-n3\n"));
+  r = test::run_cli({"reproduce", "--experiments", dir.file("exp"), "--results", dir.file("rep"), "--no-report"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("GPU kernel bpb needs a CUDA GPU") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("rep")));
 }
 
 TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, contradictory options") {
@@ -354,11 +373,9 @@ TEST_CASE("results rows carry the machine's context; older files stay readable; 
     CHECK(f.columns().back() == "retired");  // kept, never dropped
     CHECK(f.contains({{"kernel", "cpu-n3"}, {"n", "200"}}));
   }
-  r = test::run_cli({"bench", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "200", "--level", "2", "--reps", "1",
-                     "--output", out});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  rows = csv_rows(out);
+  rows = rows_after({"bench", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "200", "--level", "2", "--reps", "1",
+                     "--output", out},
+                    out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[1][column(rows[0], "device")] == "Old CPU");
   CHECK(rows[1][column(rows[0], "os")].empty());
@@ -373,11 +390,9 @@ TEST_CASE("results rows carry the machine's context; older files stay readable; 
                    "tolerance,status,device,compute_capability,cuda_runtime,cuda_driver,host_cpu,threads,git_commit,"
                    "timestamp\ncpu-n3,2,2,12.5,200,uniform,1,float,1e-04,,ref,1e-7,1e-6,1e-8,1e-05,PASS,Old,,,,Old,4,abc,"
                    "2020-01-01T00:00:00\n");
-  r = test::run_cli({"validate", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "200", "--level", "2",
-                     "--output", vold});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  rows = csv_rows(vold);
+  rows = rows_after({"validate", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "200", "--level", "2", "--output",
+                     vold},
+                    vold);
   REQUIRE(rows.size() == 3);
   CHECK(rows[1][column(rows[0], "rel_l2")] == "1e-7");
   CHECK(rows[2][column(rows[0], "status")] == "PASS");

@@ -88,14 +88,25 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): running the CPU kernels at a reduced scale\n";
     reduced = true;
   }
-  write_model(results);
-  int status = 0;
+  std::vector<ExperimentRun> runs;
   for (const std::string& name : names) {
     ExperimentRun r;
     r.ini = (std::filesystem::path(experiments) / (name + ".ini")).string();
     r.results_dir = results;
     r.reduced = reduced;
     r.threads = threads;
+    r.check_only = true;
+    run_experiment(r, out, err);  // every file checked before the first one runs
+    r.check_only = false;
+    runs.push_back(r);
+  }
+  const std::string python = no_report ? "" : find_python();
+  if (!no_report && python.empty())
+    throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
+  write_model(results);
+  int status = 0;
+  for (const ExperimentRun& r : runs) {
+    const std::string name = experiment_name(r.ini);
     out << "\n== " << name << (reduced ? " (reduced scale)" : "") << "\n";
     const int code = run_experiment(r, out, err);
     // A validation FAIL is a result (the report shows and explains it), not a failed run.
@@ -105,9 +116,6 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
       status = std::max(status, code);
   }
   if (no_report) return status;
-  const std::string python = find_python();
-  if (python.empty())
-    throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
   // The report runs this very binary for the numbers it computes (bench --list, forces, compare).
   const std::string cmd = python + " " + (std::filesystem::path(paper) / "make_report.py").string() + " --results " +
                           results + " --paper " + paper + " --nearfield " +

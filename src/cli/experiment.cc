@@ -55,11 +55,8 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   bool reduced = r.reduced;
   const bool has_reduced = has_reduced_section(r.ini);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
-  if (!reduced && has_reduced && !gpu::available()) {
-    out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << experiment_name(r.ini)
-        << " runs its [reduced] section\n";
-    reduced = true;
-  }
+  const bool auto_reduced = !reduced && has_reduced && !gpu::available();
+  reduced = reduced || auto_reduced;
 
   // Precedence: the command line, then [reduced] (when applied), then the file's main section.
   // program_options keeps the first value stored for a key, so they are stored in that order.
@@ -102,7 +99,10 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   const std::string output = c.output;
   c.output.clear();
   check_sweep(c);
+  if (r.check_only) return 0;
   c.output = output;
+  if (auto_reduced)
+    out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << c.label << " runs its [reduced] section\n";
   if (std::filesystem::path(c.output).has_parent_path())
     std::filesystem::create_directories(std::filesystem::path(c.output).parent_path());
   apply_threads(keys.threads ? keys.threads : r.threads);

@@ -18,6 +18,7 @@ struct ExperimentRun {
   bool reduced = false;      //!< apply the [reduced] section (also applied without a GPU)
   int threads = 0;           //!< --threads of the caller (reproduce), unless the file or overrides set it
   Args overrides;            //!< command-line options, stronger than the file and its [reduced] section
+  bool check_only = false;   //!< parse and check everything, run nothing (reproduce checks all files first)
 };
 
 //! Runs one experiment; returns the sweep's exit code (validate: 1 if something FAILed).
