@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The report generator runs on the committed results and writes every section and figure.
+# The report generator: on the committed results it writes every section and figure and starts
+# with a verdict; on a small results folder made here by the nearfield binary it labels the table
+# with its rows' context and flags a row measured unlike the others (re-measured with other reps).
+# Usage: report_test.sh SOURCE_DIR NEARFIELD_BINARY
 set -euo pipefail
 src="$1"
+nearfield="$2"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 python=""
@@ -9,13 +13,50 @@ for p in python3 /usr/bin/python3; do
   if "$p" -c 'import matplotlib' >/dev/null 2>&1; then python="$p"; break; fi
 done
 [ -n "$python" ] || { echo "no python3 with matplotlib (Debian package python3-matplotlib)"; exit 1; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. The committed results.
 mkdir -p "$tmp/paper"
 cp -r "$src/paper/reference" "$tmp/paper/"
-"$python" "$src/paper/make_report.py" --results "$src/results" --paper "$tmp/paper"
-for section in "## 3. Table III" "## 4. The GPU tree build" "## 5. Tables I and II" "## 6. Tree depth" \
-               "## 7. Particles per box" "## 8. Validation" "## 9. What reproduces"; do
-  grep -qF "$section" "$tmp/paper/README.md" || { echo "missing section: $section"; exit 1; }
+"$python" "$src/paper/make_report.py" --results "$src/results" --paper "$tmp/paper" --nearfield "$nearfield"
+readme="$tmp/paper/README.md"
+for section in "Table III" "The GPU tree build" "Tables I and II" "Tree depth" "Particles per box" "Validation" \
+               "What reproduces"; do
+  grep -qE "^## [0-9]+\. $section" "$readme" || fail "missing section: $section"
 done
-grep -q "(no " "$tmp/paper/README.md" && { echo "a section has no results"; grep "(no " "$tmp/paper/README.md"; exit 1; }
-ls "$tmp/paper/figures/fig8.png" "$tmp/paper/figures"/depth-*.png "$tmp/paper/figures"/ppb-*.png > /dev/null
+if grep -q "(no " "$readme"; then grep "(no " "$readme"; fail "a section has no results"; fi
+# The verdict comes first: the lines right after the title say what reproduced and what did not.
+sed -n 3p "$readme" | grep -qE '^- \*\*(Reproduced|Partly reproduced|Not reproduced|Not tested)' \
+  || fail "no verdict on the first lines"
+grep -q "Measured on: " "$readme" || fail "tables carry no context label"
+ls "$tmp/paper/figures"/fig8-*.png "$tmp/paper/figures"/depth-*.png "$tmp/paper/figures"/ppb-*.png > /dev/null
+
+# 2. A small results folder: a reduced-scale table3 whose P = 3 row is re-measured with 1 timed run
+#    instead of 2. The report must label the table (scale, compiler) and flag exactly that row.
+cat > "$tmp/table3.ini" <<'INI'
+description = tiny table3
+mode = bench
+dist = uniform-exact
+dim = 2
+level = 2
+ppb = 2,3,4
+kernel = cpu-serial
+reps = 2
+warmup = 0
+[reduced]
+level = 2
+INI
+"$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" > /dev/null 2>&1
+"$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" --remeasure --ppb 3 --reps 1 \
+  > /dev/null 2>&1
+mkdir -p "$tmp/small"
+cp -r "$src/paper/reference" "$tmp/small/"
+"$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield" > /dev/null
+small="$tmp/small/README.md"
+sed -n 3p "$small" | grep -q '^- \*\*Not tested' || fail "the verdict claims more than a CPU-only run tested"
+grep -q "scale reduced" "$small" || fail "the table does not say it is reduced scale"
+grep -qE "compiler [A-Za-z]+ [0-9]" "$small" || fail "the table does not name the compiler"
+grep -q "⚑1 cpu-serial, level 2, P = 3: 1 timed runs (other cpu-serial rows: 2)" "$small" \
+  || fail "the re-measured row with other reps is not flagged"
+[ "$(grep -c '⚑1' "$small")" -eq 2 ] || fail "expected the flag on exactly one table cell and one note"
 echo "report OK"

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "common/atomic_file.h"
 #include "common/box_rule.h"
@@ -61,6 +62,13 @@ TEST_CASE("decimal text converts to the nearest double, and doubles round-trip")
   CHECK_FALSE(parse_double("1.5x", v));
   CHECK_FALSE(parse_double("abc", v));
   CHECK_FALSE(parse_double("1e999", v));
+  // Why a number did not parse, in the words of the error messages.
+  CHECK(parse_failure("1e999", false) == "is out of range");
+  CHECK(parse_failure("-1e999", false) == "is out of range");
+  CHECK(parse_failure("1.5x", false) == "is not a number");
+  CHECK(parse_failure(" ", false) == "is empty");
+  CHECK(parse_failure("99999999999999999999", true) == "is out of range");
+  CHECK(parse_failure("4.5", true) == "is not an integer");
 
   nf::Random r(11);
   for (int k = 0; k < 20000; ++k) {
@@ -122,7 +130,7 @@ TEST_CASE("CSV errors name the file, the line and the problem") {
   has(read_error("x,y,m\n1,nan,1\n"), "not finite");
   has(read_error("x,y,m\n1,2,inf\n"), "not finite");
   has(read_error("x,y,m\n1,2,-1\n"), "negative mass");
-  has(read_error("x,y,m\n1,2,3\n1,2\n"), "line 3");
+  has(read_error("x,y,m\n1,2,3\n1,2\n"), "in.csv:3: too few fields");
   has(read_error("x,y,m\n1,2,\n"), "empty");
   has(read_error("x,y,m,id\n1,2,3,4.5\n"), "not an integer");
   has(read_error("x,y,z,m,vx\n1,2,3,4,5\n"), "vx, vy, vz");
@@ -132,6 +140,74 @@ TEST_CASE("CSV errors name the file, the line and the problem") {
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("cannot open") != std::string::npos);
   }
+}
+
+TEST_CASE("CSV: blank lines are skipped (LF and CRLF, trailing too); line numbers stay the file's") {
+  for (const char* text : {"x,y,m\n1,2,3\n\n", "x,y,m\r\n1,2,3\r\n\r\n", "x,y,m\n1,2,3\n \t\n",
+                           "\nx,y,m\n\n1,2,3\n", "x,y,m\r\n\r\n1,2,3\r\n \r\n\r\n", "x,y,m\n1,2,3"}) {
+    CAPTURE(text);
+    TempDir dir;
+    write_text(dir.file("in.csv"), text);
+    Particles p;
+    CHECK_NOTHROW(p = read_particles_csv(dir.file("in.csv")));
+    CHECK(p.size() == 1);
+    CHECK(p.m[0] == 3.0);
+  }
+  // Errors after blank lines point at the physical line.
+  CHECK(read_error("x,y,m\n\n\n1,oops,3\n").find("in.csv:4: column 'y'") != std::string::npos);
+  CHECK(read_error("\n\nx,y,m,x\n1,2,3,4\n").find("in.csv:3: column 'x' appears twice") != std::string::npos);
+  CHECK(read_error("\n \n\r\n").find("no header row") != std::string::npos);
+}
+
+TEST_CASE("CSV: every input error reads file:line: problem in the project's words") {
+  // (text, line, problem): the parser's own cases (short and long rows, duplicated header names,
+  // open quotes), out-of-range numbers and repeated ids.
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"x,y,m\n1,2,3\n1,2\n", 3, "too few fields"},
+      {"x,y,m\n1,2,3,4\n", 2, "more fields than the header has columns"},
+      {"x,y,m,y\n1,2,3,4\n", 1, "column 'y' appears twice in the header"},
+      {"x,y,m\n1,\"2,3\n", 2, "a quoted field is not closed"},
+      {"x,y,m\n1e999,2,3\n", 2, "column 'x': '1e999' is out of range"},
+      {"x,y,m,id\n1,2,3,99999999999999999999\n", 2, "column 'id': '99999999999999999999' is out of range"},
+      {"x,y,m,id\n0,0,1,5\n1,1,1,6\n\n2,2,1,5\n", 5, "id 5 is already the id of line 2"},
+      {"x,y,m\n1,2,-0.5\n", 2, "column 'm': negative mass -0.5"},
+      {"\n\nx,m\n1,2\n", 3, "missing column 'y'"},
+  };
+  for (const auto& [text, line, problem] : cases) {
+    CAPTURE(text);
+    TempDir dir;
+    const std::string path = dir.file("in.csv");
+    write_text(path, text);
+    std::string msg;
+    try {
+      read_particles_csv(path);
+    } catch (const InputError& e) {
+      msg = e.what();
+    }
+    CHECK(msg.rfind(path + ":" + std::to_string(line) + ": " + problem, 0) == 0);
+    // Nothing of the CSV library's own wording ("Too few columns in line 3 in file \"...\".").
+    CHECK(msg.find('"') == std::string::npos);
+    CHECK(msg.find("in file") == std::string::npos);
+  }
+}
+
+TEST_CASE("acceleration files read back as forces writes them, with the same error wording") {
+  TempDir dir;
+  Particles p = test::make("uniform", 3, 5);
+  p.id = {4, 0, -2, 7, 9};
+  std::vector<double> acc(15);
+  for (std::size_t k = 0; k < acc.size(); ++k) acc[k] = 0.1 * static_cast<double>(k) - 0.7;
+  write_accelerations_csv(dir.file("a.csv"), p, acc);
+  const Accelerations a = read_accelerations_csv(dir.file("a.csv"));
+  CHECK(a.dim == 3);
+  CHECK(a.id == p.id);
+  CHECK(a.acc == acc);
+  write_text(dir.file("b.csv"), "id,ax,ay\n1,0,0\n1,2,3\n");
+  CHECK_THROWS_WITH_AS(read_accelerations_csv(dir.file("b.csv")), (dir.file("b.csv") + ":3: id 1 is already the id of line 2").c_str(),
+                       InputError);
+  write_text(dir.file("c.csv"), "id,ax\n1,0\n");
+  CHECK_THROWS_WITH_AS(read_accelerations_csv(dir.file("c.csv")), (dir.file("c.csv") + ":1: missing column 'ay' in the header").c_str(),
+                       InputError);
 }
 
 TEST_CASE("particle files round-trip bit for bit") {
@@ -167,6 +243,21 @@ TEST_CASE("outputs are written under a temporary name and appear only when compl
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 0);
   write_file_atomically(path, "complete\n");
   CHECK(test::read_text(path) == "complete\n");
+
+  // A folder that does not exist is the user's input error, named as the user wrote it.
+  const std::string missing = dir.file("no/such/folder/out.csv");
+  try {
+    AtomicFile f(missing);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.rfind(missing + ": ", 0) == 0);
+    CHECK(msg.find("does not exist") != std::string::npos);
+    CHECK(msg.find(".tmp.") == std::string::npos);
+  }
+  CHECK_THROWS_AS(check_output_path(dir.path().string()), InputError);  // a folder, not a file
+  CHECK_NOTHROW(check_output_path(dir.file("fine.csv")));
+  CHECK_NOTHROW(check_output_path("relative-name.csv"));
 }
 
 TEST_CASE("default and explicit domains") {
@@ -305,6 +396,40 @@ TEST_CASE("generate command writes a file that reads back") {
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown distribution") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("h.csv")));
+}
+
+TEST_CASE("generate refuses nonsense instead of ignoring it") {
+  TempDir dir;
+  const std::string out = dir.file("g.csv");
+  auto r = test::run_cli({"generate", "--n", "1000", "--ppb", "4", "--level", "2", "--output", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--n and --ppb exclude each other") != std::string::npos);
+  r = test::run_cli({"generate", "--ppb", "-1", "--level", "2", "--output", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--ppb: -1 is not a valid value") != std::string::npos);
+  r = test::run_cli({"generate", "--ppb", "0", "--level", "2", "--output", out});
+  CHECK(r.code == 2);
+  r = test::run_cli({"generate", "--n", "-5", "--output", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--n: -5 is not a valid value") != std::string::npos);
+  r = test::run_cli({"generate", "--n", "99999999999999999999", "--output", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("is out of range") != std::string::npos);
+  r = test::run_cli({"generate", "--level", "-2", "--ppb", "3", "--output", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--level: -2 is not a valid value") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  // --input is not an option of generate, so its help does not offer it.
+  r = test::run_cli({"generate", "--help"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("--ppb") != std::string::npos);
+  CHECK(r.out.find("--input") == std::string::npos);
+  // Writing into a folder that does not exist: exit 2, naming the path given.
+  const std::string missing = dir.file("nope/g.csv");
+  r = test::run_cli({"generate", "--n", "10", "--output", missing});
+  CHECK(r.code == 2);
+  CHECK(r.err.find(missing + ": cannot write: folder") != std::string::npos);
+  CHECK(r.err.find(".tmp.") == std::string::npos);
 }
 
 TEST_CASE("extreme layouts: a thin shell, one crowded core, clusters at the corners") {

@@ -1,18 +1,21 @@
 // nearfield bench: time kernels (or the GPU tree build) over a sweep.
-#include "cli/sweep.h"
+#include "cli/sweep_checks.h"
 #include "harness/evaluation.h"
 
 namespace nf::cli {
 
 int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   SweepConfig c;
+  int threads = 0;
   po::options_description d("bench options");
   d.add_options()("help", "this help")("list", "list the kernels and exit");
   add_sweep_options(d, c, SweepMode::bench);
+  add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield bench [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N,.. | --ppb P,..)) "
-                  "--level K,.. [--precision float,double] [--reps R] [--output results.csv] [--tree]"))
+                  "--level K,.. [--precision float,double] [--reps R] [--threads T] [--output results.csv [--resume|--remeasure]] "
+                  "[--tree]"))
     return 0;
   if (vm.count("list")) {
     Table t({"kernel", "traits", "description"});
@@ -20,6 +23,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
     t.print(out);
     return 0;
   }
+  check_sweep(c);
+  apply_threads(threads);
   return run_bench(c, out, err);
 }
 

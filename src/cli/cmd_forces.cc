@@ -1,5 +1,6 @@
 // nearfield forces: one kernel, accelerations written in input order with ids.
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/csv_io.h"
 #include "common/errors.h"
 #include "harness/auto_level.h"
@@ -11,28 +12,47 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   InputArgs in;
   std::string level, kernel, domain, output, precision = "float", mask = "all";
   double softening = 1e-4;
+  int threads = 0;
+  bool round_inputs = false;
   po::options_description d("forces options");
   d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "kernel name (see nearfield bench --list)")(
-      "level", po::value(&level)->required(), "tree level K (near-field kernels and --mask near), or auto: least near-field pairs + a per-box overhead (README)")(
+      "level", po::value(&level), "tree level K (near-field kernels, --mask near, and generated --ppb inputs), or auto: least near-field pairs + a per-box overhead (README)")(
       "softening", po::value(&softening)->default_value(softening), "softening length eps >= 0")(
       "precision", po::value(&precision)->default_value(precision), "float or double arithmetic")(
       "mask", po::value(&mask)->default_value(mask), "all-pairs kernels: all or near")(
+      "round-inputs", po::bool_switch(&round_inputs),
+      "all-pairs kernels: round positions and masses to float32 first, then compute (box membership still from the "
+      "float64 coordinates): the reference a float32 kernel is validated against")(
       "domain", po::value(&domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")(
       "output", po::value(&output)->required(), "CSV to write: id,ax,ay[,az] in input order");
   add_input_options(d, in);
+  add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
-                  "usage: nearfield forces --input FILE.csv --level K --kernel NAME [--softening EPS] "
-                  "[--precision float|double] [--domain ...] --output ACC.csv"))
+                  "usage: nearfield forces --input FILE.csv --kernel NAME [--level K] [--softening EPS] "
+                  "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] --output ACC.csv"))
     return 0;
+  check_output_path(output);
+  check_input_args(in);
   const KernelInfo& k = find_kernel(kernel);
+  check_kernels_runnable({k.name});
   ForceSetup s;
-  s.level = level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level"));
-  if (s.level == kAutoLevel && !in.ppb.empty()) throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
-  s.softening = softening;
   s.precision = parse_precision(precision);
   s.mask = parse_mask(mask);
+  s.softening = softening;
+  s.round_inputs_to_float = round_inputs;
+  if (round_inputs && k.near_field)
+    throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
+  // All-pairs kernels over every pair need no tree, hence no level.
+  const bool needs_level = k.near_field || s.mask == Mask::near || !in.ppb.empty();
+  if (needs_level && level.empty())
+    throw UsageError(std::string("--level is required ") +
+                     (k.near_field ? "by the near-field kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
+  s.level = level.empty() ? 0 : level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level", 0));
+  if (s.level == kAutoLevel && !in.ppb.empty())
+    throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   if (k.near_field && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";
+  apply_threads(threads);
   const Particles p = load_input(in, in.n.empty() ? -1 : single_int(in.n, "n"), s.level,
                                  in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
   s.domain = resolve_domain(p, domain, in.input.empty() ? "generated input" : in.input);
@@ -42,7 +62,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   auto e = prepare(k, p, s);
   e->run();
   write_accelerations_csv(output, p, e->accelerations());
-  out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision << ") to " << output << "\n";
+  out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
+      << (round_inputs ? ", float32-rounded inputs" : "") << ") to " << output << "\n";
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // nearfield generate: write a distribution to CSV.
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/csv_io.h"
 #include "common/errors.h"
 
@@ -12,17 +13,19 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream&) {
   po::options_description d("generate options");
   d.add_options()("help", "this help")("output", po::value(&output)->required(), "CSV file to write")(
       "level", po::value(&level), "with --ppb: quadtree/octree level whose boxes get --ppb particles each");
-  add_input_options(d, in);
+  add_input_options(d, in, false);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield generate --dist uniform|uniform-exact|plummer|clusters|lattice|shell|core|corners --dim 2|3 "
                   "(--n N | --level K --ppb P) [--seed S] --output FILE.csv"))
     return 0;
-  if (!in.input.empty()) throw UsageError("generate makes particles; --input is not an option here");
-  const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n");
-  const std::int64_t ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
-  GenerateOptions g = generator_options(in, n, level.empty() ? -1 : static_cast<int>(single_int(level, "level")), ppb);
-  if (ppb < 0 && !level.empty()) g.level = static_cast<int>(single_int(level, "level"));
+  check_output_path(output);
+  check_input_args(in);
+  const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n", 0);
+  const std::int64_t ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb", 1);
+  const int k = level.empty() ? -1 : static_cast<int>(single_int(level, "level", 0));
+  GenerateOptions g = generator_options(in, n, k, ppb);
+  if (ppb < 0) g.level = k;  // --level without --ppb: the generator refuses it, naming the pair
   const Particles p = generate(g);
   write_particles_csv(output, p);
   out << "wrote " << p.size() << " particles (" << g.dist << ", " << g.dim << "D, seed " << g.seed << ") to " << output

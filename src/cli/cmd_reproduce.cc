@@ -1,5 +1,6 @@
 // nearfield reproduce: the main job. Runs the experiments of the paper's reproduction, writes
 // results/, records the operation-count model, and regenerates the report in paper/.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -40,11 +41,32 @@ std::string find_python() {
   return "";
 }
 
+// The experiments of the reproduction, in the order they run.
+const char* const kExperiments[] = {"table3", "depth", "ppb", "validation", "validation-large"};
+
+// The --only list, every name checked (UsageError naming the valid ones).
+std::vector<std::string> selected(const std::string& only) {
+  std::vector<std::string> all(std::begin(kExperiments), std::end(kExperiments)), out;
+  if (only.empty()) return all;
+  std::string names;
+  for (const std::string& n : all) names += (names.empty() ? "" : ", ") + n;
+  std::stringstream ss(only);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    if (std::find(all.begin(), all.end(), item) == all.end())
+      throw UsageError("--only: unknown experiment '" + item + "' (experiments: " + names + ")");
+    out.push_back(item);
+  }
+  if (out.empty()) throw UsageError("--only: no experiment named (experiments: " + names + ")");
+  return out;
+}
+
 }  // namespace
 
 int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
   std::string experiments = "experiments", results = "results", paper = "paper", only;
   bool reduced = false, no_report = false;
+  int threads = 0;
   po::options_description d("reproduce options");
   d.add_options()("help", "this help")("experiments", po::value(&experiments)->default_value(experiments), "folder of the .ini files")(
       "results", po::value(&results)->default_value(results), "results folder")(
@@ -52,38 +74,52 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
       "reduced", po::bool_switch(&reduced), "the reduced CPU scale even with a GPU")(
       "only", po::value(&only), "comma list of experiments to run (default: all of them)")(
       "no-report", po::bool_switch(&no_report), "do not regenerate the report");
+  add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
-                  "usage: nearfield reproduce [--results results] [--paper paper] [--reduced]\n\nRuns "
+                  "usage: nearfield reproduce [--results results] [--paper paper] [--reduced] [--only a,b] "
+                  "[--threads T]\n\nRuns "
                   "experiments/{table3,depth,ppb,validation,validation-large}.ini (full scale with a CUDA GPU, the CPU "
                   "kernels at a reduced scale without one), then paper/make_report.py."))
     return 0;
+  const std::vector<std::string> names = selected(only);
+  apply_threads(threads);
   if (!gpu::available() && !reduced) {
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): running the CPU kernels at a reduced scale\n";
     reduced = true;
   }
-  write_model(results);
-  int status = 0;
-  for (const char* name : {"table3", "depth", "ppb", "validation", "validation-large"}) {
-    if (!only.empty() && ("," + only + ",").find(std::string(",") + name + ",") == std::string::npos) continue;
+  std::vector<ExperimentRun> runs;
+  for (const std::string& name : names) {
     ExperimentRun r;
-    r.ini = (std::filesystem::path(experiments) / (std::string(name) + ".ini")).string();
+    r.ini = (std::filesystem::path(experiments) / (name + ".ini")).string();
     r.results_dir = results;
     r.reduced = reduced;
+    r.threads = threads;
+    r.check_only = true;
+    run_experiment(r, out, err);  // every file checked before the first one runs
+    r.check_only = false;
+    runs.push_back(r);
+  }
+  const std::string python = no_report ? "" : find_python();
+  if (!no_report && python.empty())
+    throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
+  write_model(results);
+  int status = 0;
+  for (const ExperimentRun& r : runs) {
+    const std::string name = experiment_name(r.ini);
     out << "\n== " << name << (reduced ? " (reduced scale)" : "") << "\n";
     const int code = run_experiment(r, out, err);
     // A validation FAIL is a result (the report shows and explains it), not a failed run.
-    if (code == 1 && std::string(name).rfind("validation", 0) == 0)
+    if (code == 1 && name.rfind("validation", 0) == 0)
       out << "note: some " << name << " points FAIL their tolerance; see the validation section of the report\n";
     else
       status = std::max(status, code);
   }
   if (no_report) return status;
-  const std::string python = find_python();
-  if (python.empty())
-    throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
+  // The report runs this very binary for the numbers it computes (bench --list, forces, compare).
   const std::string cmd = python + " " + (std::filesystem::path(paper) / "make_report.py").string() + " --results " +
-                          results + " --paper " + paper;
+                          results + " --paper " + paper + " --nearfield " +
+                          std::filesystem::read_symlink("/proc/self/exe").string();
   out << "\n== report: " << cmd << "\n" << std::flush;
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the report script failed: " + cmd);
   return status;

@@ -1,18 +1,22 @@
 // nearfield validate: kernels against the float64 all-pairs ground truth.
-#include "cli/sweep.h"
+#include "cli/sweep_checks.h"
 
 namespace nf::cli {
 
 int cmd_validate(const Args& args, std::ostream& out, std::ostream& err) {
   SweepConfig c;
+  int threads = 0;
   po::options_description d("validate options");
   d.add_options()("help", "this help");
   add_sweep_options(d, c, SweepMode::validate);
+  add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield validate [--kernel a,b] (--input FILE | --dist D --dim 2|3 (--n N | --ppb P)) "
-                  "--level K [--precision float,double] [--softening EPS] [--output results.csv]"))
+                  "--level K [--precision float,double] [--softening EPS] [--threads T] [--output results.csv]"))
     return 0;
+  check_sweep(c);
+  apply_threads(threads);
   return run_validate(c, out, err);
 }
 

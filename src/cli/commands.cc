@@ -3,9 +3,14 @@
 #include <cstdio>
 #include <sstream>
 
+#include <omp.h>
+
 #include "common/csv_io.h"
 #include "common/errors.h"
+#include "common/gpu_runtime.h"
 #include "common/numbers.h"
+#include "common/version.h"
+#include "harness/kernels.h"
 
 namespace nf::cli {
 
@@ -24,6 +29,7 @@ const Command kCommands[] = {
     {"model", cmd_model, "the paper's Table I/II operation counts at a level and P"},
     {"experiment", cmd_experiment, "run a sweep described by experiments/NAME.ini (resumable)"},
     {"reproduce", cmd_reproduce, "the main job: rerun the paper's experiments and regenerate paper/"},
+    {"compare", cmd_compare, "relative L2 and largest difference of two acceleration files"},
 };
 
 void usage(std::ostream& out) {
@@ -33,6 +39,16 @@ void usage(std::ostream& out) {
     std::snprintf(line, sizeof line, "  %-10s %s\n", c.name, c.summary);
     out << line;
   }
+  out << "\nnearfield --version prints the version and the git commit it was built from.\n";
+}
+
+void version(std::ostream& out) {
+  out << "nearfield " << project_version() << ", git commit " << git_commit() << ", "
+#ifdef NF_HAVE_CUDA
+      << "with CUDA kernels\n";
+#else
+      << "CPU-only build (no CUDA kernels)\n";
+#endif
 }
 }  // namespace
 
@@ -40,6 +56,10 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage(args.empty() ? err : out);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    version(out);
+    return 0;
   }
   for (const Command& c : kCommands) {
     if (args[0] != c.name) continue;
@@ -65,9 +85,11 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
   return 2;
 }
 
-void add_input_options(po::options_description& d, InputArgs& a) {
+void add_input_options(po::options_description& d, InputArgs& a, bool with_input) {
+  if (with_input)
+    d.add_options()("input", po::value(&a.input),
+                    "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input");
   d.add_options()
-      ("input", po::value(&a.input), "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input")
       ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners (comma list in sweeps)")
       ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
@@ -78,7 +100,17 @@ void add_input_options(po::options_description& d, InputArgs& a) {
       ("jitter", po::value(&a.jitter)->default_value(a.jitter), "lattice: random displacement, fraction of the spacing");
 }
 
+void check_input_args(const InputArgs& a) {
+  if (!a.n.empty() && !a.ppb.empty())
+    throw UsageError("--n and --ppb exclude each other: give --n N, or --level K with --ppb P (N = boxes x P)");
+  if (!a.n.empty()) parse_int_list(a.n, "n", 0);
+  if (!a.ppb.empty()) parse_int_list(a.ppb, "ppb", 1);
+  if (!a.input.empty() && (!a.n.empty() || !a.ppb.empty()))
+    throw UsageError("--input reads the particles; --n and --ppb describe a generated input: give one or the other");
+}
+
 GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
+  check_input_args(a);
   if (a.dist.find(',') != std::string::npos) throw UsageError("--dist takes one distribution here, not '" + a.dist + "'");
   GenerateOptions g;
   g.dist = a.dist;
@@ -102,22 +134,49 @@ Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t
   return generate(generator_options(a, n, level, ppb));
 }
 
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option) {
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option, std::int64_t min) {
   std::vector<std::int64_t> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     std::int64_t v = 0;
-    if (!parse_int64(item, v)) throw InputError("--" + option + ": '" + item + "' is not an integer");
+    if (!parse_int64(item, v)) throw InputError("--" + option + ": '" + item + "' " + parse_failure(item, true));
+    if (v < min)
+      throw InputError("--" + option + ": " + item + " is not a valid value (at least " + std::to_string(min) + ")");
     out.push_back(v);
   }
   if (out.empty()) throw InputError("--" + option + ": no value given");
   return out;
 }
 
-std::int64_t single_int(const std::string& text, const std::string& option) {
-  const auto v = parse_int_list(text, option);
+std::int64_t single_int(const std::string& text, const std::string& option, std::int64_t min) {
+  const auto v = parse_int_list(text, option, min);
   if (v.size() != 1) throw InputError("--" + option + " takes one value here, not '" + text + "'");
   return v[0];
+}
+
+void check_kernels_runnable(const std::vector<std::string>& kernels) {
+  if (gpu::available()) return;
+  std::vector<std::string> gpu_kernels;
+  for (const std::string& name : kernels)
+    if (find_kernel(name).gpu) gpu_kernels.push_back(name);
+  if (gpu_kernels.empty()) return;
+  std::string names;
+  for (const std::string& n : gpu_kernels) names += (names.empty() ? "" : ", ") + n;
+  throw UsageError((gpu_kernels.size() == 1 ? "GPU kernel " + names + " needs" : "GPU kernels " + names + " need") +
+                   " a CUDA GPU: " + gpu::unavailable_reason() +
+                   "; nothing was run (the CPU kernels are listed by nearfield bench --list)");
+}
+
+void add_threads_option(po::options_description& d, int& threads) {
+  d.add_options()("threads", po::value(&threads)->default_value(threads),
+                  "CPU threads of the OpenMP kernels (cpu-omp, cpu-omp-n3, cpu-allpairs); 0: OpenMP's default "
+                  "(OMP_NUM_THREADS, else one per core)");
+}
+
+void apply_threads(int threads) {
+  static const int initial = omp_get_max_threads();  // the default, before any --threads
+  if (threads < 0) throw UsageError("--threads: " + std::to_string(threads) + " is not a valid value (at least 0)");
+  omp_set_num_threads(threads > 0 ? threads : initial);
 }
 
 bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,

@@ -4,6 +4,7 @@
 //! 2 bad usage or bad input (the message names the problem), 3 a runtime failure (CUDA, I/O).
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_model(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;
@@ -44,8 +46,12 @@ struct InputArgs {
   double jitter = 0.0;
 };
 
-//! --input and the generator options (--dist --dim --n --ppb --seed --mass --clusters --jitter).
-void add_input_options(po::options_description& d, InputArgs& a);
+//! --input (unless `with_input` is false) and the generator options (--dist --dim --n --ppb --seed
+//! --mass --clusters --jitter).
+void add_input_options(po::options_description& d, InputArgs& a, bool with_input = true);
+//! Refuses contradictory or invalid generator options before any work: --n with --ppb, a
+//! negative --n, --ppb below 1, a non-integer list item (UsageError/InputError naming the option).
+void check_input_args(const InputArgs& a);
 
 //! The particles of one input point: the file, or the generator (a.dist and a.dim single
 //! values) with this n or (level, ppb).
@@ -53,10 +59,22 @@ Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t
 //! The generator options of `a` (single dist and dim) with this n or (level, ppb).
 GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb);
 
-//! Parses "8,16,32" into integers (InputError naming `option` on a bad item).
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option);
+//! Parses "8,16,32" into integers (InputError naming `option` on a bad item, or on one below `min`).
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option,
+                                         std::int64_t min = std::numeric_limits<std::int64_t>::min());
 //! Exactly one integer from a list option.
-std::int64_t single_int(const std::string& text, const std::string& option);
+std::int64_t single_int(const std::string& text, const std::string& option,
+                        std::int64_t min = std::numeric_limits<std::int64_t>::min());
+
+//! Refuses, before any work, a kernel list naming GPU kernels on a machine without a usable GPU
+//! (UsageError naming them and the reason).
+void check_kernels_runnable(const std::vector<std::string>& kernels);
+
+//! --threads N: the CPU threads of OpenMP kernels (0: OpenMP's default, OMP_NUM_THREADS or one
+//! per core).
+void add_threads_option(po::options_description& d, int& threads);
+//! Sets the OpenMP thread count of the kernels that follow (0 restores the default).
+void apply_threads(int threads);
 
 //! Parses args with `desc`; returns false after printing --help. Throws po errors.
 bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,

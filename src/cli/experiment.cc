@@ -1,42 +1,85 @@
 #include "cli/experiment.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
-#include "cli/sweep.h"
+#include "cli/sweep_checks.h"
 #include "common/errors.h"
+#include "common/gpu_runtime.h"
 #include "harness/context.h"
 
 namespace nf::cli {
+namespace {
+
+// The keys of an experiment file: mode, description, the sweep options and --threads.
+struct ExperimentKeys {
+  SweepConfig sweep;
+  std::string mode = "bench", description;
+  int threads = 0;
+  po::options_description options{"experiment keys (in the file, or --KEY VALUE on the command line)"};
+  ExperimentKeys() {
+    options.add_options()("mode", po::value(&mode)->default_value(mode), "bench, validate or tree")(
+        "description", po::value(&description), "what it measures (printed when it starts)");
+    add_sweep_options(options, sweep, SweepMode::experiment);
+    add_threads_option(options, threads);
+  }
+};
+
+// The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
+Args reduced_options(const std::string& ini, const std::set<std::string>& given) {
+  std::ifstream file(ini);
+  Args args;
+  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+    if (o.string_key.rfind("reduced.", 0) == 0 && !o.value.empty() && !given.count(o.string_key.substr(8)))
+      args.push_back("--" + o.string_key.substr(8) + "=" + o.value[0]);
+  return args;
+}
+
+bool has_reduced_section(const std::string& ini) {
+  std::ifstream file(ini);
+  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+    if (o.string_key.rfind("reduced.", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
 
 std::string experiment_name(const std::string& ini) { return std::filesystem::path(ini).stem().string(); }
 
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
-  std::ifstream file(r.ini);
-  if (!file) throw InputError(r.ini, 0, "cannot open experiment file");
-  // First pass: every key, so the [reduced] section can become overrides.
-  const po::parsed_options raw = po::parse_config_file(file, po::options_description(), true);
-  Args args = r.overrides;
-  if (r.reduced)
-    for (const po::option& o : raw.options)
-      if (o.string_key.rfind("reduced.", 0) == 0 && !o.value.empty())
-        args.push_back("--" + o.string_key.substr(8) + "=" + o.value[0]);
+  if (!std::ifstream(r.ini)) throw InputError(r.ini, 0, "cannot open experiment file");
+  ExperimentKeys keys;
+  SweepConfig& c = keys.sweep;
+  bool reduced = r.reduced;
+  const bool has_reduced = has_reduced_section(r.ini);
+  if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
+  const bool auto_reduced = !reduced && has_reduced && !gpu::available();
+  reduced = reduced || auto_reduced;
 
-  SweepConfig c;
-  std::string mode = "bench", description;
-  po::options_description d("experiment keys");
-  d.add_options()("mode", po::value(&mode), "bench, validate or tree")("description", po::value(&description), "what it measures");
-  add_sweep_options(d, c, SweepMode::experiment);
-  po::options_description reduced("[reduced] overrides");
-  for (const auto& opt : d.options()) reduced.add_options()(("reduced." + opt->long_name()).c_str(), po::value<std::string>());
-
+  // Precedence: the command line, then [reduced] (when applied), then the file's main section.
+  // program_options keeps the first value stored for a key, so they are stored in that order.
+  const po::parsed_options cli = po::command_line_parser(r.overrides).options(keys.options).run();
+  std::set<std::string> given;
+  for (const po::option& o : cli.options) given.insert(o.string_key);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).run(), vm);  // overrides first: they win
-  std::ifstream again(r.ini);
+  po::store(cli, vm);
+  if (reduced) {
+    try {
+      po::store(po::command_line_parser(reduced_options(r.ini, given)).options(keys.options).run(), vm);
+    } catch (const po::error& e) {
+      throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
+    }
+  }
   po::options_description all;
-  all.add(d).add(reduced);
+  po::options_description section("[reduced] keys");
+  for (const auto& opt : keys.options.options())
+    section.add_options()(("reduced." + opt->long_name()).c_str(), po::value<std::string>());
+  all.add(keys.options).add(section);
+  std::ifstream file(r.ini);
   try {
-    po::store(po::parse_config_file(again, all, false), vm);
+    po::store(po::parse_config_file(file, all, false), vm);
   } catch (const po::error& e) {
     throw InputError(r.ini, 0, e.what());
   }
@@ -44,50 +87,64 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
 
   c.resume = true;
   c.label = experiment_name(r.ini);
-  c.output = r.output;
-  if (c.output.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(r.results_dir) / c.label;
-    std::filesystem::create_directories(dir);
-    c.output = (dir / (device_slug() + ".csv")).string();
-  } else if (std::filesystem::path(c.output).has_parent_path()) {
-    std::filesystem::create_directories(std::filesystem::path(c.output).parent_path());
-  }
-  err << "experiment " << c.label << (r.reduced ? " (reduced scale)" : "") << ": " << description << "\n  results: "
-      << c.output << "\n";
-  if (mode == "bench") return run_bench(c, out, err);
-  if (mode == "validate") return run_validate(c, out, err);
-  if (mode == "tree") {
+  c.scale = reduced ? "reduced" : "full";
+  if (keys.mode == "tree")
     c.tree = true;
-    return run_bench(c, out, err);
-  }
-  throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + mode + "'");
+  else if (keys.mode != "bench" && keys.mode != "validate")
+    throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
+  if (c.output.empty()) c.output = r.output;
+  const bool default_output = c.output.empty();
+  if (default_output) c.output = (std::filesystem::path(r.results_dir) / c.label / (device_slug() + ".csv")).string();
+  // Everything else is checked before the results folder is made: a refused run leaves nothing.
+  const std::string output = c.output;
+  c.output.clear();
+  check_sweep(c);
+  if (r.check_only) return 0;
+  c.output = output;
+  if (auto_reduced)
+    out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << c.label << " runs its [reduced] section\n";
+  if (std::filesystem::path(c.output).has_parent_path())
+    std::filesystem::create_directories(std::filesystem::path(c.output).parent_path());
+  apply_threads(keys.threads ? keys.threads : r.threads);
+  err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
+      << "\n  results: " << c.output << "\n";
+  if (keys.mode == "validate") return run_validate(c, out, err);
+  return run_bench(c, out, err);
 }
 
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || args[0] == "--help") {
-    out << "usage: nearfield experiment experiments/NAME.ini [--results-dir DIR] [--output FILE] [--reduced] "
-           "[any sweep option, overriding the file]\n\nThe file holds the same keys as the command line (level = 7, "
-           "ppb = 8,16,..., kernel = bpb,bpb-n3, ...) and mode = bench | validate | tree; results go to "
-           "DIR/NAME/<device>.csv and a rerun skips the rows already there.\n";
+  const std::string usage =
+      "usage: nearfield experiment experiments/NAME.ini [--results-dir DIR] [--reduced] [--KEY VALUE ...]\n\n"
+      "Runs the sweep the file describes. The file holds the keys below (level = 7, ppb = 8,16,..., kernel = "
+      "bpb,bpb-n3, ...) and an optional [reduced] section of keys for machines without a GPU: it is applied with "
+      "--reduced, and without a usable GPU on its own (one line says so). Keys given on the command line replace "
+      "the file's, [reduced] ones included. Results go to DIR/NAME/<device>.csv (or --output); a rerun skips the "
+      "rows already there, --remeasure measures them again and replaces them.";
+  const bool help = std::find(args.begin(), args.end(), "--help") != args.end();
+  if (args.empty() || help || args[0] == "-h") {
+    ExperimentKeys keys;
+    po::options_description own("experiment options");
+    own.add_options()("results-dir", po::value<std::string>()->default_value("results"), "results folder")(
+        "reduced", "apply the file's [reduced] section (the default without a GPU)")("help", "this help");
+    (args.empty() ? err : out) << usage << "\n\n" << own << "\n" << keys.options << "\n";
     return args.empty() ? 2 : 0;
   }
   ExperimentRun r;
   r.ini = args[0];
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](const std::string& name) {
-      if (a.rfind(name + "=", 0) == 0) return a.substr(name.size() + 1);
-      if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
-      return args[++i];
-    };
-    if (a == "--results-dir" || a.rfind("--results-dir=", 0) == 0)
-      r.results_dir = value("--results-dir");
-    else if (a == "--output" || a.rfind("--output=", 0) == 0)
-      r.output = value("--output");
-    else if (a == "--reduced")
+    if (a == "--results-dir" || a.rfind("--results-dir=", 0) == 0) {
+      if (a != "--results-dir")
+        r.results_dir = a.substr(14);
+      else if (i + 1 < args.size())
+        r.results_dir = args[++i];
+      else
+        throw UsageError("--results-dir needs a value");
+    } else if (a == "--reduced") {
       r.reduced = true;
-    else
+    } else {
       r.overrides.push_back(a);
+    }
   }
   return run_experiment(r, out, err);
 }

@@ -155,16 +155,19 @@ std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precis
   return costs;
 }
 
-const std::vector<std::string> kBenchColumns = {
-    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
-    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms", "plan_ms",
-    "device", "compute_capability", "sm_clock_mhz", "mem_clock_mhz", "cuda_runtime", "cuda_driver", "host_cpu",
-    "threads", "git_commit", "timestamp"};
+// Measurement columns, then the context (harness/context.h).
+std::vector<std::string> with_context(std::vector<std::string> columns) {
+  columns.insert(columns.end(), context_columns().begin(), context_columns().end());
+  return columns;
+}
+const std::vector<std::string> kBenchColumns = with_context(
+    {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
+     "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
+     "plan_ms"});
 
-const std::vector<std::string> kValidateColumns = {
-    "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
-    "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "device", "compute_capability", "cuda_runtime",
-    "cuda_driver", "host_cpu", "threads", "git_commit", "timestamp"};
+const std::vector<std::string> kValidateColumns = with_context(
+    {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
+     "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status"});
 
 std::string sci(double v) { return fmt("%.3e", v); }
 
@@ -193,7 +196,7 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
     if (file) {
       auto add = [&](const std::string& kernel, const TimingStats& s, bool gpu_row) {
         auto r = point_key(c, p, pt, kernel, Precision::f64, "");
-        auto ctx = run_context(gpu_row);
+        auto ctx = run_context(gpu_row, c.scale);
         r.insert(ctx.begin(), ctx.end());
         r["reps"] = std::to_string(s.reps);
         r["warmup"] = std::to_string(gpu_row ? c.warmup : 0);
@@ -226,7 +229,8 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")
       ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")
       ("output", po::value(&c.output), "results CSV to append rows to (created with a header)")
-      ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output");
+      ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output")
+      ("remeasure", po::bool_switch(&c.remeasure), "measure points already in --output again and replace their rows");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");
@@ -269,9 +273,10 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         const KernelInfo& k = find_kernel(name);
         const std::string mask_name = k.near_field ? "" : to_string(mask);
         auto key = point_key(c, p, pt, name, prec, mask_name);
+        const auto point = key;
         progress.step(name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
                       std::to_string(p.size()) + (pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : ""));
-        if (c.resume && file && file->contains(key)) {
+        if (c.resume && !c.remeasure && file && file->contains(key)) {
           err << "  already in " << file->path() << ", skipped\n";
           continue;
         }
@@ -288,7 +293,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
                fmt("%.1f", m.gflops), k.near_field ? fmt("%.3f", m.tree_ms) : "-",
                m.plan_ms > 0 ? fmt("%.3f", m.plan_ms) : "-"});
         if (file) {
-          auto ctx = run_context(k.gpu);
+          auto ctx = run_context(k, c.scale);
           key.insert(ctx.begin(), ctx.end());
           key["reps"] = std::to_string(reps);
           key["warmup"] = std::to_string(warmup);
@@ -301,7 +306,10 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["flops_per_interaction"] = std::to_string(m.flops_per_interaction);
           key["tree_ms"] = k.near_field ? format_double(m.tree_ms) : "";
           key["plan_ms"] = m.plan_ms > 0 ? format_double(m.plan_ms) : "";
-          file->append(key);
+          if (c.remeasure)
+            file->replace(point, key);
+          else
+            file->append(key);
         }
       }
   }
@@ -337,9 +345,10 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       for (const std::string& name : kernels) {
         const KernelInfo& k = find_kernel(name);
         auto key = point_key(c, p, pt, name, prec, k.near_field ? "" : "near");
+        const auto point = key;
         progress.step("validate " + name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
                       std::to_string(p.size()));
-        if (c.resume && file && file->contains(key)) {
+        if (c.resume && !c.remeasure && file && file->contains(key)) {
           err << "  already in " << file->path() << ", skipped\n";
           continue;
         }
@@ -360,7 +369,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), sci(m.rel_l2), sci(m.max_rel),
                sci(m.momentum), sci(tolerance(prec)), repeat, ok ? "PASS" : "FAIL"});
         if (file) {
-          auto ctx = run_context(k.gpu);
+          auto ctx = run_context(k, c.scale);
           key.insert(ctx.begin(), ctx.end());
           key["reference"] = ref_name;
           key["rel_l2"] = format_double(m.rel_l2);
@@ -369,7 +378,10 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["tolerance"] = format_double(tolerance(prec));
           key["repeat"] = repeat;
           key["status"] = ok ? "PASS" : "FAIL";
-          file->append(key);
+          if (c.remeasure)
+            file->replace(point, key);
+          else
+            file->append(key);
         }
       }
     }

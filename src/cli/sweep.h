@@ -24,6 +24,8 @@ struct SweepConfig {
   std::size_t cpu_reference_limit = 20000;
   std::string output;                 //!< results CSV to append to
   bool resume = false;                //!< skip points already in `output`
+  bool remeasure = false;             //!< measure points already in `output` again, replacing their rows
+  std::string scale;                  //!< "full" or "reduced" in experiments (recorded in every row)
   bool tree = false;                  //!< bench: time the tree build instead of kernels
   std::string label;                  //!< progress prefix (experiment name)
 };

@@ -4,14 +4,29 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+
+#include "common/errors.h"
 
 namespace nf {
 
+void check_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError("no output file name given");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path, 0, "is a folder, not a file name");
+  const fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) return;
+  if (!fs::exists(dir, ec)) throw InputError(path, 0, "cannot write: folder '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, ec)) throw InputError(path, 0, "cannot write: '" + dir.string() + "' is not a folder");
+}
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  check_output_path(path_);
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
   f_ = std::fopen(tmp_.c_str(), "wb");
-  if (!f_) throw std::runtime_error("cannot write " + tmp_ + ": " + std::strerror(errno));
+  if (!f_) throw InputError(path_, 0, std::string("cannot write: ") + std::strerror(errno));
 }
 
 AtomicFile::~AtomicFile() {
@@ -24,7 +39,7 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(const std::string& text) {
   if (!f_) throw std::logic_error("AtomicFile::write after commit");
   if (std::fwrite(text.data(), 1, text.size(), f_) != text.size())
-    throw std::runtime_error("cannot write " + tmp_ + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
 }
 
 void AtomicFile::commit() {

@@ -8,7 +8,9 @@
 namespace nf {
 
 //! A file being written: `write` appends, `commit` flushes, syncs and renames it to its final
-//! path; destroying it without commit removes the temporary file.
+//! path; destroying it without commit removes the temporary file. Errors name the final path
+//! (the user's), never the temporary one: a path that cannot be created is an InputError (the
+//! command exits 2), a failure while writing a runtime error.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -24,6 +26,11 @@ class AtomicFile {
   std::string path_, tmp_;
   std::FILE* f_ = nullptr;
 };
+
+//! Throws InputError naming `path` when it cannot become a file: its folder does not exist, is
+//! not a folder, or `path` is a folder. Commands call it before any work, so a typo in an output
+//! path costs nothing.
+void check_output_path(const std::string& path);
 
 //! Writes `text` to `path` atomically.
 void write_file_atomically(const std::string& path, const std::string& text);

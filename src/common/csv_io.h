@@ -5,6 +5,7 @@
 //! are ignored. A z column makes the file 3D. Numbers are converted with std::from_chars, so every
 //! decimal reads to the nearest double. Errors name the file, the line and the problem.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,16 @@ void write_particles_csv(const std::string& path, const Particles& p);
 //! Writes id,ax,ay[,az]: one row per particle in input order (atomically). `acc` holds dim
 //! values per particle.
 void write_accelerations_csv(const std::string& path, const Particles& p, const std::vector<double>& acc);
+
+//! Accelerations as `forces` writes them (id,ax,ay[,az]), in file order.
+struct Accelerations {
+  int dim = 2;
+  std::vector<std::int64_t> id;
+  std::vector<double> acc;  //!< dim values per row
+};
+
+//! Reads an accelerations file; errors (InputError) name the file, the line and the problem,
+//! repeated ids included.
+Accelerations read_accelerations_csv(const std::string& path);
 
 }  // namespace nf

@@ -14,6 +14,9 @@ namespace nf {
 bool parse_double(std::string_view text, double& out);
 //! Same for a signed 64-bit integer.
 bool parse_int64(std::string_view text, std::int64_t& out);
+//! Why `text` did not parse: "is empty", "is out of range" (1e999, 2^63) or "is not a number"
+//! ("is not an integer" when `integer`), for messages of the form "'1e999' is out of range".
+std::string parse_failure(std::string_view text, bool integer);
 //! Shortest round-trip decimal form of v.
 std::string format_double(double v);
 //! Appends format_double(v) to out without a temporary string.

@@ -3,12 +3,24 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace nf {
 
-//! Context columns: device, compute_capability, sm_clock_mhz, mem_clock_mhz, cuda_runtime,
-//! cuda_driver (GPU fields empty for CPU kernels), host_cpu, threads, git_commit, timestamp.
-std::map<std::string, std::string> run_context(bool gpu_kernel);
+struct KernelInfo;
+
+//! The context columns of every results row, in file order: the GPU (device, compute_capability,
+//! sm_clock_mhz, mem_clock_mhz, gpu_memory_gib, cuda_runtime, cuda_driver, cuda_compiler), the
+//! host (host_cpu, cpu_clock_mhz, cpu_cores, memory_gib, os, compiler), threads, scale, git_commit
+//! and timestamp. Files written before some of them existed stay readable (ResultsFile).
+const std::vector<std::string>& context_columns();
+
+//! Context of a row measured by kernel `k`: GPU fields for GPU kernels, `threads` the CPU threads
+//! the kernel ran on (1 for single-threaded kernels, the OpenMP team size for OpenMP ones, empty
+//! for GPU kernels); `scale` as given ("full", "reduced", or empty outside experiments).
+std::map<std::string, std::string> run_context(const KernelInfo& k, const std::string& scale);
+//! Context of a row measured on the GPU (`gpu_row`) or by one CPU thread (tree builds).
+std::map<std::string, std::string> run_context(bool gpu_row, const std::string& scale);
 
 //! The CPU model name ("unknown cpu" when /proc/cpuinfo does not say).
 std::string cpu_model();

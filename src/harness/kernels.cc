@@ -49,7 +49,7 @@ std::list<KernelInfo> builtin_kernels() {
       {"cpu-omp-n3", cpu_nf | kNewton3 | kScratch | kOpenMP,
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
        cpu_near_field(NF_PER_SHAPE(cpu_omp_n3))},
-      {"cpu-allpairs", kDeterministic, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
+      {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
       {"allpairs-naive", gpu_ap, "thread per body, sources from global memory",
        gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_naive))},
       {"allpairs-tiled", gpu_ap, "GPU Gems 3 ch. 31 shared-memory tiles (ground truth)",

@@ -1,10 +1,12 @@
 #include "harness/results.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "harness/context.h"
 
 namespace nf {
 
@@ -23,38 +25,65 @@ std::string csv_field(std::string text) {
   return text;
 }
 
+const std::vector<std::string>& added_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = context_columns();
+    for (const char* name : {"plan_ms", "repeat"}) c.push_back(name);  // bench, validate
+    return c;
+  }();
+  return columns;
+}
+
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {
+  check_output_path(path_);
   std::ifstream in(path_);
   if (!in) return;
   std::string line;
   if (!std::getline(in, line)) return;
-  std::string expected;
-  for (const auto& c : columns_) expected += (expected.empty() ? "" : ",") + c;
-  if (line != expected)
-    throw InputError(path_, 1, "existing results file has other columns than this command writes; move it away");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> header = split_csv_line(line);
+  const auto has = [](const std::vector<std::string>& v, const std::string& c) {
+    return std::find(v.begin(), v.end(), c) != v.end();
+  };
+  for (const std::string& c : columns_)
+    if (!has(header, c) && !has(added_columns(), c))
+      throw InputError(path_, 1, "existing results file has no column '" + c +
+                                     "' (it was written by another command); move it away");
+  for (const std::string& c : header)
+    if (!has(columns_, c)) columns_.push_back(c);
+  // Where each of our columns sits in the file's rows (-1: absent in this file).
+  std::vector<long> from(columns_.size(), -1);
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const auto it = std::find(header.begin(), header.end(), columns_[c]);
+    if (it != header.end()) from[c] = it - header.begin();
+  }
   long number = 1;
   while (std::getline(in, line)) {
     ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    std::vector<std::string> row = split_csv_line(line);
-    if (row.size() != columns_.size())
-      throw InputError(path_, number, "row has " + std::to_string(row.size()) + " fields, the header " +
-                                          std::to_string(columns_.size()));
+    const std::vector<std::string> fields = split_csv_line(line);
+    if (fields.size() != header.size())
+      throw InputError(path_, number, "row has " + std::to_string(fields.size()) + " fields, the header " +
+                                          std::to_string(header.size()));
+    std::vector<std::string> row(columns_.size());
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      if (from[c] >= 0) row[c] = fields[static_cast<std::size_t>(from[c])];
     rows_.push_back(std::move(row));
   }
 }
 
-bool ResultsFile::contains(const std::map<std::string, std::string>& key) const {
-  for (const auto& row : rows_) {
-    bool match = true;
-    for (std::size_t c = 0; c < columns_.size() && match; ++c) {
-      const auto it = key.find(columns_[c]);
-      match = it == key.end() || it->second == row[c];
-    }
-    if (match) return true;
+bool ResultsFile::matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const {
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const auto it = key.find(columns_[c]);
+    if (it != key.end() && csv_field(it->second) != row[c]) return false;
   }
-  return false;
+  return true;
+}
+
+bool ResultsFile::contains(const std::map<std::string, std::string>& key) const {
+  return std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return matches(row, key); });
 }
 
 void ResultsFile::append(const std::map<std::string, std::string>& values) {
@@ -64,6 +93,19 @@ void ResultsFile::append(const std::map<std::string, std::string>& values) {
     if (it != values.end()) row[c] = csv_field(it->second);
   }
   rows_.push_back(row);
+  write();
+}
+
+std::size_t ResultsFile::replace(const std::map<std::string, std::string>& key,
+                                 const std::map<std::string, std::string>& row) {
+  const std::size_t before = rows_.size();
+  rows_.erase(std::remove_if(rows_.begin(), rows_.end(), [&](const auto& r) { return matches(r, key); }), rows_.end());
+  const std::size_t removed = before - rows_.size();
+  append(row);
+  return removed;
+}
+
+void ResultsFile::write() const {
   std::string text;
   for (std::size_t c = 0; c < columns_.size(); ++c) text += (c ? "," : "") + columns_[c];
   text += '\n';

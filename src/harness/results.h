@@ -4,6 +4,7 @@
 //! renaming it, so an interrupted sweep leaves a complete file holding the rows it finished, and a
 //! rerun can skip them.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,22 +14,38 @@ namespace nf {
 //! One results file, loaded when it exists.
 class ResultsFile {
  public:
-  //! Opens (or prepares to create) `path` with these columns; an existing file with another
-  //! header is refused (InputError), never overwritten.
+  //! Opens (or prepares to create) `path` for rows with these columns. An existing file written
+  //! by an older version may lack the columns added since (added_columns()): its rows read as
+  //! empty there, and the file is rewritten with the full header (its own extra columns kept at
+  //! the end). A file lacking any other column (another command's file) is refused (InputError),
+  //! never overwritten. A path whose folder does not exist is refused before any work.
   ResultsFile(std::string path, std::vector<std::string> columns);
 
   //! True when a row agrees with `key` on every column `key` names.
   bool contains(const std::map<std::string, std::string>& key) const;
   //! Appends a row (columns missing from `row` are left empty) and rewrites the file.
   void append(const std::map<std::string, std::string>& row);
+  //! Removes every row agreeing with `key` and appends `row`, in one rewrite (re-measuring a
+  //! point); returns how many rows it replaced.
+  std::size_t replace(const std::map<std::string, std::string>& key, const std::map<std::string, std::string>& row);
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  //! The file's columns: the command's, then any extra ones an existing file had.
+  const std::vector<std::string>& columns() const { return columns_; }
   const std::string& path() const { return path_; }
 
  private:
+  bool matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const;
+  void write() const;
+
   std::string path_;
   std::vector<std::string> columns_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+//! Columns that results files of earlier versions may lack: the context columns
+//! (context_columns()) and every measurement column added after the first results were
+//! committed. Adding a column to a results file? List it here, so older files stay readable.
+const std::vector<std::string>& added_columns();
 
 //! Splits one CSV line (no quoting: our fields never hold commas).
 std::vector<std::string> split_csv_line(const std::string& line);
