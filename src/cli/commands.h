@@ -28,6 +28,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_model(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_convert(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_render(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;
@@ -35,6 +37,7 @@ namespace po = boost::program_options;
 //! Where the particles come from: a file, or a generator.
 struct InputArgs {
   std::string input;
+  std::string input_format;      //!< empty: by the extension of input
   std::string dist = "uniform";  //!< comma list in sweeps; one name elsewhere
   std::string dim = "2";         //!< comma list in sweeps; one value elsewhere
   std::string n, ppb;            //!< lists in sweeps ("8,16,32"); single values elsewhere
@@ -44,7 +47,7 @@ struct InputArgs {
   double jitter = 0.0;
 };
 
-//! --input and the generator options (--dist --dim --n --ppb --seed --mass --clusters --jitter).
+//! --input, --input-format and the generator options (--dist --dim --n --ppb --seed --mass --clusters --jitter).
 void add_input_options(po::options_description& d, InputArgs& a);
 
 //! The particles of one input point: the file, or the generator (a.dist and a.dim single

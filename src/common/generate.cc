@@ -7,6 +7,7 @@
 
 #include "common/box_rule.h"
 #include "common/errors.h"
+#include "common/galaxies.h"
 #include "common/random.h"
 
 namespace nf {
@@ -114,7 +115,7 @@ void lattice(Particles& p, Random& r, double jitter) {
 
 }  // namespace
 
-const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice"; }
+const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice, galaxies"; }
 
 Particles generate(const GenerateOptions& o) {
   if (o.dim != 2 && o.dim != 3) throw UsageError("--dim must be 2 or 3, not " + std::to_string(o.dim));
@@ -123,6 +124,11 @@ Particles generate(const GenerateOptions& o) {
   const std::int64_t n = particle_count(o);
   if (n > (std::int64_t(1) << 31) - 1) throw UsageError("at most 2^31 - 1 particles, not " + std::to_string(n));
   if (o.dist == "uniform-exact" && o.level < 0) throw UsageError("uniform-exact needs --level and --ppb");
+  if (o.dist == "galaxies") {
+    if (o.dim != 3) throw UsageError("galaxies is 3D only (--dim 3)");
+    if (o.mass != "equal") throw UsageError("galaxies sets its own masses (per component); --mass must stay equal");
+    return make_galaxies(n, o.seed);
+  }
 
   Particles p;
   p.dim = o.dim;

@@ -14,7 +14,7 @@ namespace nf {
 
 //! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
 struct GenerateOptions {
-  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice
+  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice | galaxies
   int dim = 3;
   std::int64_t n = -1;
   int level = -1;
@@ -40,6 +40,8 @@ const char* generator_names();
 //!   the N points shared evenly; boxes with thousands of points next to empty ones.
 //! - lattice: s^D points at i/s (s = N^(1/D) must be an integer), each displaced uniformly by up
 //!   to jitter/2 spacings per axis.
+//! - galaxies: two disk + bulge + halo galaxies on a collision orbit (galaxies.h), 3D only, masses
+//!   per component (the --mass option must stay "equal").
 Particles generate(const GenerateOptions& opt);
 
 }  // namespace nf
