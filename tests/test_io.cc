@@ -483,6 +483,11 @@ TEST_CASE("convert: between all formats, exactly; bad input or output leaves not
   r = test::run_cli({"convert", "--input", dir.file("q.bin"), "--output", dir.file("q.tipsy")});
   REQUIRE(r.code == 0);
   check_has(r.err, "does not store: ids, float64 precision");
+  // without --output: read and check only
+  r = test::run_cli({"convert", "--input", dir.file("q.bin")});
+  REQUIRE(r.code == 0);
+  check_has(r.out, "read 50 particles, 2D, velocities, ids from " + dir.file("q.bin") + " (bin): ");
+  check_has(r.out, "GB/s");
   // a truncated input: exit 2, the file named, no output
   const std::string whole = test::read_text(dir.file("q.bin"));
   write_text(dir.file("cut.bin"), whole.substr(0, whole.size() - 5));

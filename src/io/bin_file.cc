@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -21,27 +20,20 @@ constexpr std::uint32_t kIds = 1, kVelocities = 2;
 // 4 MiB keeps read(2) overhead negligible (measured: larger blocks gave no more throughput).
 constexpr std::size_t kBlockBytes = std::size_t(4) << 20;
 
-// One stored array: its name in messages, where it lives in memory, how its values are checked.
-template <class Ptr>
-struct Array {
-  const char* name;
-  Ptr data;  // double* or std::int64_t*, as void* (or const void* when writing)
-  bool is_id, is_mass;
-};
-
-// The arrays in file order (the layout in bin_file.h).
-template <class P, class Ptr = std::conditional_t<std::is_const_v<P>, const void*, void*>>
-std::vector<Array<Ptr>> arrays_of(P& p, bool ids, bool velocities) {
-  std::vector<Array<Ptr>> a = {{"x", p.x.data(), false, false}, {"y", p.y.data(), false, false}};
-  if (p.dim == 3) a.push_back({"z", p.z.data(), false, false});
-  a.push_back({"m", p.m.data(), false, true});
-  if (ids) a.push_back({"id", p.id.data(), true, false});
+// Calls f(name, vector, is_mass) for every stored array of p, in file order (the layout in
+// bin_file.h); P is Particles or const Particles, the vector std::vector<double> or <int64_t>.
+template <class P, class F>
+void for_each_array(P& p, bool ids, bool velocities, F&& f) {
+  f("x", p.x, false);
+  f("y", p.y, false);
+  if (p.dim == 3) f("z", p.z, false);
+  f("m", p.m, true);
+  if (ids) f("id", p.id, false);
   if (velocities) {
-    a.push_back({"vx", p.vx.data(), false, false});
-    a.push_back({"vy", p.vy.data(), false, false});
-    if (p.dim == 3) a.push_back({"vz", p.vz.data(), false, false});
+    f("vx", p.vx, false);
+    f("vy", p.vy, false);
+    if (p.dim == 3) f("vz", p.vz, false);
   }
-  return a;
 }
 
 std::string describe(int dim, std::uint64_t n, bool ids, bool velocities) {
@@ -51,12 +43,12 @@ std::string describe(int dim, std::uint64_t n, bool ids, bool velocities) {
   return s;
 }
 
-template <class A>
-void check_block(const std::string& path, const A& a, const double* v, std::size_t count, std::size_t first) {
+void check_block(const std::string& path, const char* name, bool is_mass, const double* v, std::size_t count,
+                 std::size_t first) {
   for (std::size_t i = 0; i < count; ++i)
-    if (a.is_mass ? bad_mass(v[i]) : bad_value(v[i]))
-      throw_bad_value(path, "particle " + std::to_string(first + i), a.name, v[i]);
+    if (is_mass ? bad_mass(v[i]) : bad_value(v[i])) throw_bad_value(path, "particle " + std::to_string(first + i), name, v[i]);
 }
+void check_block(const std::string&, const char*, bool, const std::int64_t*, std::size_t, std::size_t) {}  // any id goes
 
 }  // namespace
 
@@ -100,11 +92,12 @@ Particles read_bin(const std::string& path) {
     }
     msg += ", but it is " + std::to_string(in.size()) + " bytes";
     if (n <= max_n && in.size() < kBinHeaderBytes + n * 8 * arrays && n > 0) {
-      Particles names;
-      names.dim = int(dim);
-      const auto a = arrays_of(names, ids, velocities);
+      Particles shape;
+      shape.dim = int(dim);
+      std::vector<const char*> names;
+      for_each_array(shape, ids, velocities, [&](const char* name, auto&, bool) { names.push_back(name); });
       const std::uint64_t k = payload / (8 * n), i = (payload % (8 * n)) / 8;
-      msg += ": array '" + std::string(a[k].name) + "' ends after " + std::to_string(i) + " of its " +
+      msg += ": array '" + std::string(names[k]) + "' ends after " + std::to_string(i) + " of its " +
              std::to_string(n) + " values";
     }
     throw InputError(path, 0, msg);
@@ -114,19 +107,20 @@ Particles read_bin(const std::string& path) {
   Particles p;
   p.dim = int(dim);
   p.time = time;
-  if (ids) p.id.resize(1);  // resize() sizes only the arrays that are present
-  if (velocities) p.vx.resize(1);
-  p.resize(static_cast<std::size_t>(n));
-  for (const auto& a : arrays_of(p, ids, velocities)) {
-    auto* bytes = static_cast<unsigned char*>(a.data);
-    const std::size_t total = static_cast<std::size_t>(n) * 8;
+  in.prefetch_rest();
+  const std::size_t count = static_cast<std::size_t>(n), total = count * 8;
+  // Each array is sized just before it is read: its memory is first touched (the zero fill) while
+  // the disk reads ahead, then filled in blocks straight from the file and checked while in cache.
+  for_each_array(p, ids, velocities, [&](const char* name, auto& v, bool is_mass) {
+    v.resize(count);
+    auto* bytes = reinterpret_cast<unsigned char*>(v.data());
     for (std::size_t off = 0; off < total; off += kBlockBytes) {
       const std::size_t len = std::min(kBlockBytes, total - off);
-      in.read(bytes + off, len, std::string("array '") + a.name + "'");
+      in.read(bytes + off, len, std::string("array '") + name + "'");
       if (host_byte_order() != ByteOrder::little) swap_bytes(bytes + off, len / 8, 8);
-      if (!a.is_id) check_block(path, a, reinterpret_cast<const double*>(bytes + off), len / 8, off / 8);
+      check_block(path, name, is_mass, v.data() + off / 8, len / 8, off / 8);
     }
-  }
+  });
   return p;
 }
 
@@ -145,19 +139,17 @@ void write_bin(const std::string& path, const Particles& p) {
   AtomicFile file(path);
   file.write(h, sizeof h);
   std::vector<unsigned char> swapped;
-  for (const auto& a : arrays_of(p, ids, velocities)) {
-    const std::size_t total = p.size() * 8;
-    if (host_byte_order() == ByteOrder::little) {
-      file.write(a.data, total);
-      continue;
-    }
+  for_each_array(p, ids, velocities, [&](const char*, const auto& v, bool) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(v.data());
+    const std::size_t total = v.size() * 8;
+    if (host_byte_order() == ByteOrder::little) return file.write(bytes, total);
     for (std::size_t off = 0; off < total; off += kBlockBytes) {
       const std::size_t len = std::min(kBlockBytes, total - off);
-      swapped.assign(static_cast<const unsigned char*>(a.data) + off, static_cast<const unsigned char*>(a.data) + off + len);
+      swapped.assign(bytes + off, bytes + off + len);
       swap_bytes(swapped.data(), len / 8, 8);
       file.write(swapped.data(), len);
     }
-  }
+  });
   file.commit();
 }
 

@@ -51,6 +51,10 @@ std::string InputFile::read_rest() {
   return text;
 }
 
+void InputFile::prefetch_rest() {
+  ::posix_fadvise(fd_, static_cast<off_t>(position_), 0, POSIX_FADV_WILLNEED);  // a hint: failure is harmless
+}
+
 void throw_bad_value(const std::string& file, const std::string& where, const char* name, double v) {
   if (!bad_value(v)) throw InputError(file, 0, where + ": negative mass " + format_double(v));  // the only finite bad value
   throw InputError(file, 0, where + ": " + name + " = " + format_double(v) + " is not finite (NaN/inf)");
