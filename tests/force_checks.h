@@ -6,6 +6,7 @@
 
 #include "allpairs/allpairs_cpu.h"
 #include "common/domain.h"
+#include "harness/benchmark.h"
 #include "harness/evaluation.h"
 #include "harness/validation.h"
 #include "helpers.h"
@@ -51,8 +52,9 @@ struct KernelCase {
   std::string domain;      // explicit domain text, or empty for the default
 };
 
-//! Runs the case and returns the accelerations (input order) after checking they are finite
-//! and within the tolerance of `reference` (the same inputs, float64).
+//! Runs the case and returns its metrics after checking the accelerations (input order) are
+//! finite, within the tolerance of `reference` (the same inputs, float64), and repeatable bit for
+//! bit when the kernel claims to be deterministic.
 inline Metrics check_kernel(const Particles& p, const KernelCase& c, const std::vector<double>& reference) {
   CAPTURE(c.kernel);
   CAPTURE(to_string(c.precision));
@@ -67,17 +69,17 @@ inline Metrics check_kernel(const Particles& p, const KernelCase& c, const std::
   s.softening = c.softening;
   s.precision = c.precision;
   s.mask = c.mask;
-  auto e = prepare(k, p, s);
-  e->poison_output();
-  e->run();
-  const std::vector<double> a = e->accelerations();
-  REQUIRE(a.size() == p.size() * p.dim);
-  const Metrics m = compare(a, reference, masses_as_seen(p, c.precision), p.dim);
+  REQUIRE(reference.size() == p.size() * p.dim);
+  // Output poisoned with NaN first; kernels flagged deterministic run twice, compared bit for bit.
+  const KernelCheck check = validate_kernel(k, p, s, reference);
+  const Metrics& m = check.metrics;
   CAPTURE(m.rel_l2);
   CAPTURE(m.max_rel);
   CAPTURE(m.momentum);
   CHECK(m.finite);
   CHECK(m.rel_l2 <= tolerance(c.precision));
+  CHECK(check.repeat_checked == k.deterministic);
+  CHECK(check.repeatable);
   if (k.newton3) CHECK(m.momentum <= (c.precision == Precision::f32 ? 1e-5 : 1e-13));
   return m;
 }
@@ -87,6 +89,14 @@ inline Metrics check_kernel(const Particles& p, const KernelCase& c) {
   const Domain d = resolve_domain(p, c.domain, "test");
   const bool all = !find_kernel(c.kernel).near_field && c.mask == Mask::all;
   return check_kernel(p, c, naive_reference(p, c.level, d, c.softening, c.precision, all));
+}
+
+//! Names of the registered kernels with all `required` and none of `excluded` traits: tests
+//! iterate these, so a newly registered kernel is checked by every input without being listed.
+inline std::vector<std::string> kernel_names(unsigned required, unsigned excluded = 0) {
+  std::vector<std::string> names;
+  for (const KernelInfo* k : kernels_with(required, excluded)) names.push_back(k->name);
+  return names;
 }
 
 //! Interactions a near-field kernel evaluates when run in counting mode.

@@ -6,8 +6,9 @@
 using namespace nf;
 
 namespace {
-const char* const kAllPairs[] = {"allpairs-naive", "allpairs-tiled", "allpairs-2d"};
-const char* const kNearField[] = {"ppt", "bpt", "bpb", "bpb-n3"};
+// Every registered GPU kernel of each kind: a new kernel is checked here by registering it.
+const std::vector<std::string> kAllPairs = test::kernel_names(kGpu, kNearField);
+const std::vector<std::string> kNearFieldKernels = test::kernel_names(kGpu | kNearField);
 }  // namespace
 
 TEST_CASE("GPU all-pairs kernels: any N, both masks, 2D/3D, float/double" * doctest::test_suite("gpu")) {
@@ -22,7 +23,7 @@ TEST_CASE("GPU all-pairs kernels: any N, both masks, 2D/3D, float/double" * doct
           const Particles p = test::make(n % 3 ? "uniform" : "plummer", dim, n, 500 + n + dim);
           const int level = dim == 2 ? 4 : 3;
           const auto ref = test::naive_reference(p, level, default_domain(p), 1e-3, prec, mask == Mask::all);
-          for (const char* k : kAllPairs) test::check_kernel(p, {k, prec, level, 1e-3, mask, ""}, ref);
+          for (const std::string& k : kAllPairs) test::check_kernel(p, {k, prec, level, 1e-3, mask, ""}, ref);
         }
 }
 
@@ -35,7 +36,7 @@ TEST_CASE("GPU all-pairs kernels: coincident points, with and without softening"
   for (double eps : {0.0, 1e-3})  // guarded (eps = 0) and unguarded evaluation
     for (Precision prec : {Precision::f32, Precision::f64})
       for (Mask mask : {Mask::all, Mask::near})
-        for (const char* k : kAllPairs) test::check_kernel(p, {k, prec, 2, eps, mask, ""});
+        for (const std::string& k : kAllPairs) test::check_kernel(p, {k, prec, 2, eps, mask, ""});
 }
 
 TEST_CASE("GPU near-field kernels match the float64 reference on random and adversarial inputs" *
@@ -47,7 +48,7 @@ TEST_CASE("GPU near-field kernels match the float64 reference on random and adve
         CAPTURE(in.what);
         const Domain d = resolve_domain(in.p, in.domain, "test");
         const auto ref = test::naive_reference(in.p, in.level, d, eps, prec, false);
-        for (const char* k : kNearField) test::check_kernel(in.p, {k, prec, in.level, eps, Mask::near, in.domain}, ref);
+        for (const std::string& k : kNearFieldKernels) test::check_kernel(in.p, {k, prec, in.level, eps, Mask::near, in.domain}, ref);
       }
 }
 
@@ -59,7 +60,7 @@ TEST_CASE("GPU near-field kernels: uniform-exact boxes of 1..600 particles (bloc
     const int level = ppb > 100 ? 2 : 4;
     for (Precision prec : {Precision::f32, Precision::f64}) {
       const auto ref = test::naive_reference(p, level, default_domain(p), 1e-3, prec, false);
-      for (const char* k : kNearField) test::check_kernel(p, {k, prec, level, 1e-3, Mask::near, ""}, ref);
+      for (const std::string& k : kNearFieldKernels) test::check_kernel(p, {k, prec, level, 1e-3, Mask::near, ""}, ref);
     }
   }
 }
@@ -72,7 +73,7 @@ TEST_CASE("GPU counting mode: kernels evaluate exactly the near-field pairs" * d
         if (dim == 3 && level == 4) continue;
         const Particles p = test::make_exact(dim, level, ppb);
         const std::uint64_t full = cp_bpb(dim, level, ppb);  // the model's N(P-1) + B P^2
-        for (const char* k : kNearField) {
+        for (const std::string& k : kNearFieldKernels) {
           CAPTURE(k);
           CAPTURE(dim);
           CAPTURE(level);
@@ -82,7 +83,7 @@ TEST_CASE("GPU counting mode: kernels evaluate exactly the near-field pairs" * d
       }
   // Chunked boxes count the same: 1300 particles in one box, level 0.
   const Particles p = test::make("uniform", 2, 1300, 4);
-  for (const char* k : kNearField)
+  for (const std::string& k : kNearFieldKernels)
     CHECK(test::count_interactions(p, k, 0) == (find_kernel(k).newton3 ? 1300ull * 1299 / 2 : 1300ull * 1299));
 }
 

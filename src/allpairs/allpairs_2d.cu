@@ -80,10 +80,12 @@ std::uint32_t allpairs_2d_slices(std::uint32_t n) {
 }
 
 template <int D, class T>
-void allpairs_2d(const AllPairsView<T>& v, Acc4<T>* partial) {
+void allpairs_2d(const AllPairsView<T>& v) {
   if (v.n == 0) return;
   constexpr std::uint32_t P = TwoDPolicy::threads;
   const std::uint32_t slices = allpairs_2d_slices(v.n), len = slice_length(v.n, slices);
+  Acc4<T>* partial =
+      slices > 1 ? static_cast<Acc4<T>*>(v.workspace->get(std::size_t(slices) * v.n * sizeof(Acc4<T>))) : nullptr;
   // One slice needs no reduction: the block's sums are the result.
   Acc4<T>* out = slices == 1 ? v.acc : partial;
   gpu::dispatch_bool(v.guarded, [&](auto guarded) {
@@ -98,9 +100,9 @@ void allpairs_2d(const AllPairsView<T>& v, Acc4<T>* partial) {
   }
 }
 
-template void allpairs_2d<2, float>(const AllPairsView<float>&, Acc4<float>*);
-template void allpairs_2d<3, float>(const AllPairsView<float>&, Acc4<float>*);
-template void allpairs_2d<2, double>(const AllPairsView<double>&, Acc4<double>*);
-template void allpairs_2d<3, double>(const AllPairsView<double>&, Acc4<double>*);
+template void allpairs_2d<2, float>(const AllPairsView<float>&);
+template void allpairs_2d<3, float>(const AllPairsView<float>&);
+template void allpairs_2d<2, double>(const AllPairsView<double>&);
+template void allpairs_2d<3, double>(const AllPairsView<double>&);
 
 }  // namespace nf

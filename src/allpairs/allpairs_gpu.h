@@ -11,6 +11,7 @@
 
 #include "allpairs/near_mask.h"
 #include "common/body.h"
+#include "common/gpu_runtime.h"
 
 namespace nf {
 
@@ -23,6 +24,7 @@ struct AllPairsView {
   std::uint32_t n = 0;
   T eps2 = 0;
   bool guarded = true;  //!< false only when unguarded_is_safe<T>() holds
+  gpu::Workspace* workspace = nullptr;  //!< scratch memory (allpairs-2d's partial sums)
 };
 
 template <int D, class T>
@@ -32,8 +34,8 @@ void allpairs_tiled(const AllPairsView<T>& v);
 
 //! Number of source slices allpairs-2d uses for n bodies (1 when n alone fills the GPU).
 std::uint32_t allpairs_2d_slices(std::uint32_t n);
-//! `partial` must hold allpairs_2d_slices(n) * n accelerations.
+//! Partial sums go to v.workspace (allpairs_2d_slices(n) * n accelerations when slicing).
 template <int D, class T>
-void allpairs_2d(const AllPairsView<T>& v, Acc4<T>* partial);
+void allpairs_2d(const AllPairsView<T>& v);
 
 }  // namespace nf

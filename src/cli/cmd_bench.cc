@@ -15,10 +15,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
                   "--level K,.. [--precision float,double] [--reps R] [--output results.csv] [--tree]"))
     return 0;
   if (vm.count("list")) {
-    Table t({"kernel", "where", "kind", "description"});
-    for (const KernelInfo& k : all_kernels())
-      t.add({k.name, k.gpu ? "gpu" : "cpu", k.near_field ? (k.newton3 ? "near-field, Newton-3" : "near-field") : "all-pairs",
-             k.summary});
+    Table t({"kernel", "traits", "description"});
+    for (const KernelInfo& k : all_kernels()) t.add({k.name, k.trait_list(), k.summary});
     t.print(out);
     return 0;
   }

@@ -7,14 +7,13 @@
 
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
-#include "common/interaction.h"
 #include "common/numbers.h"
+#include "harness/benchmark.h"
 #include "harness/context.h"
 #include "harness/evaluation.h"
 #include "harness/results.h"
 #include "harness/stats.h"
 #include "harness/validation.h"
-#include "quadtree/tree_gpu.h"
 
 namespace nf::cli {
 namespace {
@@ -91,35 +90,56 @@ std::map<std::string, std::string> point_key(const SweepConfig& c, const Particl
   return k;
 }
 
-// Progress on stderr: current point, done/total, elapsed, estimate.
+// Progress on stderr: current point, done/total, elapsed, and an estimate of the time left that
+// weights every step by its expected cost (estimated_cost), so that a sweep whose first steps
+// are cheap (or dear) does not extrapolate them to the rest.
 class Progress {
  public:
-  Progress(std::ostream& err, std::string label, std::size_t total) : err_(err), label_(std::move(label)), total_(total) {}
+  Progress(std::ostream& err, std::string label, std::vector<double> costs)
+      : err_(err), label_(std::move(label)), costs_(std::move(costs)) {
+    for (double c : costs_) total_cost_ += c;
+  }
   void step(const std::string& what) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
-    err_ << "[" << (label_.empty() ? "" : label_ + " ") << done_ + 1 << "/" << total_ << "] " << what << "  elapsed "
-         << fmt("%.1f", elapsed) << " s";
-    if (done_ > 0) err_ << ", about " << fmt("%.0f", elapsed / done_ * (total_ - done_)) << " s left";
+    err_ << "[" << (label_.empty() ? "" : label_ + " ") << done_ + 1 << "/" << costs_.size() << "] " << what
+         << "  elapsed " << fmt("%.1f", elapsed) << " s";
+    if (done_ > 0 && done_cost_ > 0) err_ << ", about " << fmt("%.0f", elapsed / done_cost_ * (total_cost_ - done_cost_)) << " s left";
     err_ << std::endl;
+    if (done_ < costs_.size()) done_cost_ += costs_[done_];
     ++done_;
   }
 
  private:
   std::ostream& err_;
   std::string label_;
-  std::size_t total_, done_ = 0;
+  std::vector<double> costs_;
+  double total_cost_ = 0, done_cost_ = 0;
+  std::size_t done_ = 0;
   Clock::time_point t0_ = Clock::now();
 };
 
+// Expected costs of the steps of a sweep, in the order the sweep runs them.
+std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precisions,
+                               const std::vector<std::string>& kernels) {
+  std::vector<double> costs;
+  for (const Point& pt : pts) {
+    const int dim = static_cast<int>(single_int(pt.in.dim, "dim"));
+    const double n = pt.n >= 0 ? double(pt.n) : pt.ppb >= 0 ? pt.ppb * std::ldexp(1.0, dim * pt.level) : 1e5;
+    for (std::size_t q = 0; q < precisions; ++q)
+      for (const std::string& name : kernels) costs.push_back(estimated_cost(find_kernel(name), dim, pt.level, n));
+  }
+  return costs;
+}
+
 const std::vector<std::string> kBenchColumns = {
     "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
-    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
+    "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms", "plan_ms",
     "device", "compute_capability", "sm_clock_mhz", "mem_clock_mhz", "cuda_runtime", "cuda_driver", "host_cpu",
     "threads", "git_commit", "timestamp"};
 
 const std::vector<std::string> kValidateColumns = {
     "kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
-    "rel_l2", "max_rel", "momentum", "tolerance", "status", "device", "compute_capability", "cuda_runtime",
+    "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "device", "compute_capability", "cuda_runtime",
     "cuda_driver", "host_cpu", "threads", "git_commit", "timestamp"};
 
 std::string sci(double v) { return fmt("%.3e", v); }
@@ -129,54 +149,39 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   const std::vector<Point> pts = sweep_points(c);
   std::unique_ptr<ResultsFile> file;
   if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kBenchColumns);
-  Progress progress(err, c.label, pts.size());
+  Progress progress(err, c.label, std::vector<double>(pts.size(), 1.0));
   Table t({"N", "dim", "level", "domain_ms", "keys_ms", "sort_ms", "box_starts_ms", "neighbors_ms", "total_ms",
            "total_min", "total_max", "bare_sort_ms", "total/sort", "cpu_build_ms"});
   for (const Point& pt : pts) {
     const Particles p = pt.load();
     progress.step("tree build, N = " + std::to_string(p.size()) + ", level " + std::to_string(pt.level));
     const Domain dom = resolve_domain(p, c.domain, pt.distribution());
-    const DeviceParticles dp = upload_particles(p);
-    GpuTreeBuilder b(p.dim, pt.level, p.size());
-    std::vector<double> stage[6];
-    for (int r = 0; r < c.warmup + c.reps; ++r) {
-      GpuBuildTimes tm;
-      b.build(dp, c.domain.empty() ? nullptr : &dom, &tm);
-      if (r < c.warmup) continue;
-      const double v[6] = {tm.domain, tm.keys, tm.sort, tm.box_starts, tm.neighbors, tm.total};
-      for (int s = 0; s < 6; ++s) stage[s].push_back(v[s]);
-    }
-    const TimingStats sort = summarize(b.time_bare_sort(c.warmup, c.reps));
-    std::vector<double> cpu_ms;
-    for (int r = 0; r < std::max(1, c.cpu_reps < 0 ? 3 : c.cpu_reps); ++r) {
-      const auto t0 = Clock::now();
-      build_tree(p, pt.level, dom);
-      cpu_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    const TimingStats cpu = summarize(cpu_ms), total = summarize(stage[5]);
-    t.add({std::to_string(p.size()), std::to_string(p.dim), std::to_string(pt.level), fmt("%.4f", summarize(stage[0]).median),
-           fmt("%.4f", summarize(stage[1]).median), fmt("%.4f", summarize(stage[2]).median),
-           fmt("%.4f", summarize(stage[3]).median), fmt("%.4f", summarize(stage[4]).median), fmt("%.4f", total.median),
-           fmt("%.4f", total.min), fmt("%.4f", total.max), fmt("%.4f", sort.median),
-           fmt("%.2f", sort.median > 0 ? total.median / sort.median : 0.0), fmt("%.2f", cpu.median)});
+    const TreeBuildTiming tb = time_tree_build(p, pt.level, dom, !c.domain.empty(), c.warmup, c.reps,
+                                               c.cpu_reps < 0 ? 3 : c.cpu_reps);
+    const TimingStats& total = tb.stage[TreeBuildTiming::kStages - 1];
+    std::vector<std::string> row = {std::to_string(p.size()), std::to_string(p.dim), std::to_string(pt.level)};
+    for (int s = 0; s < TreeBuildTiming::kStages - 1; ++s) row.push_back(fmt("%.4f", tb.stage[s].median));
+    for (double v : {total.median, total.min, total.max, tb.bare_sort.median}) row.push_back(fmt("%.4f", v));
+    row.push_back(fmt("%.2f", tb.bare_sort.median > 0 ? total.median / tb.bare_sort.median : 0.0));
+    row.push_back(fmt("%.2f", tb.cpu.median));
+    t.add(row);
     if (file) {
-      const char* names[6] = {"domain", "keys", "sort", "box_starts", "neighbors", "total"};
       auto add = [&](const std::string& kernel, const TimingStats& s, bool gpu_row) {
-        auto row = point_key(c, p, pt, kernel, Precision::f64, "");
+        auto r = point_key(c, p, pt, kernel, Precision::f64, "");
         auto ctx = run_context(gpu_row);
-        row.insert(ctx.begin(), ctx.end());
-        row["reps"] = std::to_string(s.reps);
-        row["warmup"] = std::to_string(gpu_row ? c.warmup : 0);
-        row["median_ms"] = format_double(s.median);
-        row["min_ms"] = format_double(s.min);
-        row["max_ms"] = format_double(s.max);
-        file->append(row);
+        r.insert(ctx.begin(), ctx.end());
+        r["reps"] = std::to_string(s.reps);
+        r["warmup"] = std::to_string(gpu_row ? c.warmup : 0);
+        r["median_ms"] = format_double(s.median);
+        r["min_ms"] = format_double(s.min);
+        r["max_ms"] = format_double(s.max);
+        file->append(r);
       };
       // With --domain the GPU skips the reduction: such rows are named apart.
       const std::string prefix = c.domain.empty() ? "tree-gpu:" : "tree-gpu-domain-given:";
-      for (int s = 0; s < 6; ++s) add(prefix + names[s], summarize(stage[s]), true);
-      add(prefix + "bare-sort", sort, true);
-      add("tree-cpu:total", cpu, false);
+      for (int s = 0; s < TreeBuildTiming::kStages; ++s) add(prefix + TreeBuildTiming::kStageNames[s], tb.stage[s], true);
+      add(prefix + "bare-sort", tb.bare_sort, true);
+      add("tree-cpu:total", tb.cpu, false);
     }
   }
   t.print(out);
@@ -219,10 +224,10 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   const Mask mask = parse_mask(c.mask);
   std::unique_ptr<ResultsFile> file;
   if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kBenchColumns);
-  Progress progress(err, c.label, pts.size() * precs.size() * kernels.size());
+  Progress progress(err, c.label, step_costs(pts, precs.size(), kernels));
 
   Table t({"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms", "interactions/s", "GFLOP/s",
-           "tree_ms"});
+           "tree_ms", "plan_ms"});
   for (const Point& pt : pts) {
     const Particles p = pt.load();
     ForceSetup s;
@@ -244,44 +249,39 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           err << "  already in " << file->path() << ", skipped\n";
           continue;
         }
-        if ((k.near_field || mask == Mask::near) && !near_known) {
+        if (k.near_field && !near_known) {
           near = near_field_interactions(build_tree(p, pt.level, s.domain));
           near_known = true;
         }
         s.precision = prec;
-        auto e = prepare(k, p, s);
         const int warmup = !k.gpu && c.cpu_warmup >= 0 ? c.cpu_warmup : c.warmup;
         const int reps = !k.gpu && c.cpu_reps >= 0 ? c.cpu_reps : c.reps;
-        for (int r = 0; r < warmup; ++r) e->run();
-        std::vector<double> ms;
-        for (int r = 0; r < reps; ++r) ms.push_back(e->run_timed_ms());
-        const TimingStats st = summarize(ms);
-        // All-pairs kernels evaluate N^2 pairs (i = j included, contributing zero), masked or not.
-        const std::uint64_t inter = k.near_field ? near : std::uint64_t(p.size()) * p.size();
-        const int flops = p.dim == 3 ? SoftenedGravity<3, float>::flops : SoftenedGravity<2, float>::flops;
-        const double rate = st.median > 0 ? inter / (st.median * 1e-3) : 0.0;
-        t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), key["ppb"], fmt("%.4f", st.median),
-               fmt("%.4f", st.min), fmt("%.4f", st.max), sci(rate), fmt("%.1f", rate * flops * 1e-9),
-               k.near_field ? fmt("%.3f", e->tree_ms) : "-"});
+        const KernelTiming m = time_kernel(k, p, s, warmup, reps, near);
+        t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), key["ppb"],
+               fmt("%.4f", m.time.median), fmt("%.4f", m.time.min), fmt("%.4f", m.time.max), sci(m.interactions_per_s),
+               fmt("%.1f", m.gflops), k.near_field ? fmt("%.3f", m.tree_ms) : "-",
+               m.plan_ms > 0 ? fmt("%.3f", m.plan_ms) : "-"});
         if (file) {
           auto ctx = run_context(k.gpu);
           key.insert(ctx.begin(), ctx.end());
           key["reps"] = std::to_string(reps);
           key["warmup"] = std::to_string(warmup);
-          key["median_ms"] = format_double(st.median);
-          key["min_ms"] = format_double(st.min);
-          key["max_ms"] = format_double(st.max);
-          key["interactions"] = std::to_string(inter);
-          key["interactions_per_s"] = format_double(rate);
-          key["gflops"] = format_double(rate * flops * 1e-9);
-          key["flops_per_interaction"] = std::to_string(flops);
-          key["tree_ms"] = k.near_field ? format_double(e->tree_ms) : "";
+          key["median_ms"] = format_double(m.time.median);
+          key["min_ms"] = format_double(m.time.min);
+          key["max_ms"] = format_double(m.time.max);
+          key["interactions"] = std::to_string(m.interactions);
+          key["interactions_per_s"] = format_double(m.interactions_per_s);
+          key["gflops"] = format_double(m.gflops);
+          key["flops_per_interaction"] = std::to_string(m.flops_per_interaction);
+          key["tree_ms"] = k.near_field ? format_double(m.tree_ms) : "";
+          key["plan_ms"] = m.plan_ms > 0 ? format_double(m.plan_ms) : "";
           file->append(key);
         }
       }
   }
   t.print(out);
-  out << "time of one force evaluation (tree build excluded, shown as tree_ms); interactions/s counts directed "
+  out << "time of one force evaluation (tree build excluded, shown as tree_ms; a kernel's plan, built once per "
+         "tree, as plan_ms); interactions/s counts directed "
          "i<-j evaluations (a Newton-3 pair counts twice; all-pairs kernels N^2); GFLOP/s at "
       << "20 flops per 3D and 15 per 2D interaction\n";
   return 0;
@@ -293,8 +293,8 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   const std::vector<Precision> precs = precisions(c);
   std::unique_ptr<ResultsFile> file;
   if (!c.output.empty()) file = std::make_unique<ResultsFile>(c.output, kValidateColumns);
-  Progress progress(err, c.label, pts.size() * precs.size() * kernels.size());
-  Table t({"kernel", "precision", "level", "N", "rel_l2", "max_rel", "momentum", "tolerance", "status"});
+  Progress progress(err, c.label, step_costs(pts, precs.size(), kernels));
+  Table t({"kernel", "precision", "level", "N", "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status"});
   bool all_pass = true;
   std::vector<std::string> references;
   for (const Point& pt : pts) {
@@ -325,14 +325,13 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
         }
         s.precision = prec;
         s.mask = k.near_field ? Mask::all : Mask::near;
-        auto e = prepare(k, p, s);
-        e->poison_output();
-        e->run();
-        const Metrics m = compare(e->accelerations(), ref, masses_as_seen(p, prec), p.dim);
-        const bool ok = passes(m, prec);
+        const KernelCheck check = validate_kernel(k, p, s, ref);
+        const Metrics& m = check.metrics;
+        const bool ok = check.pass;
         all_pass = all_pass && ok;
+        const std::string repeat = !check.repeat_checked ? "-" : check.repeatable ? "bitwise" : "DIFFERS";
         t.add({name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()), sci(m.rel_l2), sci(m.max_rel),
-               sci(m.momentum), sci(tolerance(prec)), ok ? "PASS" : "FAIL"});
+               sci(m.momentum), sci(tolerance(prec)), repeat, ok ? "PASS" : "FAIL"});
         if (file) {
           auto ctx = run_context(k.gpu);
           key.insert(ctx.begin(), ctx.end());
@@ -341,6 +340,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           key["max_rel"] = format_double(m.max_rel);
           key["momentum"] = format_double(m.momentum);
           key["tolerance"] = format_double(tolerance(prec));
+          key["repeat"] = repeat;
           key["status"] = ok ? "PASS" : "FAIL";
           file->append(key);
         }

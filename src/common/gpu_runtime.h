@@ -85,6 +85,21 @@ class DeviceBuffer {
   T* p_ = nullptr;
 };
 
+//! Scratch device memory kept between launches and grown on demand (like CUB's temporary
+//! storage): kernels with the kScratch trait carve what they need out of it on every launch.
+class Workspace {
+ public:
+  //! At least `bytes` of device memory (contents undefined). Reallocates only when asked for
+  //! more than ever before, so repeated launches of one evaluation allocate nothing.
+  void* get(std::size_t bytes) {
+    if (bytes > buffer_.size()) buffer_ = DeviceBuffer<unsigned char>(bytes);
+    return buffer_.data();
+  }
+
+ private:
+  DeviceBuffer<unsigned char> buffer_;
+};
+
 //! A pair of CUDA events on the default stream: start(), stop(), then elapsed_ms() waits for stop.
 class EventTimer {
  public:

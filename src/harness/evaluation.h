@@ -1,7 +1,6 @@
 #pragma once
-//! The kernel registry and the one interface every kernel is run through by `forces`, `validate`,
-//! `bench` and the experiments. Adding a kernel: write it (CPU in nearfield_cpu.cc, GPU as a
-//! .cu file behind a driver), add a KernelInfo line in evaluation.cc and a case in `prepare`.
+//! The one interface every kernel is run through by `forces`, `validate`, `bench`, the
+//! experiments and the tests: a kernel from the registry (kernels.h) prepared on one input.
 
 #include <cstdint>
 #include <memory>
@@ -10,6 +9,7 @@
 
 #include "common/domain.h"
 #include "common/particles.h"
+#include "harness/kernels.h"
 #include "quadtree/tree.h"
 #include "quadtree/tree_gpu.h"
 
@@ -31,25 +31,6 @@ struct ForceSetup {
   bool count_interactions = false;   //!< counting mode: kernels count what they evaluate
 };
 
-//! A kernel as users name it after --kernel.
-struct KernelInfo {
-  std::string name;
-  bool gpu = false;
-  bool near_field = false;  //!< uses the tree (else all-pairs, with --mask)
-  bool newton3 = false;     //!< computes each pair once
-  bool atomics = false;     //!< output accumulated with atomics (zeroed inside each evaluation)
-  std::string summary;
-};
-
-//! Every kernel, CPU first.
-const std::vector<KernelInfo>& all_kernels();
-//! The kernel of this name; UsageError listing the names otherwise.
-const KernelInfo& find_kernel(const std::string& name);
-//! Kernels this machine can run (GPU ones only with a device).
-std::vector<std::string> available_kernels();
-//! Splits "a,b,c" and checks every name (empty or "all": every available kernel).
-std::vector<std::string> parse_kernel_list(const std::string& text);
-
 //! One kernel prepared on one input: inputs converted and uploaded, tree built. `run` then
 //! performs exactly one force evaluation (what the benchmark times).
 class Evaluation {
@@ -68,13 +49,15 @@ class Evaluation {
   virtual unsigned long long counted_interactions() const { return counted_; }
 
   double tree_ms = 0;          //!< tree build time (0 for all-pairs kernels)
+  double plan_ms = 0;          //!< the kernel's plan (work lists from the tree), 0 for most kernels
   GpuBuildTimes gpu_build;     //!< GPU near-field kernels: the build's stages
 
  protected:
   unsigned long long counted_ = 0;
 };
 
-//! Prepares `kernel` on `p`; throws UsageError for a GPU kernel without a GPU.
+//! Prepares `kernel` on `p` through its registry factory; throws UsageError for a GPU kernel
+//! without a GPU (or in a CPU-only build) and for a setup the kernel cannot take.
 std::unique_ptr<Evaluation> prepare(const KernelInfo& kernel, const Particles& p, const ForceSetup& setup);
 
 //! Useful directed interactions of the near field of a tree: sum over boxes of

@@ -42,6 +42,28 @@ __device__ __forceinline__ void load_tile(const Body<T>* __restrict__ bodies, st
   if (threadIdx.x < count) tile[threadIdx.x] = bodies[first + threadIdx.x];
 }
 
+//! The box-per-block staging loop: walks bodies[r.begin, r.end) in tiles of blockDim.x, for each
+//! tile: barrier (the previous tile is no longer read), copy into `tile` and call on_load(m)
+//! (kernels that clear per-tile state do it there), barrier, then visit(s0, m) with the tile's
+//! first sorted index and size. Every thread of the block calls it.
+template <class T, class OnLoad, class Visit>
+__device__ __forceinline__ void for_each_staged_tile(const Body<T>* __restrict__ bodies, BoxRange r, Body<T>* tile,
+                                                     OnLoad&& on_load, Visit&& visit) {
+  for (std::uint32_t s0 = r.begin; s0 < r.end; s0 += blockDim.x) {
+    const std::uint32_t m = min(blockDim.x, r.end - s0);
+    __syncthreads();
+    load_tile(bodies, s0, m, tile);
+    on_load(m);
+    __syncthreads();
+    visit(s0, m);
+  }
+}
+
+//! No per-tile state to clear.
+struct NoState {
+  __device__ void operator()(std::uint32_t) const {}
+};
+
 //! Adds this thread's evaluated-interaction count to the global counter (counting mode only).
 __device__ __forceinline__ void add_count(unsigned long long* counter, unsigned long long count) {
   if (count) atomicAdd(counter, count);

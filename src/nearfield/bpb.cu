@@ -46,25 +46,16 @@ __global__ void bpb_kernel(NearFieldView<T> v) {
     const bool active = i < own.end;
     BpbAgent<D, T, Guarded, Counting> agent{{v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
 
-    // The father box: every other particle of the box.
-    for (std::uint32_t s0 = own.begin; s0 < own.end; s0 += blockDim.x) {
-      const std::uint32_t m = min(blockDim.x, own.end - s0);
-      __syncthreads();
-      box_tiles::load_tile(v.bodies, s0, m, tile);
-      __syncthreads();
-      if (active) agent.add_tile(m, i - s0);  // i - s0 wraps past m when i is not in the tile
-    }
-    // Each neighbor box in turn.
-    for (std::uint32_t k = nb_begin; k < nb_end; ++k) {
-      const box_tiles::BoxRange nb = box_tiles::box_range(v.box_start, v.neighbor_ids[k]);
-      for (std::uint32_t s0 = nb.begin; s0 < nb.end; s0 += blockDim.x) {
-        const std::uint32_t m = min(blockDim.x, nb.end - s0);
-        __syncthreads();
-        box_tiles::load_tile(v.bodies, s0, m, tile);
-        __syncthreads();
-        if (active) agent.add_tile(m, ~0u);
-      }
-    }
+    // The father box: every other particle of the box (i - s0 wraps past m when i is not in
+    // the tile), then each neighbor box in turn.
+    box_tiles::for_each_staged_tile(v.bodies, own, tile, box_tiles::NoState{}, [&](std::uint32_t s0, std::uint32_t m) {
+      if (active) agent.add_tile(m, i - s0);
+    });
+    for (std::uint32_t k = nb_begin; k < nb_end; ++k)
+      box_tiles::for_each_staged_tile(v.bodies, box_tiles::box_range(v.box_start, v.neighbor_ids[k]), tile,
+                                      box_tiles::NoState{}, [&](std::uint32_t, std::uint32_t m) {
+                                        if (active) agent.add_tile(m, ~0u);
+                                      });
     if (active) v.acc[i] = agent.acc;
     if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
   }

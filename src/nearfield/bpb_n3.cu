@@ -24,12 +24,10 @@ struct BpbN3Agent {
   Acc4<T> d_acc;
   unsigned long long count;
 
-  // Steps 2/4: stage bodies[s0, s0+m) in A and clear B (a barrier on each side).
-  __device__ __forceinline__ void stage(const Body<T>* bodies, std::uint32_t s0, std::uint32_t m) {
-    __syncthreads();
-    box_tiles::load_tile(bodies, s0, m, A);
+  // Steps 2/4 happen in box_tiles::for_each_staged_tile: the staged bodies go to A, and B is
+  // cleared when they are loaded.
+  __device__ __forceinline__ void clear_counterforces(std::uint32_t m) {
     if (threadIdx.x < m) B[threadIdx.x] = Acc4<T>{0, 0, 0, 0};
-    __syncthreads();
   }
   // Steps 3/5: pairs (me, A[j]) for j in [first, m): force into d_acc, counterforce into B[j].
   __device__ __forceinline__ void pairs(std::uint32_t first, std::uint32_t m) {
@@ -69,23 +67,20 @@ __global__ void bpb_n3_kernel(NearFieldView<T> v) {
     BpbN3Agent<D, T, Guarded, Counting> agent{
         {v.eps2}, A, B, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
 
-    // Steps 2-3: the father box, each pair once (triangular within the target chunk).
-    for (std::uint32_t s0 = t0; s0 < own.end; s0 += blockDim.x) {
-      const std::uint32_t m = min(blockDim.x, own.end - s0);
-      agent.stage(v.bodies, s0, m);
+    auto clear = [&](std::uint32_t m) { agent.clear_counterforces(m); };
+    // Steps 2-3: the father box from the target chunk on, each pair once (triangular within the
+    // target chunk).
+    box_tiles::for_each_staged_tile(v.bodies, {t0, own.end}, A, clear, [&](std::uint32_t s0, std::uint32_t m) {
       if (active) agent.pairs(s0 == t0 ? threadIdx.x + 1 : 0, m);
       agent.flush(v.acc, s0, m);
-    }
+    });
     // Steps 4-6: the neighbors with a larger index, one after another.
-    for (std::uint32_t k = nb_begin; k < nb_end; ++k) {
-      const box_tiles::BoxRange nb = box_tiles::box_range(v.box_start, v.neighbor_ids[k]);
-      for (std::uint32_t s0 = nb.begin; s0 < nb.end; s0 += blockDim.x) {
-        const std::uint32_t m = min(blockDim.x, nb.end - s0);
-        agent.stage(v.bodies, s0, m);
-        if (active) agent.pairs(0, m);
-        agent.flush(v.acc, s0, m);
-      }
-    }
+    for (std::uint32_t k = nb_begin; k < nb_end; ++k)
+      box_tiles::for_each_staged_tile(v.bodies, box_tiles::box_range(v.box_start, v.neighbor_ids[k]), A, clear,
+                                      [&](std::uint32_t s0, std::uint32_t m) {
+                                        if (active) agent.pairs(0, m);
+                                        agent.flush(v.acc, s0, m);
+                                      });
     // Step 7: the thread's own accumulator.
     if (active) {
       atomicAdd(&v.acc[i].x, agent.d_acc.x);

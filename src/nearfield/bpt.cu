@@ -3,6 +3,7 @@
 // memory. Only one thread per box: the GPU is starved unless there are very many boxes.
 #include "common/interaction.h"
 #include "nearfield/box_tiles.cuh"
+#include "nearfield/traversal.h"
 
 namespace nf {
 namespace {
@@ -17,24 +18,14 @@ __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T
   if (t >= v.nonempty_count) return;
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.nonempty[t];
-  const box_tiles::BoxRange own = box_tiles::box_range(v.box_start, box);
-  const std::uint32_t nb_begin = v.neighbor_offset[box], nb_end = v.neighbor_offset[box + 1];
   unsigned long long count = 0;
-  for (std::uint32_t i = own.begin; i < own.end; ++i) {
+  for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i) {
     const Body<T> me = v.bodies[i];
     Acc4<T> a{0, 0, 0, 0};
-    for (std::uint32_t j = own.begin; j < own.end; ++j) {
-      if (j == i) continue;
+    for_each_near_source(v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, [&](std::uint32_t j) {
       g(me, v.bodies[j], a);
       if constexpr (Counting) ++count;
-    }
-    for (std::uint32_t k = nb_begin; k < nb_end; ++k) {
-      const box_tiles::BoxRange nb = box_tiles::box_range(v.box_start, v.neighbor_ids[k]);
-      for (std::uint32_t j = nb.begin; j < nb.end; ++j) {
-        g(me, v.bodies[j], a);
-        if constexpr (Counting) ++count;
-      }
-    }
+    });
     v.acc[i] = a;
   }
   if constexpr (Counting) box_tiles::add_count(v.counter, count);

@@ -5,32 +5,24 @@
 #include <algorithm>
 
 #include "common/interaction.h"
+#include "nearfield/traversal.h"
 
 namespace nf {
 namespace {
 
-// Full-list evaluation of one box: each particle against the rest of its box, then every
-// neighbor's particles; writes acc for the box's particles only. Shared by serial and OpenMP.
+// Full-list evaluation of one box: each particle against its near field; writes acc for the
+// box's particles only. Shared by serial and OpenMP.
 template <int D, class T, bool Counting>
 unsigned long long full_box(const HostNearField<T>& f, std::uint32_t b) {
   const Tree& t = *f.tree;
   const SoftenedGravity<D, T> g{f.eps2};
   unsigned long long count = 0;
-  const std::uint32_t begin = t.box_start[b], end = t.box_start[b + 1];
-  for (std::uint32_t i = begin; i < end; ++i) {
+  for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i) {
     Acc4<T> a{0, 0, 0, 0};
-    for (std::uint32_t j = begin; j < end; ++j) {
-      if (j == i) continue;
+    for_each_near_source(t.box_start.data(), t.full.offset.data(), t.full.ids.data(), b, i, [&](std::uint32_t j) {
       g(f.bodies[i], f.bodies[j], a);
       if constexpr (Counting) ++count;
-    }
-    for (std::uint32_t k = t.full.offset[b]; k < t.full.offset[b + 1]; ++k) {
-      const std::uint32_t nb = t.full.ids[k];
-      for (std::uint32_t j = t.box_start[nb]; j < t.box_start[nb + 1]; ++j) {
-        g(f.bodies[i], f.bodies[j], a);
-        if constexpr (Counting) ++count;
-      }
-    }
+    });
     f.acc[i] = a;
   }
   return count;
@@ -85,29 +77,56 @@ void omp(const HostNearField<T>& f) {
   if constexpr (Counting) *f.counter += count;
 }
 
+// First non-empty box (index into `nonempty`) of each of `parts` contiguous ranges holding about
+// equal numbers of Newton-3 pairs (own box n(n-1)/2, plus n times each half neighbor's count).
+std::vector<std::size_t> balanced_ranges(const Tree& t, int parts) {
+  std::vector<double> prefix(t.nonempty.size() + 1, 0.0);
+  for (std::size_t k = 0; k < t.nonempty.size(); ++k) {
+    const std::uint32_t b = t.nonempty[k];
+    const double n = t.box_count(b);
+    double around = 0;
+    for (std::uint32_t l = t.half.offset[b]; l < t.half.offset[b + 1]; ++l) around += t.box_count(t.half.ids[l]);
+    prefix[k + 1] = prefix[k] + n * (n - 1) / 2 + n * around + 1;  // + 1: the box's own overhead
+  }
+  std::vector<std::size_t> first(static_cast<std::size_t>(parts) + 1, t.nonempty.size());
+  first[0] = 0;
+  for (int r = 1; r < parts; ++r) {
+    const double target = prefix.back() * r / parts;
+    first[r] = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin());
+    first[r] = std::max(first[r], first[r - 1]);
+  }
+  return first;
+}
+
+// Deterministic by construction: thread r always owns the same range of boxes (static, balanced
+// by pair count, not by the order threads happen to finish), adds into its own buffer in box
+// order, and the buffers are summed in thread order. A dynamic schedule would move boxes between
+// buffers from run to run and change the rounding of the sums.
 template <int D, class T, bool Counting>
-void omp_n3(const HostNearField<T>& f, std::vector<std::vector<Acc4<T>>>& buffers) {
-  const std::vector<std::uint32_t>& boxes = f.tree->nonempty;
-  const long nb = static_cast<long>(boxes.size());
+void omp_n3(const HostNearField<T>& f) {
   const std::size_t n = f.tree->particles();
-  const int threads = omp_get_max_threads();
-  buffers.resize(static_cast<std::size_t>(threads));
+  std::vector<Acc4<T>>& buffers = *f.scratch;
+  std::vector<std::size_t> first;
+  int team = 1;
   unsigned long long count = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : count)
+#pragma omp parallel reduction(+ : count)
   {
-    std::vector<Acc4<T>>& mine = buffers[static_cast<std::size_t>(omp_get_thread_num())];
-    mine.assign(n, Acc4<T>{0, 0, 0, 0});
-    // The work of a box grows with its own and its neighbors' counts, and half lists give the
-    // low-index boxes more neighbors: dynamic scheduling in small chunks balances both.
-#pragma omp for schedule(dynamic, 4)
-    for (long k = 0; k < nb; ++k) count += half_box<D, T, Counting>(f, boxes[k], mine.data());
-    // Merge: each particle sums the thread buffers in thread order (deterministic for a
-    // given thread count).
+#pragma omp single
+    {
+      team = omp_get_num_threads();
+      first = balanced_ranges(*f.tree, team);
+      buffers.resize(n * static_cast<std::size_t>(team));
+    }
+    const int r = omp_get_thread_num();
+    Acc4<T>* mine = buffers.data() + n * static_cast<std::size_t>(r);
+    std::fill(mine, mine + n, Acc4<T>{0, 0, 0, 0});
+    for (std::size_t k = first[r]; k < first[r + 1]; ++k) count += half_box<D, T, Counting>(f, f.tree->nonempty[k], mine);
+#pragma omp barrier
 #pragma omp for schedule(static)
     for (long i = 0; i < static_cast<long>(n); ++i) {
       Acc4<T> a{0, 0, 0, 0};
-      for (int t = 0; t < threads; ++t) {
-        const Acc4<T>& p = buffers[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)];
+      for (int t = 0; t < team; ++t) {
+        const Acc4<T>& p = buffers[n * static_cast<std::size_t>(t) + static_cast<std::size_t>(i)];
         a.x += p.x;
         a.y += p.y;
         a.z += p.z;
@@ -133,15 +152,15 @@ void cpu_omp(const HostNearField<T>& f) {
   f.counter ? omp<D, T, true>(f) : omp<D, T, false>(f);
 }
 template <int D, class T>
-void cpu_omp_n3(const HostNearField<T>& f, std::vector<std::vector<Acc4<T>>>& buffers) {
-  f.counter ? omp_n3<D, T, true>(f, buffers) : omp_n3<D, T, false>(f, buffers);
+void cpu_omp_n3(const HostNearField<T>& f) {
+  f.counter ? omp_n3<D, T, true>(f) : omp_n3<D, T, false>(f);
 }
 
-#define NF_INSTANTIATE(D, T)                                                            \
-  template void cpu_serial<D, T>(const HostNearField<T>&);                              \
-  template void cpu_n3<D, T>(const HostNearField<T>&);                                  \
-  template void cpu_omp<D, T>(const HostNearField<T>&);                                 \
-  template void cpu_omp_n3<D, T>(const HostNearField<T>&, std::vector<std::vector<Acc4<T>>>&);
+#define NF_INSTANTIATE(D, T)                               \
+  template void cpu_serial<D, T>(const HostNearField<T>&); \
+  template void cpu_n3<D, T>(const HostNearField<T>&);     \
+  template void cpu_omp<D, T>(const HostNearField<T>&);    \
+  template void cpu_omp_n3<D, T>(const HostNearField<T>&);
 NF_INSTANTIATE(2, float)
 NF_INSTANTIATE(3, float)
 NF_INSTANTIATE(2, double)

@@ -20,6 +20,7 @@ struct HostNearField {
   Acc4<T>* acc = nullptr;           //!< output, sorted order
   T eps2 = 0;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode
+  std::vector<Acc4<T>>* scratch = nullptr;  //!< kernels that need it: buffers kept between calls
 };
 
 template <int D, class T>
@@ -28,8 +29,10 @@ template <int D, class T>
 void cpu_n3(const HostNearField<T>& f);
 template <int D, class T>
 void cpu_omp(const HostNearField<T>& f);
-//! `buffers` is the per-thread scratch, resized as needed (kept between calls).
+//! Uses f.scratch for one buffer per thread (resized as needed). Deterministic: the boxes are
+//! cut into one contiguous range per thread, balanced by their pair counts, and the buffers are
+//! merged in thread order, so repeated runs with the same thread count agree bit for bit.
 template <int D, class T>
-void cpu_omp_n3(const HostNearField<T>& f, std::vector<std::vector<Acc4<T>>>& buffers);
+void cpu_omp_n3(const HostNearField<T>& f);
 
 }  // namespace nf

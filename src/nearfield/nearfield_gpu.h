@@ -9,8 +9,10 @@
 //! block are processed in chunks; empty boxes are never launched.
 
 #include <cstdint>
+#include <memory>
 
 #include "common/body.h"
+#include "common/gpu_runtime.h"
 
 namespace nf {
 
@@ -30,6 +32,7 @@ struct NearFieldView {
   T eps2 = 0;
   bool guarded = true;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode, interactions evaluated are added here
+  gpu::Workspace* workspace = nullptr;    //!< scratch memory (host object: for the driver, not the kernel)
 };
 
 template <int D, class T>
@@ -41,5 +44,28 @@ void launch_bpb(const NearFieldView<T>& v);
 //! acc must be zero beforehand: every contribution is an atomic add.
 template <int D, class T>
 void launch_bpb_n3(const NearFieldView<T>& v);
+
+//! A GPU near-field kernel with a plan: `plan` runs once per tree (its work lists derive from the
+//! tree, like the neighbor lists, and its time is reported with the tree build), `launch` once
+//! per force evaluation.
+template <class T>
+class GpuNearFieldKernel {
+ public:
+  virtual ~GpuNearFieldKernel() = default;
+  virtual void plan(const NearFieldView<T>& v) = 0;
+  virtual void launch(const NearFieldView<T>& v) = 0;
+};
+
+//! Newton-3 warp kernels over the half near field cut into bounded work items (pair_items.cuh):
+//! one warp per item, R targets per lane in registers, each pair once.
+//! - n3-shfl:   the reaction on a source is summed in registers over the lane's targets and
+//!              reduced across the warp with shuffles (register j-accumulation); atomics out.
+//! - n3-rotate: each lane owns one source's reaction accumulator and passes it to the next lane
+//!              after every step (lane rotation), so no two lanes ever touch one source; atomics out.
+//! acc must be zero beforehand (kAtomics).
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl();
+template <int D, class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_n3_rotate();
 
 }  // namespace nf

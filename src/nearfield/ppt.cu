@@ -3,6 +3,7 @@
 // them straight from global memory (the caches are the only reuse).
 #include "common/interaction.h"
 #include "nearfield/box_tiles.cuh"
+#include "nearfield/traversal.h"
 
 namespace nf {
 namespace {
@@ -21,19 +22,10 @@ __global__ void __launch_bounds__(PptPolicy::threads) ppt_kernel(NearFieldView<T
   Acc4<T> a{0, 0, 0, 0};
   unsigned long long count = 0;
 
-  const box_tiles::BoxRange own = box_tiles::box_range(v.box_start, box);
-  for (std::uint32_t j = own.begin; j < own.end; ++j) {
-    if (j == i) continue;
+  for_each_near_source(v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, [&](std::uint32_t j) {
     g(me, v.bodies[j], a);
     if constexpr (Counting) ++count;
-  }
-  for (std::uint32_t k = v.neighbor_offset[box]; k < v.neighbor_offset[box + 1]; ++k) {
-    const box_tiles::BoxRange nb = box_tiles::box_range(v.box_start, v.neighbor_ids[k]);
-    for (std::uint32_t j = nb.begin; j < nb.end; ++j) {
-      g(me, v.bodies[j], a);
-      if constexpr (Counting) ++count;
-    }
-  }
+  });
   v.acc[i] = a;
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }

@@ -1,0 +1,103 @@
+// The CPU kernel families: near-field kernels over the CPU tree, and the float64 all-pairs
+// reference.
+#include <algorithm>
+#include <limits>
+
+#include "allpairs/allpairs_cpu.h"
+#include "harness/eval_common.h"
+#include "harness/evaluation.h"
+
+namespace nf {
+namespace {
+
+using detail::Clock;
+using detail::ms_since;
+
+template <class T>
+std::vector<Body<T>> sorted_bodies(const Particles& p, const Tree& t) {
+  std::vector<Body<T>> b(p.size());
+  for (std::size_t s = 0; s < b.size(); ++s) {
+    const std::uint32_t i = t.order[s];
+    b[s] = {T(p.x[i]), T(p.y[i]), p.dim == 3 ? T(p.z[i]) : T(0), T(p.m[i])};
+  }
+  return b;
+}
+
+template <int D, class T>
+class CpuNearField : public Evaluation {
+ public:
+  CpuNearField(const PerShape<CpuNearFieldFn>& drivers, const Particles& p, const ForceSetup& s)
+      : driver_(drivers.get<D, T>()), count_(s.count_interactions) {
+    const auto t0 = Clock::now();
+    tree_ = build_tree(p, s.level, s.domain);
+    tree_ms = ms_since(t0);
+    bodies_ = sorted_bodies<T>(p, tree_);
+    acc_.resize(p.size());
+    view_ = {&tree_, bodies_.data(), acc_.data(), detail::softening_squared<T>(s.softening), nullptr, &scratch_};
+  }
+  void run() override {
+    unsigned long long count = 0;
+    view_.counter = count_ ? &count : nullptr;
+    driver_(view_);
+    counted_ = count;
+  }
+  double run_timed_ms() override {
+    const auto t0 = Clock::now();
+    run();
+    return ms_since(t0);
+  }
+  std::vector<double> accelerations() override { return detail::scatter<D, T>(acc_, tree_.order); }
+  void poison_output() override {
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    std::fill(acc_.begin(), acc_.end(), Acc4<T>{nan, nan, nan, nan});
+  }
+
+ private:
+  CpuNearFieldFn<T> driver_;
+  bool count_;
+  Tree tree_;
+  std::vector<Body<T>> bodies_;
+  std::vector<Acc4<T>> acc_, scratch_;
+  HostNearField<T> view_;
+};
+
+class CpuAllPairs : public Evaluation {
+ public:
+  CpuAllPairs(const Particles& p, const ForceSetup& s) : dim_(p.dim), softening_(s.softening) {
+    bodies_ = bodies_as_seen(p, s.round_inputs_to_float ? Precision::f32 : s.precision);
+    if (s.mask == Mask::near) cells_ = cells_from_positions(p, s.level, s.domain);
+    masked_ = s.mask == Mask::near;
+  }
+  void run() override { acc_ = cpu_allpairs(dim_, bodies_, masked_ ? &cells_ : nullptr, softening_); }
+  double run_timed_ms() override {
+    const auto t0 = Clock::now();
+    run();
+    return ms_since(t0);
+  }
+  std::vector<double> accelerations() override { return acc_; }
+  void poison_output() override { acc_.assign(bodies_.size() * dim_, std::numeric_limits<double>::quiet_NaN()); }
+
+ private:
+  int dim_;
+  double softening_;
+  bool masked_ = false;
+  std::vector<Body<double>> bodies_;
+  std::vector<Cell> cells_;
+  std::vector<double> acc_;
+};
+
+}  // namespace
+
+KernelFactory cpu_near_field(PerShape<CpuNearFieldFn> drivers) {
+  return [drivers](const KernelInfo&, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+    return detail::make_shaped<CpuNearField>(p.dim, s.precision, drivers, p, s);
+  };
+}
+
+KernelFactory cpu_all_pairs() {
+  return [](const KernelInfo&, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+    return std::make_unique<CpuAllPairs>(p, s);
+  };
+}
+
+}  // namespace nf

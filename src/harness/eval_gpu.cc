@@ -1,0 +1,186 @@
+// The GPU kernel families: near-field kernels over the GPU tree, and all-pairs kernels. Host
+// code only: the drivers (nearfield_gpu.h, allpairs_gpu.h) launch the kernels.
+#include "common/errors.h"
+#include "common/gpu_runtime.h"
+#include "common/interaction.h"
+#include "harness/eval_common.h"
+#include "harness/evaluation.h"
+
+namespace nf {
+namespace {
+
+#if defined(NF_HAVE_CUDA)
+// A plain driver function as a kernel without a plan.
+template <class T>
+class FunctionKernel final : public GpuNearFieldKernel<T> {
+ public:
+  explicit FunctionKernel(GpuNearFieldFn<T> f) : f_(f) {}
+  void plan(const NearFieldView<T>&) override {}
+  void launch(const NearFieldView<T>& v) override { f_(v); }
+
+ private:
+  GpuNearFieldFn<T> f_;
+};
+
+template <class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldFn<T> f) {
+  return std::make_unique<FunctionKernel<T>>(f);
+}
+template <class T>
+std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldMakerFn<T> maker) {
+  return maker();
+}
+
+template <int D, class T>
+class GpuNearField : public Evaluation {
+ public:
+  template <class Drivers>
+  GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
+      : kernel_(make_kernel(drivers.template get<D, T>())), atomics_(k.atomics), particles_(upload_particles(p)),
+        builder_(D, s.level, p.size()) {
+    builder_.build(particles_, &s.domain, &gpu_build);
+    tree_ms = gpu_build.total;
+    const DeviceTree& t = builder_.tree();
+    gather_bodies<T>(particles_, t, bodies_);
+    acc_ = gpu::DeviceBuffer<Acc4<T>>(p.size());
+    order_ = t.order.download();
+    if (s.count_interactions) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
+    view_.bodies = bodies_.data();
+    view_.acc = acc_.data();
+    view_.box_start = t.box_start.data();
+    view_.particle_box = t.particle_box.data();
+    view_.nonempty = t.nonempty.data();
+    view_.nonempty_count = t.nonempty_count;
+    view_.neighbor_offset = k.newton3 ? t.half_offset.data() : t.full_offset.data();
+    view_.neighbor_ids = k.newton3 ? t.half_ids.data() : t.full_ids.data();
+    view_.n = t.n;
+    view_.max_box_count = t.max_box_count;
+    view_.eps2 = detail::softening_squared<T>(s.softening);
+    view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass());
+    view_.counter = s.count_interactions ? counter_.data() : nullptr;
+    view_.workspace = &workspace_;
+    timer_.start();
+    kernel_->plan(view_);
+    timer_.stop();
+    plan_ms = timer_.elapsed_ms();
+    gpu::synchronize();
+  }
+  void launch() {
+    if (view_.counter) counter_.fill(0);
+    if (atomics_) acc_.fill(0);  // part of the evaluation: the kernel only adds into acc
+    kernel_->launch(view_);
+  }
+  void finish() {
+    gpu::synchronize();
+    if (view_.counter) counted_ = counter_.download()[0];
+  }
+  void run() override {
+    launch();
+    finish();
+  }
+  double run_timed_ms() override {
+    timer_.start();
+    launch();
+    timer_.stop();
+    const double ms = timer_.elapsed_ms();
+    finish();
+    return ms;
+  }
+  std::vector<double> accelerations() override { return detail::scatter<D, T>(acc_.download(), order_); }
+  void poison_output() override { acc_.fill(0xFF); }
+
+ private:
+  std::unique_ptr<GpuNearFieldKernel<T>> kernel_;
+  bool atomics_;
+  DeviceParticles particles_;
+  GpuTreeBuilder builder_;
+  gpu::DeviceBuffer<Body<T>> bodies_;
+  gpu::DeviceBuffer<Acc4<T>> acc_;
+  gpu::DeviceBuffer<unsigned long long> counter_;
+  gpu::Workspace workspace_;
+  std::vector<std::uint32_t> order_;
+  NearFieldView<T> view_;
+  gpu::EventTimer timer_;
+};
+
+template <int D, class T>
+class GpuAllPairs : public Evaluation {
+ public:
+  GpuAllPairs(const PerShape<GpuAllPairsFn>& drivers, const KernelInfo&, const Particles& p, const ForceSetup& s)
+      : driver_(drivers.get<D, T>()), n_(p.size()) {
+    std::vector<Body<T>> host(p.size());
+    const std::vector<Body<double>> seen = bodies_as_seen(p, s.round_inputs_to_float ? Precision::f32 : Precision::f64);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = {T(seen[i].x), T(seen[i].y), T(seen[i].z), T(seen[i].m)};
+    bodies_ = gpu::DeviceBuffer<Body<T>>(host);
+    if (s.mask == Mask::near) cells_ = gpu::DeviceBuffer<Cell>(cells_from_positions(p, s.level, s.domain));
+    acc_ = gpu::DeviceBuffer<Acc4<T>>(p.size());
+    view_.bodies = bodies_.data();
+    view_.cells = s.mask == Mask::near ? cells_.data() : nullptr;
+    view_.acc = acc_.data();
+    view_.n = static_cast<std::uint32_t>(p.size());
+    view_.eps2 = detail::softening_squared<T>(s.softening);
+    view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass());
+    view_.workspace = &workspace_;
+  }
+  void run() override {
+    driver_(view_);
+    gpu::synchronize();
+  }
+  double run_timed_ms() override {
+    timer_.start();
+    driver_(view_);
+    timer_.stop();
+    return timer_.elapsed_ms();
+  }
+  std::vector<double> accelerations() override {
+    const std::vector<Acc4<T>> a = acc_.download();
+    std::vector<double> out(n_ * D);
+    for (std::size_t i = 0; i < n_; ++i) {
+      out[i * D] = a[i].x;
+      out[i * D + 1] = a[i].y;
+      if constexpr (D == 3) out[i * D + 2] = a[i].z;
+    }
+    return out;
+  }
+  void poison_output() override { acc_.fill(0xFF); }
+
+ private:
+  GpuAllPairsFn<T> driver_;
+  std::size_t n_;
+  gpu::DeviceBuffer<Body<T>> bodies_;
+  gpu::DeviceBuffer<Cell> cells_;
+  gpu::DeviceBuffer<Acc4<T>> acc_;
+  gpu::Workspace workspace_;
+  AllPairsView<T> view_;
+  gpu::EventTimer timer_;
+};
+#endif
+
+#if !defined(NF_HAVE_CUDA)
+template <int, class>
+class GpuNearField;
+template <int, class>
+class GpuAllPairs;
+#endif
+
+// A GPU factory: the family's Evaluation, or the reason it cannot run here.
+template <template <int, class> class E, class Drivers>
+KernelFactory gpu_factory(Drivers drivers) {
+  return [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+    gpu::require("kernel " + k.name);
+#if defined(NF_HAVE_CUDA)
+    return detail::make_shaped<E>(p.dim, s.precision, drivers, k, p, s);
+#else
+    (void)p, (void)s;
+    throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
+#endif
+  };
+}
+
+}  // namespace
+
+KernelFactory gpu_near_field(PerShape<GpuNearFieldFn> drivers) { return gpu_factory<GpuNearField>(drivers); }
+KernelFactory gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers) { return gpu_factory<GpuNearField>(makers); }
+KernelFactory gpu_all_pairs(PerShape<GpuAllPairsFn> drivers) { return gpu_factory<GpuAllPairs>(drivers); }
+
+}  // namespace nf

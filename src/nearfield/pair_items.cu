@@ -1,0 +1,89 @@
+#include "nearfield/pair_items.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include "common/cuda_check.cuh"
+#include "common/launch.cuh"
+
+namespace nf {
+namespace {
+
+struct BoxGraph {
+  const std::uint32_t *box_start, *nonempty, *half_offset, *half_ids;
+  std::uint32_t chunk;
+  __device__ std::uint32_t count(std::uint32_t box) const { return box_start[box + 1] - box_start[box]; }
+  __device__ std::uint32_t chunks(std::uint32_t n) const { return (n + chunk - 1) / chunk; }
+  // Items of non-empty box k: chunk pairs of the box with itself, then chunks x chunks per
+  // non-empty half neighbor.
+  __device__ std::uint32_t items_of(std::uint32_t k) const {
+    const std::uint32_t box = nonempty[k], c = chunks(count(box));
+    std::uint32_t total = c * (c + 1) / 2;
+    for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l) total += c * chunks(count(half_ids[l]));
+    return total;
+  }
+};
+
+__global__ void count_kernel(BoxGraph g, std::uint32_t m, std::uint32_t* counts) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < m) counts[k] = g.items_of(k);
+  if (k == m) counts[m] = 0;  // the scan's last entry becomes the total
+}
+
+// One thread per item: find its box by binary search over the offsets, then decode which chunk
+// pair of which (box, neighbor) it is. Parallel over items, so a giant box is no serial bottleneck.
+__global__ void fill_kernel(BoxGraph g, std::uint32_t m, const std::uint32_t* offsets, PairItem* items) {
+  const std::uint32_t it = blockIdx.x * blockDim.x + threadIdx.x;
+  if (it >= offsets[m]) return;
+  std::uint32_t lo = 0, hi = m;  // last k with offsets[k] <= it
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (offsets[mid] <= it) lo = mid;
+    else hi = mid;
+  }
+  const std::uint32_t box = g.nonempty[lo], first = g.box_start[box], n = g.count(box), c = g.chunks(n);
+  std::uint32_t local = it - offsets[lo];
+  const std::uint32_t own = c * (c + 1) / 2;
+  if (local < own) {
+    // Row ci holds the chunk pairs (ci, ci), (ci, ci + 1), ..., (ci, c - 1).
+    std::uint32_t ci = 0;
+    while (local >= c - ci) local -= c - ci++;
+    const std::uint32_t cj = ci + local;
+    items[it] = {first + ci * g.chunk, min(first + (ci + 1) * g.chunk, first + n), first + cj * g.chunk,
+                 min(first + (cj + 1) * g.chunk, first + n)};
+    return;
+  }
+  local -= own;
+  for (std::uint32_t l = g.half_offset[box];; ++l) {
+    const std::uint32_t nb = g.half_ids[l], nn = g.count(nb), cn = g.chunks(nn), here = c * cn;
+    if (local < here) {
+      const std::uint32_t ci = local / cn, cj = local % cn, nfirst = g.box_start[nb];
+      items[it] = {first + ci * g.chunk, min(first + (ci + 1) * g.chunk, first + n), nfirst + cj * g.chunk,
+                   min(nfirst + (cj + 1) * g.chunk, nfirst + nn)};
+      return;
+    }
+    local -= here;
+  }
+}
+
+}  // namespace
+
+void PairItemList::build(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
+                         const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk) {
+  size_ = 0;
+  if (m == 0) return;
+  const BoxGraph g{box_start, nonempty, half_offset, half_ids, chunk};
+  if (offsets_.size() < m + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(m + 1);
+  std::size_t need = 0;
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));
+  if (temp_.size() < need) temp_ = gpu::DeviceBuffer<unsigned char>(need);
+  count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g, m, offsets_.data());
+  NF_CUDA_LAUNCHED();
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(temp_.data(), need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));
+  NF_CUDA(cudaMemcpy(&size_, offsets_.data() + m, sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  if (items_.size() < size_) items_ = gpu::DeviceBuffer<PairItem>(size_);
+  if (size_ == 0) return;
+  fill_kernel<<<gpu::div_up(size_, 256), 256>>>(g, m, offsets_.data(), items_.data());
+  NF_CUDA_LAUNCHED();
+}
+
+}  // namespace nf

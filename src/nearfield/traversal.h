@@ -1,0 +1,26 @@
+#pragma once
+//! The full-list traversal of the near field, written once for the CPU and GPU kernels that walk
+//! it particle by particle (cpu-serial, cpu-omp, ppt, bpt): the other particles of the target's
+//! own box, then every particle of each box in its neighbor list.
+
+#include <cstdint>
+
+#include "common/hd.h"
+
+namespace nf {
+
+//! Calls source(j) for every sorted particle j in the near field of sorted particle i, which lies
+//! in `box`: box_start is boxIdx, offset/ids the box's (full) neighbor list.
+template <class Source>
+NF_HD NF_INLINE void for_each_near_source(const std::uint32_t* box_start, const std::uint32_t* offset,
+                                          const std::uint32_t* ids, std::uint32_t box, std::uint32_t i,
+                                          Source&& source) {
+  for (std::uint32_t j = box_start[box]; j < box_start[box + 1]; ++j)
+    if (j != i) source(j);
+  for (std::uint32_t k = offset[box]; k < offset[box + 1]; ++k) {
+    const std::uint32_t nb = ids[k];
+    for (std::uint32_t j = box_start[nb]; j < box_start[nb + 1]; ++j) source(j);
+  }
+}
+
+}  // namespace nf

@@ -1,0 +1,104 @@
+#pragma once
+// Shared pieces of the Newton-3 warp kernels (n3_*.cu). One warp evaluates one PairItem: each
+// lane keeps R targets in registers (lane l holds targets a_begin + l + 32 r, r < R), so a warp
+// covers up to 32 R targets; the sources pass by in batches of 32 staged in the warp's slice of
+// shared memory. What differs between the kernels is how the reaction on a source is collected
+// (a warp-shuffle reduction, or an accumulator that rotates from lane to lane) and how results
+// reach global memory (atomics, or a conflict-free schedule with plain stores).
+#include <cstdint>
+
+#include "common/interaction.h"
+#include "common/launch.cuh"
+#include "nearfield/box_tiles.cuh"
+#include "nearfield/nearfield_gpu.h"
+#include "nearfield/pair_items.cuh"
+
+namespace nf::warp_pairs {
+
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+
+//! Targets per lane for boxes of at most `max_box` particles: the smallest power of two R with
+//! 32 R >= max_box, at most r_max (bigger boxes are cut into chunks of 32 r_max).
+inline int targets_per_lane(std::uint32_t max_box, int r_max) {
+  int r = 1;
+  while (r < r_max && 32u * r < max_box) r *= 2;
+  return r;
+}
+
+//! dst += a with one vector atomic per particle where the hardware has it (float2 / float4 on
+//! sm_90), else one scalar atomic per component. Addresses are distinct across a warp.
+template <int D, class T>
+__device__ __forceinline__ void add_atomic(Acc4<T>* dst, const Acc4<T>& a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (std::is_same_v<T, float>) {
+    if constexpr (D == 2)
+      atomicAdd(reinterpret_cast<float2*>(dst), make_float2(a.x, a.y));
+    else
+      atomicAdd(reinterpret_cast<float4*>(dst), make_float4(a.x, a.y, a.z, 0.f));
+    return;
+  }
+#endif
+  atomicAdd(&dst->x, a.x);
+  atomicAdd(&dst->y, a.y);
+  if constexpr (D == 3) atomicAdd(&dst->z, a.z);
+}
+
+//! A lane's R targets: bodies and force accumulators in registers. Slots past the end of the
+//! range hold the first target's position with mass 0: their reactions on sources are exactly 0.
+template <int D, class T, int R>
+struct LaneTargets {
+  Body<T> body[R];
+  Acc4<T> acc[R];
+  std::uint32_t first, end;
+
+  __device__ __forceinline__ void load(const Body<T>* __restrict__ bodies, std::uint32_t begin, std::uint32_t stop,
+                                       unsigned lane) {
+    first = begin + lane;
+    end = stop;
+    const Body<T> pad = bodies[begin];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const std::uint32_t i = first + 32u * r;
+      body[r] = i < end ? bodies[i] : Body<T>{pad.x, pad.y, pad.z, T(0)};
+      acc[r] = Acc4<T>{0, 0, 0, 0};
+    }
+  }
+  __device__ __forceinline__ bool valid(int r) const { return first + 32u * r < end; }
+  //! acc[i] += the lane's accumulators, atomically (other items add into the same targets).
+  __device__ __forceinline__ void add_to(Acc4<T>* __restrict__ out) const {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (valid(r)) add_atomic<D>(out + first + 32u * r, acc[r]);
+  }
+};
+
+//! Stages sources [q0, q0 + 32) into the warp's tile (slots past `end` get mass 0) and returns
+//! whether this lane's own slot is a real source.
+template <class T>
+__device__ __forceinline__ bool stage_sources(const Body<T>* __restrict__ bodies, std::uint32_t q0, std::uint32_t end,
+                                              Body<T>* tile, unsigned lane) {
+  const std::uint32_t j = q0 + lane;
+  const bool real = j < end;
+  const Body<T> pad = bodies[q0];
+  tile[lane] = real ? bodies[j] : Body<T>{pad.x, pad.y, pad.z, T(0)};
+  __syncwarp();
+  return real;
+}
+
+//! Grid of a persistent launch: as many blocks as fit on the GPU at once (items are fetched
+//! dynamically, so more blocks would only wait).
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem) {
+  int per_sm = 0;
+  NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  return static_cast<unsigned>(std::max(1, per_sm) * gpu::sm_count());
+}
+
+//! The next item for this warp: lane 0 takes a ticket, every lane gets it.
+__device__ __forceinline__ std::uint32_t next_item(std::uint32_t* counter, unsigned lane) {
+  std::uint32_t it = 0;
+  if (lane == 0) it = atomicAdd(counter, 1u);
+  return __shfl_sync(kFullMask, it, 0);
+}
+
+}  // namespace nf::warp_pairs
