@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/random.h"
+#include "common/sampling.h"
 
 namespace nf {
 namespace {
@@ -79,12 +80,6 @@ class SphericalTables {
   std::vector<double> sigma2_, phi_;
 };
 
-Vec direction(Random& r) {
-  const double cz = r.uniform(-1.0, 1.0), phi = 2.0 * kPi * r.uniform();
-  const double s = std::sqrt(std::max(0.0, 1.0 - cz * cz));
-  return {s * std::cos(phi), s * std::sin(phi), cz};
-}
-
 Vec gaussian(Random& r) { return {r.normal(), r.normal(), r.normal()}; }
 
 struct Body {
@@ -111,19 +106,13 @@ void disk(const Galaxy& g, Random& r, std::vector<Body>& out, std::size_t n) {
 void spheroid(const Galaxy& g, double a, Random& r, std::vector<Body>& out, std::size_t n) {
   const SphericalTables t(g, a);
   for (std::size_t i = 0; i < n; ++i) {
-    double radius;
-    do {
-      double u;
-      do u = r.uniform();
-      while (u <= 0.0);
-      radius = a / std::sqrt(std::pow(u, -2.0 / 3.0) - 1.0);
-    } while (!(radius <= 10.0 * a));
+    const double radius = plummer_radius(r, a);
     const double sigma = std::sqrt(std::max(t.sigma2(radius), 0.0));
     const double v_cap = 0.95 * std::sqrt(-2.0 * t.phi(radius));
     Vec vel;
     do vel = sigma * gaussian(r);
     while (vel.norm() >= v_cap);
-    out.push_back({radius * direction(r), vel});
+    out.push_back({radius * isotropic_direction(r), vel});
   }
 }
 

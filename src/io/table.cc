@@ -90,34 +90,23 @@ Particles read_table(const std::string& path) {
 
 void write_table(const std::string& path, const Particles& p) {
   p.check_sizes();
-  const bool vel = p.has_velocities();
+  // The columns of this layout, in order (see table.h).
+  std::vector<const std::vector<double>*> columns = {&p.m, &p.x, &p.y};
+  if (p.dim == 3) columns.push_back(&p.z);
+  if (p.has_velocities()) {
+    columns.push_back(&p.vx);
+    columns.push_back(&p.vy);
+    if (p.dim == 3) columns.push_back(&p.vz);
+  }
   AtomicFile file(path);
   std::string out;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    append_double(out, p.m[i]);
-    for (double v : {p.x[i], p.y[i]}) {
-      out += ' ';
-      append_double(out, v);
-    }
-    if (p.dim == 3) {
-      out += ' ';
-      append_double(out, p.z[i]);
-    }
-    if (vel) {
-      out += ' ';
-      append_double(out, p.vx[i]);
-      out += ' ';
-      append_double(out, p.vy[i]);
-      if (p.dim == 3) {
-        out += ' ';
-        append_double(out, p.vz[i]);
-      }
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c > 0) out += ' ';
+      append_double(out, (*columns[c])[i]);
     }
     out += '\n';
-    if (out.size() > (1u << 20)) {
-      file.write(out);
-      out.clear();
-    }
+    if (out.size() > (1u << 20)) file.write(out), out.clear();
   }
   file.write(out);
   file.commit();
