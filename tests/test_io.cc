@@ -171,7 +171,8 @@ TEST_CASE("Tipsy files built byte by byte: both byte orders, both header sizes, 
   REQUIRE(bytes.size() == 32 + 3 * 36);
   CHECK(bytes.substr(0, 32) == header.bytes());
   ByteWriter first(true);
-  for (double v : {p.m[0], p.x[0], p.y[0], p.z[0], p.vx[0], p.vy[0], p.vz[0], 0.0, 0.0}) first.f32(static_cast<float>(v));
+  for (double v : {p.m[0], p.x[0], p.y[0], p.z[0], p.vx[0], p.vy[0], p.vz[0], 0.0, 0.0})
+    first.f32(static_cast<float>(v));
   CHECK(bytes.substr(32, 36) == first.bytes());
   // And the native little-endian, 28-byte variant reads back too.
   write_tipsy(dir.file("n.tipsy"), p, {ByteOrder::little, false});
@@ -192,13 +193,13 @@ TEST_CASE("Tipsy: truncated and inconsistent files are refused, naming the recor
   };
   std::string e = error_for(good.substr(0, 32 + 48 + 20));
   check_has(e, path);
-  check_has(e, "20 bytes into gas record 2 of 2 (particle 1)");
+  check_has(e, "20 bytes into gas record 2 of 2 (particle index 1)");
   check_has(e, "280 bytes (32-byte header) or 276 (28-byte header)");
   check_has(e, "the file is 100 bytes");
   e = error_for(good.substr(0, 32 + 2 * 48 + 36));  // record boundary: dark record 2 missing entirely
-  check_has(e, "0 bytes into dark record 2 of 3 (particle 3)");
+  check_has(e, "0 bytes into dark record 2 of 3 (particle index 3)");
   e = error_for(good.substr(0, good.size() - 1));
-  check_has(e, "star record 1 of 1 (particle 5)");
+  check_has(e, "star record 1 of 1 (particle index 5)");
   check_has(e, "the file is 279 bytes");
   e = error_for(good + "xyz");
   check_has(e, "the file is 283 bytes");
@@ -222,12 +223,12 @@ TEST_CASE("Tipsy: truncated and inconsistent files are refused, naming the recor
   nan.f32(std::numeric_limits<float>::quiet_NaN());
   bad.replace(32 + 2 * 48 + 36 + 4, 4, nan.bytes());  // x of dark record 2
   e = error_for(bad);
-  check_has(e, "dark record 2 (particle 3): x = nan is not finite");
+  check_has(e, "dark record 2 (particle index 3): x = nan is not finite");
   bad = good;
   ByteWriter neg(true);
   neg.f32(-1.0f);
   bad.replace(32, 4, neg.bytes());
-  check_has(error_for(bad), "gas record 1 (particle 0): negative mass -1");
+  check_has(error_for(bad), "gas record 1 (particle index 0): negative mass -1");
   const std::string flat = tipsy_bytes(true, true, 2, expected);
   bad = flat;
   ByteWriter z(true);
@@ -316,10 +317,10 @@ TEST_CASE(".bin: bad headers, truncation, trailing bytes and bad values are refu
   check_has(error_for(patched(16, le64(101))), "should be 6504 bytes");
   ByteWriter nan(false);
   nan.f64(std::numeric_limits<double>::infinity());
-  check_has(error_for(patched(40 + 2 * 800 + 8 * 5, nan.bytes())), "particle 5: z = inf is not finite");
+  check_has(error_for(patched(40 + 2 * 800 + 8 * 5, nan.bytes())), "particle index 5: z = inf is not finite");
   ByteWriter neg(false);
   neg.f64(-0.5);
-  check_has(error_for(patched(40 + 3 * 800 + 8 * 99, neg.bytes())), "particle 99: negative mass -0.5");
+  check_has(error_for(patched(40 + 3 * 800 + 8 * 99, neg.bytes())), "particle index 99: negative mass -0.5");
 }
 
 TEST_CASE("Dubinski tables: the real file's row layout, accepted variations and bad rows") {
@@ -502,7 +503,7 @@ TEST_CASE("convert: between all formats, exactly; bad input or output leaves not
   write_particles(dir.file("huge.bin"), huge);
   r = test::run_cli({"convert", "--input", dir.file("huge.bin"), "--output", dir.file("huge.tipsy")});
   CHECK(r.code == 2);
-  check_has(r.err, "particle 3 has value 1e+300");
+  check_has(r.err, "particle index 3 has value 1e+300");
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     files += entry.path().filename().string().find("huge") != std::string::npos;

@@ -100,7 +100,8 @@ TEST_CASE("render: no particles, one particle, coincident particles") {
   TempDir dir;
   SUBCASE("N = 0: a background picture of the requested size") {
     test::write_text(dir.file("e.csv"), "x,y,z,m\n");
-    const auto r = test::run_cli({"render", "--input", dir.file("e.csv"), "--output", dir.file("e.png"), "--size", "33"});
+    const auto r =
+        test::run_cli({"render", "--input", dir.file("e.csv"), "--output", dir.file("e.png"), "--size", "33"});
     INFO(r.err);
     REQUIRE(r.code == 0);
     const Picture pic = decode(dir.file("e.png"));

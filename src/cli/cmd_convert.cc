@@ -37,7 +37,8 @@ int cmd_convert(const Args& args, std::ostream& out, std::ostream& err) {
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield convert --input A [--output B] [--input-format F] [--format F]\n"
                   "Without --output the input is only read and checked, and the read rate printed.\n"
-                  "formats: csv (.csv), tipsy (.tipsy .std), tab (.tab .dat .txt: mass x y z vx vy vz rows), bin (.bin)"))
+                  "formats: csv (.csv), tipsy (.tipsy .std), tab (.tab .dat .txt: mass x y z vx vy vz rows), "
+                  "bin (.bin)"))
     return 0;
   // Both formats are resolved before anything is read, so a bad name fails fast.
   const io::FileFormat from = io::resolve_file_format(input, input_format);

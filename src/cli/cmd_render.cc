@@ -19,7 +19,8 @@ render::View parse_view(const std::string& text) {
     const std::size_t comma = text.find(',', start);
     double x = 0.0;
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!parse_double(item, x) || !std::isfinite(x)) throw UsageError("--window: '" + item + "' is not a finite number");
+    if (!parse_double(item, x) || !std::isfinite(x))
+      throw UsageError("--window: '" + item + "' is not a finite number");
     v.push_back(x);
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -48,9 +48,11 @@ std::string describe(int dim, std::uint64_t n, bool ids, bool velocities) {
 void check_block(const std::string& path, const char* name, bool is_mass, const double* v, std::size_t count,
                  std::size_t first) {
   for (std::size_t i = 0; i < count; ++i)
-    if (is_mass ? bad_mass(v[i]) : bad_value(v[i])) throw_bad_value(path, "particle " + std::to_string(first + i), name, v[i]);
+    if (is_mass ? bad_mass(v[i]) : bad_value(v[i]))
+      throw_bad_value(path, "particle index " + std::to_string(first + i), name, v[i]);
 }
-void check_block(const std::string&, const char*, bool, const std::int64_t*, std::size_t, std::size_t) {}  // any id goes
+// Any id goes.
+void check_block(const std::string&, const char*, bool, const std::int64_t*, std::size_t, std::size_t) {}
 
 }  // namespace
 

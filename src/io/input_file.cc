@@ -56,7 +56,8 @@ void InputFile::prefetch_rest() {
 }
 
 void throw_bad_value(const std::string& file, const std::string& where, const char* name, double v) {
-  if (!bad_value(v)) throw InputError(file, 0, where + ": negative mass " + format_double(v));  // the only finite bad value
+  // The only bad finite value is a negative mass.
+  if (!bad_value(v)) throw InputError(file, 0, where + ": negative mass " + format_double(v));
   throw InputError(file, 0, where + ": " + name + " = " + format_double(v) + " is not finite (NaN/inf)");
 }
 

@@ -52,7 +52,7 @@ Header parse_header(const unsigned char* h, ByteOrder o) {
 }
 
 // Where a file of `size` bytes ends, for a header of `header_bytes` and the counts of h:
-// "the file ends 12 bytes into dark record 17 of 100 (particle 57)".
+// "the file ends 12 bytes into dark record 17 of 100 (particle index 57)".
 std::string where_it_ends(const Header& h, std::uint64_t header_bytes, std::uint64_t size) {
   std::uint64_t offset = header_bytes, first = 0;
   for (int t = 0; t < 3; ++t) {
@@ -60,7 +60,7 @@ std::string where_it_ends(const Header& h, std::uint64_t header_bytes, std::uint
     if (size < offset + n * bytes) {
       const std::uint64_t k = (size - offset) / bytes, into = (size - offset) % bytes;
       return "the file ends " + std::to_string(into) + " bytes into " + kTypes[t].name + " record " +
-             std::to_string(k + 1) + " of " + std::to_string(n) + " (particle " + std::to_string(first + k) + ")";
+             std::to_string(k + 1) + " of " + std::to_string(n) + " (particle index " + std::to_string(first + k) + ")";
     }
     offset += n * bytes;
     first += n;
@@ -131,12 +131,12 @@ Particles read_tipsy(const std::string& path, TipsyInfo* info) {
         for (int k = 0; k < 7; ++k)
           if (k == 0 ? bad_mass(v[0]) : bad_value(v[k]))
             throw_bad_value(path,
-                            std::string(type.name) + " record " + std::to_string(r0 + r + 1) + " (particle " +
+                            std::string(type.name) + " record " + std::to_string(r0 + r + 1) + " (particle index " +
                                 std::to_string(i) + ")",
                             kNames[k], v[k]);
         if (hd.ndim == 2 && (v[3] != 0.0 || v[6] != 0.0))
           throw InputError(path, 0,
-                           std::string(type.name) + " record " + std::to_string(r0 + r + 1) + " (particle " +
+                           std::string(type.name) + " record " + std::to_string(r0 + r + 1) + " (particle index " +
                                std::to_string(i) + "): ndim is 2 but z = " + format_double(v[3]) + ", vz = " +
                                format_double(v[6]) + " (2D files keep z and vz at 0)");
         p.m[i] = v[0];
@@ -195,7 +195,7 @@ void write_tipsy(const std::string& path, const Particles& p, const TipsyWriteOp
       for (int k = 0; k < 7; ++k) {
         const auto f = static_cast<float>(v[k]);
         if (!std::isfinite(f))
-          throw UsageError("cannot write " + path + ": particle " + std::to_string(i) + " has value " +
+          throw UsageError("cannot write " + path + ": particle index " + std::to_string(i) + " has value " +
                            format_double(v[k]) + ", which does not fit a Tipsy float32");
         store<float>(buf.data() + r * kDarkBytes + 4 * k, f, o);
       }

@@ -15,7 +15,8 @@ using Rgb = std::array<std::uint8_t, 3>;
 constexpr Rgb kBackground = {0, 0, 0};
 
 //! Control points at t = 0, 1/4, 1/2, 3/4, 1; colours in between are linear in t.
-constexpr std::array<Rgb, 5> kColourStops = {{{48, 16, 112}, {128, 32, 150}, {220, 60, 70}, {250, 165, 40}, {255, 250, 215}}};
+constexpr std::array<Rgb, 5> kColourStops = {
+    {{48, 16, 112}, {128, 32, 150}, {220, 60, 70}, {250, 165, 40}, {255, 250, 215}}};
 
 //! The colour of t in [0, 1] (clamped): 0 = lowest density shown, 1 = highest.
 inline Rgb colour_of(double t) {
