@@ -497,6 +497,21 @@ TEST_CASE("convert: between all formats, exactly; bad input or output leaves not
   check_has(r.err, dir.file("cut.bin"));
   check_has(r.err, "truncated");
   CHECK_FALSE(std::filesystem::exists(dir.file("out.csv")));
+  // the same for a CSV file cut inside a row, and a table cut inside a row
+  const std::string csv = test::read_text(dir.file("q.csv"));
+  write_text(dir.file("cut.csv"), csv.substr(0, csv.size() - 30));
+  r = test::run_cli({"convert", "--input", dir.file("cut.csv"), "--output", dir.file("out.bin")});
+  CHECK(r.code == 2);
+  check_has(r.err, dir.file("cut.csv"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out.bin")));
+  write_particles(dir.file("q.tab"), q);
+  const std::string tab = test::read_text(dir.file("q.tab"));
+  write_text(dir.file("cut.tab"), tab.substr(0, tab.size() - 30));
+  r = test::run_cli({"convert", "--input", dir.file("cut.tab"), "--output", dir.file("out.bin")});
+  CHECK(r.code == 2);
+  check_has(r.err, dir.file("cut.tab") + ":50:");
+  check_has(r.err, "the file looks truncated");
+  CHECK_FALSE(std::filesystem::exists(dir.file("out.bin")));
   // a value Tipsy cannot hold: exit 2, no output and no temporary file
   Particles huge = sample(3, 5, false, false);
   huge.x[3] = 1e300;
