@@ -51,10 +51,6 @@ std::string InputFile::read_rest() {
   return text;
 }
 
-void InputFile::prefetch_rest() {
-  ::posix_fadvise(fd_, static_cast<off_t>(position_), 0, POSIX_FADV_WILLNEED);  // a hint: failure is harmless
-}
-
 void throw_bad_value(const std::string& file, const std::string& where, const char* name, double v) {
   // The only bad finite value is a negative mass.
   if (!bad_value(v)) throw InputError(file, 0, where + ": negative mass " + format_double(v));

@@ -28,9 +28,6 @@ class InputFile {
   void read(void* dst, std::size_t bytes, const std::string& what);
   //! The whole rest of the file.
   std::string read_rest();
-  //! Asks the kernel to start reading the rest of the file into its cache now, so the disk works
-  //! while the caller allocates (first touch of fresh memory is slower than the disk on some VMs).
-  void prefetch_rest();
 
  private:
   std::string path_;
