@@ -4,7 +4,7 @@
 # Usage: scripts/setup.sh   (or source it and call nf_setup)
 set -euo pipefail
 
-NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev python3 python3-matplotlib)
+NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib)
 
 nf_install_deps() {
   local missing=()

@@ -11,6 +11,7 @@
 #include "common/numbers.h"
 #include "common/version.h"
 #include "harness/kernels.h"
+#include "io/particle_file.h"
 
 namespace nf::cli {
 
@@ -21,7 +22,7 @@ struct Command {
   const char* summary;
 };
 const Command kCommands[] = {
-    {"generate", cmd_generate, "write a particle distribution to CSV"},
+    {"generate", cmd_generate, "write a particle distribution to a file (csv, tipsy, tab, bin)"},
     {"tree", cmd_tree, "build the quadtree/octree of a file and print its summary"},
     {"forces", cmd_forces, "compute near-field (or all-pairs) accelerations with one kernel"},
     {"validate", cmd_validate, "check kernels against the float64 all-pairs ground truth"},
@@ -30,6 +31,8 @@ const Command kCommands[] = {
     {"experiment", cmd_experiment, "run a sweep described by experiments/NAME.ini (resumable)"},
     {"reproduce", cmd_reproduce, "the main job: rerun the paper's experiments and regenerate paper/"},
     {"compare", cmd_compare, "relative L2 and largest difference of two acceleration files"},
+    {"convert", cmd_convert, "convert a particle file between csv, tipsy, tab and bin"},
+    {"render", cmd_render, "draw a log-scaled surface density picture (PNG) of a particle file"},
 };
 
 void usage(std::ostream& out) {
@@ -87,10 +90,11 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
 
 void add_input_options(po::options_description& d, InputArgs& a, bool with_input) {
   if (with_input)
-    d.add_options()("input", po::value(&a.input),
-                    "particle CSV file (header x,y[,z],m|mass[,id,...]); else a generated input");
+    d.add_options()
+        ("input", po::value(&a.input), "particle file (.csv, .tipsy/.std, .tab/.dat/.txt, .bin); else a generated input")
+        ("input-format", po::value(&a.input_format), "format of --input when its extension does not say: csv, tipsy, tab, bin");
   d.add_options()
-      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners (comma list in sweeps)")
+      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners, galaxies (comma list in sweeps)")
       ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
       ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")
@@ -129,7 +133,7 @@ GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level,
 }
 
 Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
-  if (!a.input.empty()) return read_particles_csv(a.input);
+  if (!a.input.empty()) return io::read_particles(a.input, a.input_format);
   if (ppb < 0 && n < 0) throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
   return generate(generator_options(a, n, level, ppb));
 }

@@ -30,6 +30,8 @@ int cmd_model(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_convert(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_render(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;
@@ -37,6 +39,7 @@ namespace po = boost::program_options;
 //! Where the particles come from: a file, or a generator.
 struct InputArgs {
   std::string input;
+  std::string input_format;      //!< empty: by the extension of input
   std::string dist = "uniform";  //!< comma list in sweeps; one name elsewhere
   std::string dim = "2";         //!< comma list in sweeps; one value elsewhere
   std::string n, ppb;            //!< lists in sweeps ("8,16,32"); single values elsewhere
@@ -46,7 +49,7 @@ struct InputArgs {
   double jitter = 0.0;
 };
 
-//! --input (unless `with_input` is false) and the generator options (--dist --dim --n --ppb --seed
+//! --input and --input-format (unless `with_input` is false) and the generator options (--dist --dim --n --ppb --seed
 //! --mass --clusters --jitter).
 void add_input_options(po::options_description& d, InputArgs& a, bool with_input = true);
 //! Refuses contradictory or invalid generator options before any work: --n with --ppb, a

@@ -36,9 +36,11 @@ AtomicFile::~AtomicFile() {
   }
 }
 
-void AtomicFile::write(const std::string& text) {
+void AtomicFile::write(const std::string& text) { write(text.data(), text.size()); }
+
+void AtomicFile::write(const void* data, std::size_t bytes) {
   if (!f_) throw std::logic_error("AtomicFile::write after commit");
-  if (std::fwrite(text.data(), 1, text.size(), f_) != text.size())
+  if (bytes > 0 && std::fwrite(data, 1, bytes, f_) != bytes)
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
 }
 

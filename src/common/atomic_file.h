@@ -2,6 +2,7 @@
 //! Output files are written under a temporary name and renamed into place when complete, so a
 //! failure or an interrupted run never leaves a half-written file under the final name.
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -19,6 +20,8 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(const std::string& text);
+  //! Appends `bytes` raw bytes (binary formats write their arrays straight from memory).
+  void write(const void* data, std::size_t bytes);
   void commit();
   const std::string& path() const { return path_; }
 

@@ -7,7 +7,9 @@
 
 #include "common/box_rule.h"
 #include "common/errors.h"
+#include "common/galaxies.h"
 #include "common/random.h"
+#include "common/sampling.h"
 
 namespace nf {
 namespace {
@@ -35,23 +37,10 @@ std::int64_t particle_count(const GenerateOptions& o) {
   return o.n;
 }
 
-// Isotropic unit vector.
-Vec direction(Random& r) {
-  const double cz = r.uniform(-1.0, 1.0), phi = 6.283185307179586 * r.uniform();
-  const double s = std::sqrt(std::max(0.0, 1.0 - cz * cz));
-  return {s * std::cos(phi), s * std::sin(phi), cz};
-}
-
 // One Plummer particle (Aarseth, Henon & Wielen 1974) of total mass 1 and scale radius a; G = 1.
 void plummer_particle(Random& r, double a, Vec& pos, Vec& vel) {
-  double radius;
-  do {
-    double x1;
-    do x1 = r.uniform();
-    while (x1 <= 0.0);
-    radius = a / std::sqrt(std::pow(x1, -2.0 / 3.0) - 1.0);
-  } while (!(radius <= 10.0 * a));
-  pos = radius * direction(r);
+  const double radius = plummer_radius(r, a);
+  pos = radius * isotropic_direction(r);
   // Speed: q = v / v_escape has density proportional to g(q) = q^2 (1 - q^2)^3.5, below 0.1.
   double q, g;
   do {
@@ -59,7 +48,7 @@ void plummer_particle(Random& r, double a, Vec& pos, Vec& vel) {
     g = q * q * std::pow(1.0 - q * q, 3.5);
   } while (0.1 * r.uniform() >= g);
   const double v_escape = std::sqrt(2.0 / a) * std::pow(1.0 + radius * radius / (a * a), -0.25);
-  vel = q * v_escape * direction(r);
+  vel = q * v_escape * isotropic_direction(r);
 }
 
 void store(Particles& p, std::size_t i, const Vec& pos) {
@@ -156,7 +145,7 @@ void extreme_layout(Particles& p, Random& r, const std::string& dist) {
 
 }  // namespace
 
-const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners"; }
+const char* generator_names() { return "uniform, uniform-exact, plummer, clusters, lattice, shell, core, corners, galaxies"; }
 
 Particles generate(const GenerateOptions& o) {
   if (o.dim != 2 && o.dim != 3) throw UsageError("--dim must be 2 or 3, not " + std::to_string(o.dim));
@@ -165,6 +154,11 @@ Particles generate(const GenerateOptions& o) {
   const std::int64_t n = particle_count(o);
   if (n > (std::int64_t(1) << 31) - 1) throw UsageError("at most 2^31 - 1 particles, not " + std::to_string(n));
   if (o.dist == "uniform-exact" && o.level < 0) throw UsageError("uniform-exact needs --level and --ppb");
+  if (o.dist == "galaxies") {
+    if (o.dim != 3) throw UsageError("galaxies is 3D only (--dim 3)");
+    if (o.mass != "equal") throw UsageError("galaxies sets its own masses (per component); --mass must stay equal");
+    return make_galaxies(n, o.seed);
+  }
 
   Particles p;
   p.dim = o.dim;

@@ -14,7 +14,7 @@ namespace nf {
 
 //! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
 struct GenerateOptions {
-  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice | shell | core | corners
+  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice | shell | core | corners | galaxies
   int dim = 3;
   std::int64_t n = -1;
   int level = -1;
@@ -46,6 +46,8 @@ const char* generator_names();
 //!   uniform over [0,1)^D: one box holds almost everything.
 //! - corners: clusters of side 1e-3 at the 2^D corners of [0,1]^D (the first 2^D points exactly on
 //!   them): every box between them is empty.
+//! - galaxies: two disk + bulge + halo galaxies on a collision orbit (galaxies.h), 3D only, masses
+//!   per component (the --mass option must stay "equal").
 Particles generate(const GenerateOptions& opt);
 
 }  // namespace nf

@@ -14,6 +14,7 @@ struct Particles {
   std::vector<double> x, y, z, m;  //!< z is empty in 2D
   std::vector<std::int64_t> id;    //!< empty: ids are the 0-based row numbers
   std::vector<double> vx, vy, vz;  //!< empty unless the source had velocities (kept for round trips)
+  double time = 0.0;               //!< simulation time of a snapshot (Tipsy header, .bin); 0 otherwise
 
   std::size_t size() const { return m.size(); }
   //! Coordinate `axis` (0 = x, 1 = y, 2 = z) of particle i.
@@ -25,6 +26,10 @@ struct Particles {
   double max_mass() const;
   //! Resizes every present array to n particles (velocities only if present).
   void resize(std::size_t n);
+  //! Adds zero velocities if there are none (a simulation starts from rest where the file had none).
+  void add_velocities();
+  //! Throws std::logic_error unless every present array holds size() values (writers check this).
+  void check_sizes() const;
 };
 
 //! Scalar type of a kernel's arithmetic. float32 is the GPU default, as in the paper.

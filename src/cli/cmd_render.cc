@@ -1,0 +1,68 @@
+// nearfield render: a log-scaled surface density picture of a particle file (DESIGN.md section 14).
+#include <cmath>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "common/numbers.h"
+#include "io/particle_file.h"
+#include "render/density_image.h"
+#include "render/png_file.h"
+
+namespace nf::cli {
+
+namespace {
+// "u0,u1,v0,v1" -> a view.
+render::View parse_view(const std::string& text) {
+  std::vector<double> v;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    double x = 0.0;
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!parse_double(item, x) || !std::isfinite(x))
+      throw UsageError("--window: '" + item + "' is not a finite number");
+    v.push_back(x);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (v.size() != 4 || !(v[1] > v[0]) || !(v[3] > v[2]))
+    throw UsageError("--window takes U0,U1,V0,V1 with U0 < U1 and V0 < V1, not '" + text + "'");
+  return {v[0], v[1], v[2], v[3]};
+}
+}  // namespace
+
+int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
+  std::string input, input_format, output, plane = "xy", window;
+  int size = 800;
+  po::options_description d("render options");
+  d.add_options()("help", "this help")("input", po::value(&input)->required(), "particle file (csv, tipsy, tab, bin)")(
+      "input-format", po::value(&input_format), "format of --input when its extension does not say")(
+      "output", po::value(&output)->required(), "PNG file to write")(
+      "size", po::value(&size)->default_value(size), "picture width in pixels (1..16384); height follows the window")(
+      "plane", po::value(&plane)->default_value(plane), "projection plane: xy, xz or yz (2D input: xy only)")(
+      "window", po::value(&window),
+      "part of the plane shown, U0,U1,V0,V1 (default: a square around all particles with a 5% margin)");
+  po::variables_map vm;
+  if (!parse_args(args, d, vm, out,
+                  "usage: nearfield render --input F --output X.png [--size PX] [--plane xy|xz|yz] "
+                  "[--window U0,U1,V0,V1]\n"
+                  "Each particle's mass goes to the pixel that holds it; colours follow log(mass per area) from "
+                  "the least to the most dense pixel (dark violet -> red -> pale yellow), empty pixels are black."))
+    return 0;
+  render::RenderOptions opt;
+  opt.width = size;
+  opt.plane = render::parse_plane(plane);
+  if (!window.empty()) opt.view = parse_view(window);
+  if (size < 1 || size > 16384) throw UsageError("--size must be 1..16384 pixels, not " + std::to_string(size));
+  const Particles p = io::read_particles(input, input_format);
+  const render::Rendering r = render::render_density(p, opt);
+  render::write_png(output, r.image);
+  out << "wrote " << output << ": " << r.image.width << " x " << r.image.height << " pixels, plane " << plane
+      << ", window " << format_double(r.view.u0) << "," << format_double(r.view.u1) << "," << format_double(r.view.v0)
+      << "," << format_double(r.view.v1) << "; " << r.drawn << " particles drawn, " << r.outside
+      << " outside the window; " << (r.counts ? "particles" : "mass") << " per unit area from "
+      << format_double(r.density_lo) << " to " << format_double(r.density_hi) << " (log scale)\n";
+  return 0;
+}
+
+}  // namespace nf::cli
