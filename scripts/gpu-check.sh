@@ -34,9 +34,14 @@ record "GPU tests" "$([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)"): $(g
 "$NF" generate --dist clusters --clusters 1 --dim 2 --n 1100 --seed 4 --mass random --output "$work/c2.csv" > /dev/null
 "$NF" generate --dist plummer --dim 3 --n 400 --seed 5 --mass random --output "$work/p3.csv" > /dev/null
 cases=()
-for k in allpairs-naive allpairs-tiled allpairs-2d ppt bpt bpb bpb-n3; do
+# Every registered GPU kernel (the registry's listing), a deep-level case for those on the compact tree.
+gpu_kernels=$("$NF" bench --list | awk 'NR > 1 && $2 ~ /^gpu/ {print $1}')
+for k in $gpu_kernels; do
   cases+=("$k 2D float|forces --input $work/c2.csv --level 3 --kernel $k --mask near --output $work/a.csv")
   cases+=("$k 3D double|forces --input $work/p3.csv --level 2 --kernel $k --precision double --softening 0 --output $work/a.csv")
+  if "$NF" bench --list | grep -E "^$k " | grep -q "near-field" && ! "$NF" bench --list | grep -E "^$k " | grep -q "dense tree"; then
+    cases+=("$k 3D level 12|forces --input $work/p3.csv --level 12 --kernel $k --output $work/a.csv")
+  fi
 done
 cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
@@ -59,7 +64,7 @@ for tool in memcheck racecheck; do
 done
 
 # 3. short benchmark table (2D float, level 7: the paper's setting, at two box sizes)
-timeout 120 "$NF" bench --kernel ppt,bpt,bpb,bpb-n3 --dist uniform-exact --dim 2 --level 7 --ppb 64,512 --reps 5 \
+timeout 180 "$NF" bench --kernel ppt,bpt,bpb,bpb-n3,bpb-lb,n3-shfl,n3-rotate,n3-colour --dist uniform-exact --dim 2 --level 7 --ppb 64,512 --reps 5 \
   --warmup 1 > "$LOGS/bench.txt" 2>/dev/null
 record "benchmark" "exit $? (table below)"
 rm -rf "$work"

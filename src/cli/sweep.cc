@@ -17,6 +17,7 @@
 #include "harness/validation.h"
 
 namespace nf::cli {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -39,12 +40,14 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+}  // namespace
+
 // --level: a comma list of levels, each an integer or "auto" (kAutoLevel, resolved per input).
 std::vector<std::int64_t> parse_levels(const SweepConfig& c) {
   std::vector<std::int64_t> out;
   for (const std::string& item : split_list(c.levels)) {
     if (item != "auto") {
-      for (std::int64_t v : parse_int_list(item, "level")) out.push_back(v);
+      for (std::int64_t v : parse_int_list(item, "level", 0)) out.push_back(v);
     } else if (!c.in.ppb.empty()) {
       throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
     } else {
@@ -53,6 +56,8 @@ std::vector<std::int64_t> parse_levels(const SweepConfig& c) {
   }
   return out;
 }
+
+namespace {
 
 // --level auto: the rule's level for this input, and its line on `out`.
 void resolve_auto(Point& pt, const Particles& p, const Domain& d, const std::vector<std::string>& kernels,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -34,6 +35,10 @@ struct SweepConfig {
 enum class SweepMode { bench, validate, experiment };
 //! Adds the sweep options of `mode` to `d`.
 void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode);
+
+//! --level: a comma list of levels >= 0, each an integer or "auto" (kAutoLevel, resolved per
+//! input; refused with --ppb, where the level defines the input).
+std::vector<std::int64_t> parse_levels(const SweepConfig& c);
 
 //! Times every (point, precision, kernel); prints a table; appends rows to c.output.
 int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err);

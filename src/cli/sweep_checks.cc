@@ -1,5 +1,7 @@
 #include "cli/sweep_checks.h"
 
+#include "cli/sweep.h"
+
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
@@ -10,7 +12,7 @@ namespace nf::cli {
 void check_sweep(const SweepConfig& c) {
   check_input_args(c.in);
   if (c.levels.empty()) throw UsageError("--level is required");
-  parse_int_list(c.levels, "level", 0);
+  parse_levels(c);
   if (c.tree)
     gpu::require("bench --tree");
   else

@@ -119,7 +119,7 @@ void extreme_layout(Particles& p, Random& r, const std::string& dist) {
       // surface, empty inside and outside.
       Vec u;
       if (d == 3) {
-        u = direction(r);
+        u = isotropic_direction(r);
       } else {
         const double phi = 6.283185307179586 * r.uniform();
         u = Vec(std::cos(phi), std::sin(phi), 0.0);

@@ -47,12 +47,18 @@ class GpuNearField : public Evaluation {
     if (s.count_interactions) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
     view_.bodies = bodies_.data();
     view_.acc = acc_.data();
-    view_.box_start = t.box_start.data();
-    view_.particle_box = t.particle_box.data();
-    view_.nonempty = t.nonempty.data();
+    view_.box_key = t.box_key.data();
+    view_.box_first = t.box_first.data();
+    view_.near_offset = k.newton3 ? t.near_half_offset.data() : t.near_full_offset.data();
+    view_.near_ids = k.newton3 ? t.near_half_ids.data() : t.near_full_ids.data();
     view_.nonempty_count = t.nonempty_count;
-    view_.neighbor_offset = k.newton3 ? t.half_offset.data() : t.full_offset.data();
-    view_.neighbor_ids = k.newton3 ? t.half_ids.data() : t.full_ids.data();
+    if (t.dense) {
+      view_.box_start = t.box_start.data();
+      view_.particle_box = t.particle_box.data();
+      view_.nonempty = t.nonempty.data();
+      view_.neighbor_offset = k.newton3 ? t.half_offset.data() : t.full_offset.data();
+      view_.neighbor_ids = k.newton3 ? t.half_ids.data() : t.full_ids.data();
+    }
     view_.n = t.n;
     view_.max_box_count = t.max_box_count;
     view_.eps2 = detail::softening_squared<T>(s.softening);

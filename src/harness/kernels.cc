@@ -39,7 +39,7 @@ std::list<KernelInfo> builtin_kernels() {
   const unsigned cpu_nf = kNearField | kDeterministic | kDenseTree;
   const unsigned gpu_nf = kGpu | kNearField | kDenseTree;
   const unsigned gpu_ap = kGpu | kDeterministic;
-  const unsigned gpu_n3 = kGpu | kNearField | kNewton3 | kDenseTree;
+  const unsigned gpu_n3 = kGpu | kNearField | kNewton3;  // compact tree: any level
   return {
       {"cpu-serial", cpu_nf, "one thread, boxes in Z-order, own box then each neighbor (the paper's CPU)",
        cpu_near_field(NF_PER_SHAPE(cpu_serial))},
@@ -63,7 +63,7 @@ std::list<KernelInfo> builtin_kernels() {
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
       {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
-      {"bpb-lb", gpu_nf | kDeterministic,
+      {"bpb-lb", kGpu | kNearField | kDeterministic,
        "BPB over bounded work items (target chunks x source segments) in block-size classes: load-balanced",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_bpb_lb))},
       {"n3-shfl", gpu_n3 | kAtomics,

@@ -11,8 +11,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "common/interaction.h"
-#include "nearfield/box_tiles.cuh"
+#include "nearfield/bpb_agent.cuh"
 
 namespace nf {
 namespace {
@@ -23,7 +22,6 @@ struct BpbLbPolicy {
   static constexpr std::uint32_t kSegment = 16384;
   static constexpr std::uint32_t kMaxThreads = box_tiles::BoxBlockPolicy::max_threads;  // 512
   static constexpr int kClasses = 5;  // blocks of 32, 64, 128, 256, 512 threads
-  static constexpr int unroll = 8;
 };
 
 //! Targets [t0, t1) of box `box` against its sources [v0, v1) in list order (own box first).
@@ -39,8 +37,8 @@ __device__ std::uint32_t block_class(std::uint32_t targets) {
   return c;
 }
 
-struct NearList {
-  const std::uint32_t *box_start, *nonempty, *offset, *ids;
+struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full neighbor lists
+  const std::uint32_t *box_start, *offset, *ids;
   __device__ std::uint32_t count(std::uint32_t b) const { return box_start[b + 1] - box_start[b]; }
   __device__ std::uint32_t sources(std::uint32_t b) const {
     std::uint32_t s = count(b);
@@ -58,7 +56,7 @@ __global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, 
     items[m] = partials[m] = 0;
     return;
   }
-  const std::uint32_t b = g.nonempty[k], n = g.count(b), c = gpu::div_up(n, g.chunk_of(n));
+  const std::uint32_t b = k, n = g.count(b), c = gpu::div_up(n, g.chunk_of(n));
   const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
   items[k] = c * segs;
   partials[k] = segs > 1 ? c * segs : 0;
@@ -68,7 +66,7 @@ __global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* it
                             const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  const std::uint32_t b = g.nonempty[k], n = g.count(b), chunk = g.chunk_of(n), c = gpu::div_up(n, chunk);
+  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = gpu::div_up(n, chunk);
   const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
   std::uint32_t out = item_offset[k];
   for (std::uint32_t ci = 0; ci < c; ++ci)
@@ -80,45 +78,57 @@ __global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* it
     }
 }
 
+constexpr int kMaxRanges = 27;  // the box itself and up to 26 neighbors (3D)
+
 template <int D, class T, bool Guarded, bool Counting>
 __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* __restrict__ items,
                               Acc4<T>* __restrict__ partial) {
   extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ std::uint32_t range_first[kMaxRanges], range_start[kMaxRanges + 1];
   Body<T>* tile = reinterpret_cast<Body<T>*>(smem);
-  const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   const SourceItem item = items[blockIdx.x];
+  // The item's sources are positions [v0, v1) of the list "own box, then each neighbor": the
+  // ranges of that list (first sorted index, and start position in the list) go to shared memory.
+  const std::uint32_t nr = 1 + g.offset[item.box + 1] - g.offset[item.box];
+  if (threadIdx.x < nr) {
+    const std::uint32_t b = threadIdx.x == 0 ? item.box : g.ids[g.offset[item.box] + threadIdx.x - 1];
+    range_first[threadIdx.x] = g.box_start[b];
+    range_start[threadIdx.x + 1] = g.count(b);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    range_start[0] = 0;
+    for (std::uint32_t r = 1; r <= nr; ++r) range_start[r] += range_start[r - 1];
+  }
   const std::uint32_t i = item.t0 + threadIdx.x;
   const bool active = i < item.t1;
-  const Body<T> me = active ? v.bodies[i] : Body<T>{0, 0, 0, 0};
-  Acc4<T> acc{0, 0, 0, 0};
-  unsigned long long count = 0;
-  // Walk the box's source list (own box, then each neighbor) and keep [v0, v1) of it.
-  std::uint32_t seen = 0;
-  auto visit = [&](std::uint32_t begin, std::uint32_t end) {
-    const std::uint32_t lo = begin + min(end - begin, item.v0 > seen ? item.v0 - seen : 0u);
-    const std::uint32_t hi = begin + min(end - begin, item.v1 > seen ? item.v1 - seen : 0u);
-    seen += end - begin;
-    if (lo >= hi) return;
-    box_tiles::for_each_staged_tile(v.bodies, {lo, hi}, tile, box_tiles::NoState{}, [&](std::uint32_t s0, std::uint32_t m) {
-      if (!active) return;
-#pragma unroll BpbLbPolicy::unroll
-      for (std::uint32_t k = 0; k < m; ++k) {
-        if (s0 + k == i) continue;
-        grav(me, tile[k], acc);
-        if constexpr (Counting) ++count;
+  BpbAgent<D, T, Guarded, Counting> agent{{v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
+  const std::uint32_t self = i - g.box_start[item.box];  // the own box comes first in the list
+  // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair
+  // per blockDim sources, not per neighbor box).
+  for (std::uint32_t vb = item.v0; vb < item.v1; vb += blockDim.x) {
+    const std::uint32_t m = min(blockDim.x, item.v1 - vb);
+    __syncthreads();
+    if (threadIdx.x < m) {
+      const std::uint32_t pos = vb + threadIdx.x;
+      std::uint32_t lo = 0, hi = nr;  // the range r with range_start[r] <= pos < range_start[r + 1]
+      while (hi - lo > 1) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (range_start[mid] <= pos) lo = mid;
+        else hi = mid;
       }
-    });
-  };
-  visit(g.box_start[item.box], g.box_start[item.box + 1]);
-  for (std::uint32_t l = g.offset[item.box]; l < g.offset[item.box + 1] && seen < item.v1; ++l)
-    visit(g.box_start[g.ids[l]], g.box_start[g.ids[l] + 1]);
+      tile[threadIdx.x] = v.bodies[range_first[lo] + pos - range_start[lo]];
+    }
+    __syncthreads();
+    if (active) agent.add_tile(m, self - vb);  // wraps past m when the own particle is not in the tile
+  }
   if (active) {
     if (item.slot == kWhole)
-      v.acc[i] = acc;
+      v.acc[i] = agent.acc;
     else
-      partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = acc;
+      partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = agent.acc;
   }
-  if constexpr (Counting) box_tiles::add_count(v.counter, count);
+  if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
 }
 
 // Second pass for split boxes: each target sums its chunk's segments in segment order.
@@ -148,7 +158,7 @@ template <int D, class T>
 class BpbLb final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
-    g_ = {v.box_start, v.nonempty, v.neighbor_offset, v.neighbor_ids};
+    g_ = {v.box_first, v.near_offset, v.near_ids};
     n_ = 0;
     for (std::uint32_t& c : class_begin_) c = 0;
     const std::uint32_t m = v.nonempty_count;

@@ -9,7 +9,6 @@
 // whatever the scheduling: repeated runs agree bit for bit. A warp computes its link with lane
 // rotation (rotate_agent.cuh), target chunks of 32 R against the whole other box.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "nearfield/n3_common.cuh"
 #include "nearfield/rotate_agent.cuh"
@@ -25,14 +24,14 @@ struct Link {
   std::uint32_t a_begin, a_end, b_begin, b_end;
 };
 
-// Colour of the link between boxes a and b (Morton indices): 0 for a box with itself, else
+// Colour of the link between boxes of Morton keys a and b: 0 for a box with itself, else
 // 1 + 2 * code(canonical offset) + parity of the lower box along the offset's first axis.
 template <int D>
-__device__ std::uint8_t link_colour(std::uint32_t a, std::uint32_t b) {
+__device__ std::uint8_t link_colour(std::uint64_t a, std::uint64_t b) {
   if (a == b) return 0;
   std::uint32_t ca[D], cb[D];
-  morton_decode<D>(a, ca);
-  morton_decode<D>(b, cb);
+  morton_coords<D>(a, ca);
+  morton_coords<D>(b, cb);
   int v[D];
   int first = -1;
   for (int k = 0; k < D; ++k) {
@@ -46,37 +45,21 @@ __device__ std::uint8_t link_colour(std::uint32_t a, std::uint32_t b) {
   return static_cast<std::uint8_t>(1 + 2 * code + (lower & 1u));
 }
 
-__global__ void count_links_kernel(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
-                                   const std::uint32_t* half_offset, const std::uint32_t* half_ids,
-                                   std::uint32_t* counts) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k > m) return;
-  if (k == m) {
-    counts[m] = 0;
-    return;
-  }
-  const std::uint32_t box = nonempty[k];
-  std::uint32_t c = 1;
-  for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l)
-    c += box_start[half_ids[l] + 1] > box_start[half_ids[l]];
-  counts[k] = c;
-}
-
+// Links of compact box k: itself, then each (non-empty) half neighbor. Offsets come from the half
+// list's own offsets: box k's links start at k + half_offset[k].
 template <int D>
-__global__ void fill_links_kernel(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
-                                  const std::uint32_t* half_offset, const std::uint32_t* half_ids,
-                                  const std::uint32_t* offsets, Link* links, std::uint8_t* colours) {
+__global__ void fill_links_kernel(const std::uint64_t* box_key, const std::uint32_t* first, std::uint32_t m,
+                                  const std::uint32_t* half_offset, const std::uint32_t* half_ids, Link* links,
+                                  std::uint8_t* colours) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  const std::uint32_t box = nonempty[k];
-  std::uint32_t out = offsets[k];
-  links[out] = {box_start[box], box_start[box + 1], box_start[box], box_start[box + 1]};
+  std::uint32_t out = k + half_offset[k];
+  links[out] = {first[k], first[k + 1], first[k], first[k + 1]};
   colours[out++] = 0;
-  for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l) {
+  for (std::uint32_t l = half_offset[k]; l < half_offset[k + 1]; ++l) {
     const std::uint32_t nb = half_ids[l];
-    if (box_start[nb + 1] == box_start[nb]) continue;
-    links[out] = {box_start[box], box_start[box + 1], box_start[nb], box_start[nb + 1]};
-    colours[out++] = link_colour<D>(box, nb);
+    links[out] = {first[k], first[k + 1], first[nb], first[nb + 1]};
+    colours[out++] = link_colour<D>(box_key[k], box_key[nb]);
   }
 }
 
@@ -122,20 +105,15 @@ class N3Colour final : public GpuNearFieldKernel<T> {
     const std::uint32_t m = v.nonempty_count;
     for (std::uint32_t& c : colour_begin_) c = 0;
     if (m == 0) return;
-    gpu::DeviceBuffer<std::uint32_t> offsets(m + 1);
-    std::size_t need = 0, bytes = 0;
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets.data(), offsets.data(), static_cast<int>(m + 1)));
-    gpu::DeviceBuffer<unsigned char> temp(need);
-    count_links_kernel<<<gpu::div_up(m + 1, 256), 256>>>(v.box_start, v.nonempty, m, v.neighbor_offset,
-                                                         v.neighbor_ids, offsets.data());
-    NF_CUDA_LAUNCHED();
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, offsets.data(), offsets.data(), static_cast<int>(m + 1)));
-    NF_CUDA(cudaMemcpy(&n_, offsets.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
+    std::uint32_t half_links = 0;
+    NF_CUDA(cudaMemcpy(&half_links, v.near_offset + m, sizeof(half_links), cudaMemcpyDeviceToHost));
+    n_ = m + half_links;
+    std::size_t bytes = 0;
     gpu::DeviceBuffer<Link> unsorted(n_);
     gpu::DeviceBuffer<std::uint8_t> colours(n_), sorted_colours(n_);
     links_ = gpu::DeviceBuffer<Link>(n_);
-    fill_links_kernel<D><<<gpu::div_up(m, 256), 256>>>(v.box_start, v.nonempty, m, v.neighbor_offset, v.neighbor_ids,
-                                                       offsets.data(), unsorted.data(), colours.data());
+    fill_links_kernel<D><<<gpu::div_up(m, 256), 256>>>(v.box_key, v.box_first, m, v.near_offset, v.near_ids,
+                                                       unsorted.data(), colours.data());
     NF_CUDA_LAUNCHED();
     // Stable: within a colour the links keep their Z-order.
     NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, colours.data(), sorted_colours.data(), unsorted.data(),

@@ -53,8 +53,8 @@ template <int D, class T, int RMax, template <int, class, int, bool, bool> class
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
-    items_.build(v.box_start, v.nonempty, v.nonempty_count, v.neighbor_offset, v.neighbor_ids,
-                 32u * targets_per_lane(v.max_box_count, RMax), /*classify=*/true);
+    items_.build(v.box_first, v.nonempty_count, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
+                 /*classify=*/true);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   void launch(const NearFieldView<T>& v) override {

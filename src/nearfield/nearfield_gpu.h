@@ -21,11 +21,17 @@ template <class T>
 struct NearFieldView {
   const Body<T>* bodies = nullptr;           //!< sorted by box
   Acc4<T>* acc = nullptr;                    //!< output, sorted order
+  // The compact layout (always): the nonempty_count = M non-empty boxes in key order.
+  const std::uint64_t* box_key = nullptr;      //!< M Morton keys, ascending
+  const std::uint32_t* box_first = nullptr;    //!< M + 1 offsets into the sorted bodies
+  const std::uint32_t* near_offset = nullptr;  //!< M + 1: compact neighbor lists, full or half as
+  const std::uint32_t* near_ids = nullptr;     //!<   the kernel's kNewton3 trait says
+  // The paper's dense layout (kernels with kDenseTree only; null otherwise).
   const std::uint32_t* box_start = nullptr;  //!< boxIdx, nbox + 1
   const std::uint32_t* particle_box = nullptr;
-  const std::uint32_t* nonempty = nullptr;  //!< boxes to launch, ascending
+  const std::uint32_t* nonempty = nullptr;  //!< dense ids of the non-empty boxes, ascending
   std::uint32_t nonempty_count = 0;
-  const std::uint32_t* neighbor_offset = nullptr;  //!< full lists (ppt, bpt, bpb) or half (bpb-n3)
+  const std::uint32_t* neighbor_offset = nullptr;  //!< dense lists: full (ppt, bpt, bpb) or half (bpb-n3)
   const std::uint32_t* neighbor_ids = nullptr;
   std::uint32_t n = 0;
   std::uint32_t max_box_count = 0;

@@ -10,14 +10,14 @@ namespace nf {
 namespace {
 
 struct BoxGraph {
-  const std::uint32_t *box_start, *nonempty, *half_offset, *half_ids;
+  const std::uint32_t *box_start, *half_offset, *half_ids;  // compact: box k is [box_start[k], box_start[k+1])
   std::uint32_t chunk;
   __device__ std::uint32_t count(std::uint32_t box) const { return box_start[box + 1] - box_start[box]; }
   __device__ std::uint32_t chunks(std::uint32_t n) const { return (n + chunk - 1) / chunk; }
   // Items of non-empty box k: chunk pairs of the box with itself, then chunks x chunks per
   // non-empty half neighbor.
   __device__ std::uint32_t items_of(std::uint32_t k) const {
-    const std::uint32_t box = nonempty[k], c = chunks(count(box));
+    const std::uint32_t box = k, c = chunks(count(box));
     std::uint32_t total = c * (c + 1) / 2;
     for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l) total += c * chunks(count(half_ids[l]));
     return total;
@@ -41,7 +41,7 @@ __global__ void fill_kernel(BoxGraph g, std::uint32_t m, const std::uint32_t* of
     if (offsets[mid] <= it) lo = mid;
     else hi = mid;
   }
-  const std::uint32_t box = g.nonempty[lo], first = g.box_start[box], n = g.count(box), c = g.chunks(n);
+  const std::uint32_t box = lo, first = g.box_start[box], n = g.count(box), c = g.chunks(n);
   std::uint32_t local = it - offsets[lo];
   const std::uint32_t own = c * (c + 1) / 2;
   if (local < own) {
@@ -85,14 +85,13 @@ __global__ void classify_kernel(const PairItem* items, std::uint32_t n, std::uin
 
 }  // namespace
 
-void PairItemList::build(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t m,
-                         const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk,
-                         bool classify) {
+void PairItemList::build(const std::uint32_t* box_start, std::uint32_t m, const std::uint32_t* half_offset,
+                         const std::uint32_t* half_ids, std::uint32_t chunk, bool classify) {
   size_ = 0;
   sorted_ = false;
   for (std::uint32_t& c : class_begin_) c = 0;
   if (m == 0) return;
-  const BoxGraph g{box_start, nonempty, half_offset, half_ids, chunk};
+  const BoxGraph g{box_start, half_offset, half_ids, chunk};
   if (offsets_.size() < m + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(m + 1);
   std::size_t need = 0;
   NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));

@@ -23,11 +23,11 @@ class PairItemList {
   //! Size classes: class c holds the items with at most 32 * 2^c targets.
   static constexpr int kClasses = 5;
 
-  //! box_start: boxIdx (dense); nonempty: the M non-empty boxes; half_offset/half_ids: half lists.
-  //! Items are ordered by target box (Z-order), own box first, then neighbors in list order;
-  //! with `classify`, grouped by size class first (stable: Z-order within a class).
-  void build(const std::uint32_t* box_start, const std::uint32_t* nonempty, std::uint32_t nonempty_count,
-             const std::uint32_t* half_offset, const std::uint32_t* half_ids, std::uint32_t chunk, bool classify);
+  //! From the compact tree: box_first (M + 1 offsets of the M non-empty boxes) and their half
+  //! neighbor lists (compact ids). Items are ordered by target box (Z-order), own box first, then
+  //! neighbors in list order; with `classify`, grouped by size class first (stable).
+  void build(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
+             const std::uint32_t* half_ids, std::uint32_t chunk, bool classify);
   const PairItem* items() const { return sorted_ ? sorted_items_.data() : items_.data(); }
   std::uint32_t size() const { return size_; }
   //! First item of class c (c = kClasses: the end); without `classify` every item is in class 0.
