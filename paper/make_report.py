@@ -541,7 +541,7 @@ def verdict(report):
             f"P = {big}, `{k}`, takes {fmt_ms(num(r, 'median_ms'))} ms against bpb's {fmt_ms(time_of(by, 'bpb', big))} "
             f"ms: {sp[big]:.2f}x faster (the issue's target 1.3x, its goal 1.5x). The best new kernel is at least as fast "
             f"as bpb at P = {join(map(str, wins)) or 'none'}" +
-            (f" and slower at P = {join(map(str, loses))} ({join(f"{sp[p]:.2f}x" for p in loses)}; see the section on Newton's third law)."
+            (f" and slower at P = {join(map(str, loses))} ({join(f'{sp[p]:.2f}x' for p in loses)}; see the section on Newton's third law)."
              if loses else "."))
     t2 = model_table2(report)
     if t2:
