@@ -17,6 +17,7 @@ KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFactory m
   scratch = traits & kScratch;
   dense_tree = traits & kDenseTree;
   openmp = traits & kOpenMP;
+  small_boxes = traits & kSmallBoxes;
 }
 
 std::string KernelInfo::trait_list() const {
@@ -28,6 +29,7 @@ std::string KernelInfo::trait_list() const {
   if (scratch) s += ", scratch";
   if (dense_tree) s += ", dense tree";
   if (openmp) s += ", OpenMP";
+  if (small_boxes) s += ", small boxes one-sided";
   return s;
 }
 
@@ -63,13 +65,13 @@ std::list<KernelInfo> builtin_kernels() {
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
       {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
        gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
-      {"bpb-lb", kGpu | kNearField | kDeterministic,
+      {"bpb-lb", kGpu | kNearField | kDeterministic | kSmallBoxes,
        "BPB over bounded work items (target chunks x source segments) in block-size classes: load-balanced",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_bpb_lb))},
-      {"n3-shfl", gpu_n3 | kAtomics,
+      {"n3-shfl", gpu_n3 | kAtomics | kSmallBoxes,
        "Newton-3, warp per work item: reaction summed in registers, reduced by warp shuffles; red.add out",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_shfl))},
-      {"n3-rotate", gpu_n3 | kAtomics,
+      {"n3-rotate", gpu_n3 | kAtomics | kSmallBoxes,
        "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
        gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_rotate))},
       {"n3-colour", gpu_n3 | kDeterministic,

@@ -37,6 +37,8 @@ enum KernelTrait : unsigned {
   kScratch = 1u << 5,        //!< needs scratch memory beyond its output (allocated by the harness)
   kDenseTree = 1u << 6,      //!< reads the paper's dense box arrays (boxIdx over all 4^K / 8^K boxes)
   kOpenMP = 1u << 7,         //!< CPU kernel using every OpenMP thread (--threads)
+  kSmallBoxes = 1u << 8,     //!< boxes under SmallBoxPolicy's size computed one particle per thread,
+                             //!< one-sided (so a Newton-3 kernel evaluates their pairs in both directions)
 };
 
 //! Prepares one evaluation of a kernel on particles (inputs converted and uploaded, tree built).
@@ -50,7 +52,7 @@ struct KernelInfo {
   KernelFactory make;  //!< empty for a GPU kernel in a CPU-only build
 
   bool gpu = false, near_field = false, newton3 = false, atomics = false, deterministic = false, scratch = false,
-       dense_tree = false, openmp = false;  //!< the traits, spelled out
+       dense_tree = false, openmp = false, small_boxes = false;  //!< the traits, spelled out
 
   KernelInfo() = default;
   KernelInfo(std::string name, unsigned traits, std::string summary, KernelFactory make);

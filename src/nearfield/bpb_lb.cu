@@ -14,7 +14,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "nearfield/bpb_agent.cuh"
-#include "nearfield/traversal.h"
+#include "nearfield/small_boxes.cuh"
 
 namespace nf {
 namespace {
@@ -25,12 +25,6 @@ struct BpbLbPolicy {
   static constexpr std::uint32_t kSegment = 16384;
   static constexpr std::uint32_t kMaxThreads = box_tiles::BoxBlockPolicy::max_threads;  // 512
   static constexpr int kClasses = 5;  // blocks of 32, 64, 128, 256, 512 threads
-  // Boxes below 32 particles whose near field is at most 2048 sources take one thread per
-  // particle reading its sources from global memory (ppt's mapping): a block for such a box
-  // would idle most of its lanes. On the H100 (2D uniform-exact, level 7) ppt beat bpb at P = 16
-  // (0.037 against 0.055 ms) and lost at P = 32 (0.105 against 0.089 ms).
-  static constexpr std::uint32_t kSmallBox = 32;
-  static constexpr std::uint32_t kSmallSources = 2048;
 };
 
 //! Targets [t0, t1) of box `box` against its sources [v0, v1) in list order (own box first).
@@ -55,35 +49,28 @@ struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full n
     return s;
   }
   __device__ std::uint32_t chunk_of(std::uint32_t n) const { return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads; }
-  __device__ bool small(std::uint32_t b) const {
-    return count(b) < BpbLbPolicy::kSmallBox && sources(b) <= BpbLbPolicy::kSmallSources;
-  }
 };
 
 // Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
-__global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, std::uint32_t* partials,
-                             std::uint32_t* small_total, std::uint8_t* small_flag) {
-  std::uint32_t small_boxes = 0;
+__global__ void count_kernel(NearList g, std::uint32_t m, const std::uint8_t* small, std::uint32_t* items,
+                             std::uint32_t* partials) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k > m) return;
   if (k == m) {
     items[m] = partials[m] = 0;
     return;
   }
-  const std::uint32_t b = k, n = g.count(b), c = g.small(b) ? 0 : gpu::div_up(n, g.chunk_of(n));
+  const std::uint32_t b = k, n = g.count(b), c = small[b] ? 0 : gpu::div_up(n, g.chunk_of(n));
   const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
   items[k] = c * segs;
-  small_boxes += c == 0;
-  small_flag[k] = c == 0;
   partials[k] = segs > 1 ? c * segs : 0;
-  if (small_boxes) atomicAdd(small_total, small_boxes);
 }
 
-__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* item_offset,
+__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint8_t* small, const std::uint32_t* item_offset,
                             const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = g.small(b) ? 0 : gpu::div_up(n, chunk);
+  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = small[b] ? 0 : gpu::div_up(n, chunk);
   const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
   std::uint32_t out = item_offset[k];
   for (std::uint32_t ci = 0; ci < c; ++ci)
@@ -157,19 +144,6 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
 }
 
-// The small boxes: one thread per particle against its near field from global memory.
-template <int D, class T, bool Guarded, bool Counting>
-__global__ void small_box_kernel(NearFieldView<T> v, NearList g, const std::uint8_t* __restrict__ small) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= v.n) return;
-  const std::uint32_t box = v.particle_slot[i];
-  if (!small[box]) return;  // the plan's verdict, one byte: no second walk over the neighbors
-  const SoftenedGravity<D, T, Guarded> grav{v.eps2};
-  unsigned long long count = 0;
-  v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.box_start, g.offset, g.ids, box, i, count);
-  if constexpr (Counting) box_tiles::add_count(v.counter, count);
-}
-
 // Second pass for split boxes: each target sums its chunk's segments in segment order.
 template <class T>
 __global__ void gather_kernel(const SourceItem* __restrict__ items, const Acc4<T>* __restrict__ partial,
@@ -199,7 +173,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   void plan(const NearFieldView<T>& v) override {
     g_ = {v.box_first, v.near_offset, v.near_ids};
     n_ = 0;
-    split_ = small_ = false;
+    split_ = false;
     for (std::uint32_t& c : class_begin_) c = 0;
     const std::uint32_t m = v.nonempty_count;
     if (m == 0) return;
@@ -207,13 +181,9 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     std::size_t need = 0, bytes = 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     gpu::DeviceBuffer<unsigned char> temp(need);
-    gpu::DeviceBuffer<std::uint32_t> small(1);
-    small.fill(0);
-    if (small_flag_.size() < m) small_flag_ = gpu::DeviceBuffer<std::uint8_t>(m);
-    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), small.data(),
-                                                   small_flag_.data());
+    small_.plan(v);
+    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, small_.flags(), item_offset.data(), partial_offset.data());
     NF_CUDA_LAUNCHED();
-    small_ = small.download()[0] > 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, partial_offset.data(), partial_offset.data(),
                                           static_cast<int>(m + 1)));
@@ -226,7 +196,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     gpu::DeviceBuffer<std::uint8_t> classes(n_), sorted_classes(n_);
     items_ = gpu::DeviceBuffer<SourceItem>(n_);
     partial_ = gpu::DeviceBuffer<Acc4<T>>(std::size_t(partials) * BpbLbPolicy::kMaxThreads);
-    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), unsorted.data(),
+    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, small_.flags(), item_offset.data(), partial_offset.data(), unsorted.data(),
                                               classes.data());
     NF_CUDA_LAUNCHED();
     NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, classes.data(), sorted_classes.data(), unsorted.data(),
@@ -252,10 +222,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
  private:
   template <bool Guarded, bool Counting>
   void run(const NearFieldView<T>& v) {
-    if (small_) {
-      small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_, small_flag_.data());
-      NF_CUDA_LAUNCHED();
-    }
+    small_.launch<D, T, Guarded, Counting>(v);
     for (int c = 0; c < BpbLbPolicy::kClasses; ++c) {
       const std::uint32_t count = class_begin_[c + 1] - class_begin_[c];
       if (count == 0) continue;
@@ -268,10 +235,10 @@ class BpbLb final : public GpuNearFieldKernel<T> {
 
   NearList g_{};
   std::uint32_t n_ = 0;
-  bool split_ = false, small_ = false;
+  bool split_ = false;
+  SmallBoxes small_;
   std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
   gpu::DeviceBuffer<SourceItem> items_;
-  gpu::DeviceBuffer<std::uint8_t> small_flag_;  // per compact box: computed by the small-box kernel
   gpu::DeviceBuffer<Acc4<T>> partial_;
 };
 

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(32 * ColourPolicy::warps)
       agent.t.load(v.bodies, ta, min(ta + 32u * R, link.a_end), lane);
       // A box with itself: the chunk against itself (i < j) and every later chunk; else the whole
       // neighbor box.
-      warp_pairs::sweep_sources(agent, v.bodies, self ? ta : link.b_begin, link.b_end, self, tile, lane, sink);
+      warp_pairs::sweep_sources(agent, v.bodies, self ? ta : link.b_begin, link.b_end, self, true, tile, lane, sink);
       agent.t.add_plain(v.acc);
       __syncwarp();  // the next chunk's sweep may read what this one wrote through other lanes
     }

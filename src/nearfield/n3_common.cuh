@@ -6,6 +6,7 @@
 
 #include "common/cuda_check.cuh"
 #include "nearfield/pair_items.cuh"
+#include "nearfield/small_boxes.cuh"
 #include "nearfield/warp_pairs.cuh"
 
 namespace nf::warp_pairs {
@@ -39,25 +40,31 @@ __global__ void __launch_bounds__(32 * ItemKernelPolicy::warps)
   for (std::uint32_t it = next_item(next, lane); it < n_items; it = next_item(next, lane)) {
     const PairItem item = items[it];
     agent.t.load(v.bodies, item.a_begin, item.a_end, lane);
-    sweep_sources(agent, v.bodies, item.b_begin, item.b_end, item.a_begin == item.b_begin, tile, lane,
+    sweep_sources(agent, v.bodies, item.b_begin, item.b_end, item.a_begin == item.b_begin, !item.one_sided, tile, lane,
                   [&](std::uint32_t j, const Acc4<T>& react) { add_atomic<D>(v.acc + j, react); });
     agent.t.add_to(v.acc);
   }
   if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
 }
 
-//! A Newton-3 warp kernel of this family. Plan: the work items, in classes by target count
-//! (up to 32, 64, ... 32 RMax targets), so that a small box is computed with few targets per
-//! lane and a big one with many: one launch per non-empty class.
+//! A Newton-3 warp kernel of this family. Plan: the small boxes (small_boxes.cuh: their particles
+//! one per thread, one-sided), and the work items of the rest in classes by target count (up to
+//! 32, 64, ... 32 RMax targets), so that a box is computed with few targets per lane or many:
+//! one launch per non-empty class. Pairs of two big boxes are computed once (Newton-3); a big box
+//! and a small neighbor one-sided in each direction (the big box's item, the small box's threads).
 template <int D, class T, int RMax, template <int, class, int, bool, bool> class Agent>
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
+    small_.plan(v);
     items_.build(v.box_first, v.nonempty_count, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
-                 /*classify=*/true);
+                 /*classify=*/true, small_.any() ? small_.flags() : nullptr);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   void launch(const NearFieldView<T>& v) override {
+    gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+      small_.launch<D, T, guarded(), counting()>(v);
+    });
     if (items_.size() == 0) return;
     counter_.fill(0);
     for (int c = 0; c < PairItemList::kClasses; ++c) {
@@ -81,6 +88,7 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
     NF_CUDA_LAUNCHED();
   }
 
+  SmallBoxes small_;
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;
 };

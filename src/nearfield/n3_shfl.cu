@@ -17,6 +17,7 @@ struct ShflAgent {
   warp_pairs::LaneTargets<D, T, R> t;
   unsigned lane;
   unsigned long long count;
+  static constexpr bool kCounting = Counting;
 
   // The lane's targets against the 32 staged sources (same pair rules as n3-rotate); returns
   // the reaction on this lane's own source.

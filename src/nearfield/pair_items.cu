@@ -12,15 +12,30 @@ namespace {
 struct BoxGraph {
   const std::uint32_t *box_start, *half_offset, *half_ids;  // compact: box k is [box_start[k], box_start[k+1])
   std::uint32_t chunk;
+  const std::uint8_t* small;  // null: every box big
   __device__ std::uint32_t count(std::uint32_t box) const { return box_start[box + 1] - box_start[box]; }
   __device__ std::uint32_t chunks(std::uint32_t n) const { return (n + chunk - 1) / chunk; }
-  // Items of non-empty box k: chunk pairs of the box with itself, then chunks x chunks per
-  // non-empty half neighbor.
+  __device__ bool is_small(std::uint32_t box) const { return small && small[box]; }
+  // The items of box k with its half neighbor nb: both big, chunks x chunks, mutual; one small,
+  // the big box's chunks against it, one-sided; both small, none.
+  __device__ std::uint32_t link_items(std::uint32_t k, std::uint32_t nb) const {
+    const bool sk = is_small(k), sn = is_small(nb);
+    if (sk && sn) return 0;
+    if (sk) return chunks(count(nb));
+    if (sn) return chunks(count(k));
+    return chunks(count(k)) * chunks(count(nb));
+  }
+  // Items of non-empty box k: chunk pairs of the box with itself (big boxes), then each half link.
   __device__ std::uint32_t items_of(std::uint32_t k) const {
-    const std::uint32_t box = k, c = chunks(count(box));
+    const std::uint32_t c = is_small(k) ? 0 : chunks(count(k));
     std::uint32_t total = c * (c + 1) / 2;
-    for (std::uint32_t l = half_offset[box]; l < half_offset[box + 1]; ++l) total += c * chunks(count(half_ids[l]));
+    for (std::uint32_t l = half_offset[k]; l < half_offset[k + 1]; ++l) total += link_items(k, half_ids[l]);
     return total;
+  }
+  __device__ PairItem chunk_pair(std::uint32_t a, std::uint32_t ca, std::uint32_t b, std::uint32_t cb, bool one_sided) const {
+    const std::uint32_t fa = box_start[a], fb = box_start[b];
+    return {fa + ca * chunk, min(fa + (ca + 1) * chunk, box_start[a + 1]), fb + cb * chunk,
+            min(fb + (cb + 1) * chunk, box_start[b + 1]), one_sided ? 1u : 0u};
   }
 };
 
@@ -41,25 +56,28 @@ __global__ void fill_kernel(BoxGraph g, std::uint32_t m, const std::uint32_t* of
     if (offsets[mid] <= it) lo = mid;
     else hi = mid;
   }
-  const std::uint32_t box = lo, first = g.box_start[box], n = g.count(box), c = g.chunks(n);
+  const std::uint32_t box = lo, c = g.is_small(box) ? 0 : g.chunks(g.count(box));
   std::uint32_t local = it - offsets[lo];
   const std::uint32_t own = c * (c + 1) / 2;
   if (local < own) {
     // Row ci holds the chunk pairs (ci, ci), (ci, ci + 1), ..., (ci, c - 1).
     std::uint32_t ci = 0;
     while (local >= c - ci) local -= c - ci++;
-    const std::uint32_t cj = ci + local;
-    items[it] = {first + ci * g.chunk, min(first + (ci + 1) * g.chunk, first + n), first + cj * g.chunk,
-                 min(first + (cj + 1) * g.chunk, first + n)};
+    items[it] = g.chunk_pair(box, ci, box, ci + local, false);
     return;
   }
   local -= own;
   for (std::uint32_t l = g.half_offset[box];; ++l) {
-    const std::uint32_t nb = g.half_ids[l], nn = g.count(nb), cn = g.chunks(nn), here = c * cn;
+    const std::uint32_t nb = g.half_ids[l], here = g.link_items(box, nb);
     if (local < here) {
-      const std::uint32_t ci = local / cn, cj = local % cn, nfirst = g.box_start[nb];
-      items[it] = {first + ci * g.chunk, min(first + (ci + 1) * g.chunk, first + n), nfirst + cj * g.chunk,
-                   min(nfirst + (cj + 1) * g.chunk, nfirst + nn)};
+      if (g.is_small(box))  // the neighbor's chunks against this small box
+        items[it] = g.chunk_pair(nb, local, box, 0, true);
+      else if (g.is_small(nb))  // this box's chunks against the small neighbor
+        items[it] = g.chunk_pair(box, local, nb, 0, true);
+      else {
+        const std::uint32_t cn = g.chunks(g.count(nb));
+        items[it] = g.chunk_pair(box, local / cn, nb, local % cn, false);
+      }
       return;
     }
     local -= here;
@@ -86,12 +104,12 @@ __global__ void classify_kernel(const PairItem* items, std::uint32_t n, std::uin
 }  // namespace
 
 void PairItemList::build(const std::uint32_t* box_start, std::uint32_t m, const std::uint32_t* half_offset,
-                         const std::uint32_t* half_ids, std::uint32_t chunk, bool classify) {
+                         const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small) {
   size_ = 0;
   sorted_ = false;
   for (std::uint32_t& c : class_begin_) c = 0;
   if (m == 0) return;
-  const BoxGraph g{box_start, half_offset, half_ids, chunk};
+  const BoxGraph g{box_start, half_offset, half_ids, chunk, small};
   if (offsets_.size() < m + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(m + 1);
   std::size_t need = 0;
   NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));

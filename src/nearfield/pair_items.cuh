@@ -12,9 +12,10 @@
 namespace nf {
 
 //! Targets [a_begin, a_end) against sources [b_begin, b_end); a_begin == b_begin marks a chunk
-//! against itself (pairs i < j only).
+//! against itself (pairs i < j only). one_sided: the sources act on the targets only (a big box
+//! against a small neighbor, whose own particles are computed one per thread).
 struct PairItem {
-  std::uint32_t a_begin, a_end, b_begin, b_end;
+  std::uint32_t a_begin, a_end, b_begin, b_end, one_sided;
 };
 
 //! Items of one tree, rebuilt by `build` (allocates only when a tree needs more than before).
@@ -25,9 +26,11 @@ class PairItemList {
 
   //! From the compact tree: box_first (M + 1 offsets of the M non-empty boxes) and their half
   //! neighbor lists (compact ids). Items are ordered by target box (Z-order), own box first, then
-  //! neighbors in list order; with `classify`, grouped by size class first (stable).
+  //! neighbors in list order; with `classify`, grouped by size class first (stable). With `small`
+  //! (a flag per box, SmallBoxes), pairs of two small boxes get no item, a small box's own pairs
+  //! none, and a big box against a small one gets a one-sided item (the big box's targets).
   void build(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
-             const std::uint32_t* half_ids, std::uint32_t chunk, bool classify);
+             const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
   const PairItem* items() const { return sorted_ ? sorted_items_.data() : items_.data(); }
   std::uint32_t size() const { return size_; }
   //! First item of class c (c = kClasses: the end); without `classify` every item is in class 0.

@@ -17,6 +17,7 @@ struct RotateAgent {
   warp_pairs::LaneTargets<D, T, R> t;
   unsigned lane;
   unsigned long long count;
+  static constexpr bool kCounting = Counting;
 
   // The lane's targets against the 32 staged sources; returns the reaction on this lane's own
   // source. Self: the targets are the sources' chunk, batch q: pairs i < j only (targets of row

@@ -57,6 +57,7 @@ __device__ __forceinline__ void add_plain_to(Acc4<T>* dst, const Acc4<T>& a) {
 //! range hold the first target's position with mass 0: their reactions on sources are exactly 0.
 template <int D, class T, int R>
 struct LaneTargets {
+  static constexpr int kTargets = R;
   Body<T> body[R];
   Acc4<T> acc[R];
   std::uint32_t first, end;
@@ -101,20 +102,40 @@ __device__ __forceinline__ bool stage_sources(const Body<T>* __restrict__ bodies
   return real;
 }
 
+//! One-sided: the lane's targets against the 32 staged sources, read as broadcasts, forces on the
+//! targets only (the sources' own forces are computed elsewhere).
+template <class Agent, class T>
+__device__ __forceinline__ void one_sided_batch(Agent& a, const Body<T>* tile, std::uint32_t real_sources) {
+  for (unsigned s = 0; s < 32; ++s) {
+    const Body<T> bj = tile[s];
+#pragma unroll
+    for (int r = 0; r < decltype(a.t)::kTargets; ++r) {
+      a.g(a.t.body[r], bj, a.t.acc[r]);
+      if constexpr (Agent::kCounting) a.count += a.t.valid(r) && s < real_sources;
+    }
+  }
+}
+
 //! The lane's targets (already in `agent.t`) against sources [begin, end) in batches of 32 staged
 //! in `tile`; `self` when the sources are the target chunk itself (pairs i < j only). The
 //! agent's batch<Self>(tile, q, real) returns the reaction on the lane's own source of batch q;
-//! sink(j, reaction) receives it for every real source j (one distinct j per lane).
+//! sink(j, reaction) receives it for every real source j (one distinct j per lane). With
+//! `mutual` false the sources only act on the targets (one_sided_batch) and the sink is not called.
 template <class Agent, class T, class Sink>
 __device__ __forceinline__ void sweep_sources(Agent& agent, const Body<T>* __restrict__ bodies, std::uint32_t begin,
-                                              std::uint32_t end, bool self, Body<T>* tile, unsigned lane, Sink&& sink) {
+                                              std::uint32_t end, bool self, bool mutual, Body<T>* tile, unsigned lane,
+                                              Sink&& sink) {
   std::uint32_t q = 0;
   for (std::uint32_t q0 = begin; q0 < end; q0 += 32, ++q) {
     const bool real = stage_sources(bodies, q0, end, tile, lane);
     const std::uint32_t real_sources = min(32u, end - q0);
-    const Acc4<T> react = self ? agent.template batch<true>(tile, q, real_sources)
-                               : agent.template batch<false>(tile, q, real_sources);
-    if (real) sink(q0 + lane, react);
+    if (!mutual) {
+      one_sided_batch(agent, tile, real_sources);
+    } else {
+      const Acc4<T> react = self ? agent.template batch<true>(tile, q, real_sources)
+                                 : agent.template batch<false>(tile, q, real_sources);
+      if (real) sink(q0 + lane, react);
+    }
     __syncwarp();  // the tile is restaged next
   }
 }
