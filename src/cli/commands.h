@@ -32,6 +32,7 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_convert(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_render(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;
