@@ -45,6 +45,8 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
       "R > 0: frame_NNNNNN.png every R steps and at step 0, with the window and colour range of step 0")(
       "render-size", po::value(&c.render_size)->default_value(c.render_size), "frame width in pixels")(
       "render-plane", po::value(&plane)->default_value(plane), "frame projection plane: xy, xz or yz")(
+      "render-window", po::value(&c.render_window),
+      "part of the plane the frames show, U0,U1,V0,V1 (default: a square around the particles of step 0)")(
       "resume", po::bool_switch(&c.resume),
       "continue the run in --output-dir from its last snapshot (same settings; --steps may be larger)")(
       "timing", po::value(&c.timing_csv),

@@ -53,7 +53,8 @@ std::vector<Setting> compared_settings(const SimulationConfig& c) {
           {"format", "--format", io::to_string(c.format)},
           {"render_every", "--render-every", std::to_string(c.render_every)},
           {"render_size", "--render-size", frames ? std::to_string(c.render_size) : "-"},
-          {"render_plane", "--render-plane", frames ? render::to_string(c.render_plane) : "-"}};
+          {"render_plane", "--render-plane", frames ? render::to_string(c.render_plane) : "-"},
+          {"render_window_requested", "--render-window", frames && !c.render_window.empty() ? c.render_window : "-"}};
 }
 
 bool holds_a_run(const std::string& dir) {
@@ -275,6 +276,7 @@ void check_config(const SimulationConfig& c) {
   if (c.render_every < 0) throw UsageError("--render-every must be at least 0, not " + std::to_string(c.render_every));
   if (c.render_size < 1 || c.render_size > 16384)
     throw UsageError("--render-size must be 1..16384 pixels, not " + std::to_string(c.render_size));
+  if (!c.render_window.empty()) render::parse_view(c.render_window, "--render-window");
   if (c.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(c.subsample));
   if (c.subsample > 1 && k.near_field)
     throw UsageError("--subsample applies to all-pairs kernels; " + k.name + " is a near-field kernel");
@@ -382,6 +384,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     exact = make_force_field(k, start, all);
   }
   if (!c.resume && c.render_every > 0) {
+    if (!c.render_window.empty()) frame.options.view = render::parse_view(c.render_window, "--render-window");
     frame0 = render::render_density(start, frame.options);  // refuses a plane the particles lack, before any file
     frame.options.view = frame0.view;
     frame.options.density_range = std::make_pair(frame0.density_lo, frame0.density_hi);

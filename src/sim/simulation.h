@@ -35,6 +35,7 @@ struct SimulationConfig {
   std::int64_t render_every = 0;     //!< R > 0: frame_NNNNNN.png every R steps (and step 0)
   int render_size = 512;             //!< frame width in pixels
   render::Plane render_plane = render::Plane::xy;
+  std::string render_window;  //!< "U0,U1,V0,V1"; empty: a square around the particles of step 0
   bool resume = false;
   std::string timing_csv;  //!< non-empty: append the step-cost breakdown as a row of this results CSV
   std::string input;       //!< where the particles come from (recorded; compared on resume when given)

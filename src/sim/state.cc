@@ -40,7 +40,6 @@ class HostState : public State {
       double* x = pos[d]->data();
       double* v = vel[d]->data();
       const double* a = acc_.data() + d;
-#pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
         v[i] = v[i] + a[i * dim] * h;
         if (drift) x[i] = x[i] + v[i] * dt;
