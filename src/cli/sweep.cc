@@ -27,7 +27,8 @@ using Clock = std::chrono::steady_clock;
 struct Point {
   InputArgs in;  // single dist and dim
   int level;
-  std::int64_t n, ppb;  // -1 when not given
+  std::int64_t n, ppb;     // -1 when not given
+  bool auto_level = false;  // the level was chosen by --level auto's rule
   Particles load() const { return load_input(in, n, level, ppb); }
   std::string distribution() const { return in.input.empty() ? in.dist : in.input; }
 };
@@ -63,6 +64,7 @@ namespace {
 void resolve_auto(Point& pt, const Particles& p, const Domain& d, const std::vector<std::string>& kernels,
                   std::ostream& out) {
   std::string note;
+  pt.auto_level = pt.level == kAutoLevel;
   pt.level = resolve_level(pt.level, p, d, kernels, note);
   if (!note.empty()) out << note << "\n";
 }
@@ -116,6 +118,7 @@ std::map<std::string, std::string> point_key(const SweepConfig& c, const Particl
   k["precision"] = to_string(prec);
   k["softening"] = format_double(c.softening);
   k["mask"] = mask;
+  k["level_rule"] = pt.auto_level ? "auto" : "";  // a point at the automatic level is its own point
   return k;
 }
 
@@ -168,11 +171,11 @@ std::vector<std::string> with_context(std::vector<std::string> columns) {
 const std::vector<std::string> kBenchColumns = with_context(
     {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
      "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
-     "plan_ms"});
+     "plan_ms", "level_rule"});
 
 const std::vector<std::string> kValidateColumns = with_context(
     {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
-     "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status"});
+     "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule"});
 
 std::string sci(double v) { return fmt("%.3e", v); }
 

@@ -62,6 +62,7 @@ class NearFieldRun {
     view_.acc = acc_.data();
     view_.box_key = t.box_key.data();
     view_.box_first = t.box_first.data();
+    view_.particle_slot = t.particle_slot.data();
     view_.near_offset = newton3_ ? t.near_half_offset.data() : t.near_full_offset.data();
     view_.near_ids = newton3_ ? t.near_half_ids.data() : t.near_full_ids.data();
     view_.nonempty_count = t.nonempty_count;

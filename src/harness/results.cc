@@ -28,7 +28,7 @@ std::string csv_field(std::string text) {
 const std::vector<std::string>& added_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> c = context_columns();
-    for (const char* name : {"plan_ms", "repeat"}) c.push_back(name);  // bench, validate
+    for (const char* name : {"plan_ms", "repeat", "level_rule"}) c.push_back(name);  // bench, validate
     return c;
   }();
   return columns;
