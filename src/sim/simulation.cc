@@ -312,7 +312,9 @@ void check_config(const SimulationConfig& c) {
   if (!differences.empty())
     throw UsageError("--resume: the run in " + c.output_dir + " was made with other settings: " + differences);
   const std::vector<std::uint64_t> snaps = snapshot_steps(c.output_dir, c.format);
-  if (snaps.empty()) throw UsageError("--resume: " + c.output_dir + " holds no " + io::to_string(c.format) + " snapshot");
+  if (snaps.empty())
+    throw UsageError("--resume: " + c.output_dir + " holds no " + io::to_string(c.format) +
+                     " snapshot (the run stopped before writing step 0: remove the folder and start again)");
   if (snaps.back() > std::uint64_t(c.steps))
     throw UsageError("--resume: " + c.output_dir + " holds snapshots up to step " + std::to_string(snaps.back()) +
                      ", past --steps " + std::to_string(c.steps));
@@ -348,7 +350,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     if (std::to_string(start.dim) != d.get("dim") || std::to_string(start.size()) != d.get("n"))
       throw InputError(snap, 0, "holds " + std::to_string(start.size()) + " particles in " + std::to_string(start.dim) +
                                     "D; the run has " + d.get("n") + " in " + d.get("dim") + "D");
-    level = static_cast<int>(parse_level(d.get("level") == "-" ? "" : d.get("level")));
+    level = k.near_field ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
     if (c.render_every > 0) {
       const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");
       const std::vector<double> r = parse_numbers(d.get("render_density_range"), 2, ini + ": render_density_range");
