@@ -101,9 +101,6 @@ void allpairs_2d(const AllPairsView<T>& view) {
   }
 }
 
-template void allpairs_2d<2, float>(const AllPairsView<float>&);
-template void allpairs_2d<3, float>(const AllPairsView<float>&);
-template void allpairs_2d<2, double>(const AllPairsView<double>&);
-template void allpairs_2d<3, double>(const AllPairsView<double>&);
+NF_INSTANTIATE_DRIVER(allpairs_2d, AllPairsView)
 
 }  // namespace nf

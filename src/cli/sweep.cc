@@ -163,6 +163,18 @@ std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precis
   return costs;
 }
 
+// The setup of one point: softening, domain, and the level (--level auto resolved for this input,
+// the rule's line printed on `out`).
+ForceSetup point_setup(const SweepConfig& c, Point& pt, const Particles& p, const std::vector<std::string>& kernels,
+                       std::ostream& out) {
+  ForceSetup s;
+  s.softening = c.softening;
+  s.domain = resolve_domain(p, c.domain, pt.distribution());
+  resolve_auto(pt, p, s.domain, kernels, out);
+  s.level = pt.level;
+  return s;
+}
+
 // Measurement columns, then the context (harness/context.h).
 std::vector<std::string> with_context(std::vector<std::string> columns) {
   columns.insert(columns.end(), context_columns().begin(), context_columns().end());
@@ -267,11 +279,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
            "tree_ms", "plan_ms"});
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s;
-    s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, pt.distribution());
-    resolve_auto(pt, p, s.domain, kernels, out);
-    s.level = pt.level;
+    ForceSetup s = point_setup(c, pt, p, kernels, out);
     s.mask = mask;
     // Useful near-field interactions, counted once from the CPU tree of this input.
     std::uint64_t near = 0;
@@ -341,11 +349,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<std::string> references;
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s;
-    s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, pt.distribution());
-    resolve_auto(pt, p, s.domain, kernels, out);
-    s.level = pt.level;
+    ForceSetup s = point_setup(c, pt, p, kernels, out);
     for (Precision prec : precs) {
       std::string ref_name;
       std::vector<double> ref;
