@@ -49,14 +49,13 @@ class NearFieldRun {
     view_.workspace = &workspace_;
   }
   // The tree of p (domain null: reduced on the GPU), the bodies in its order, the kernel's plan.
-  void rebuild(const DeviceParticles& p, const Domain* domain, GpuBuildTimes* build, double* gather_ms,
-               double* plan_ms) {
+  // The gather and the plan are timed by events read later (gather_ms, plan_ms).
+  void rebuild(const DeviceParticles& p, const Domain* domain, GpuBuildTimes* build) {
     builder_.build(p, domain, build);
     const DeviceTree& t = builder_.tree();
-    timer_.start();
+    gather_timer_.start();
     gather_bodies<T>(p, t, bodies_);
-    timer_.stop();
-    *gather_ms = timer_.elapsed_ms();
+    gather_timer_.stop();
     // The builder may have grown its buffers: the view is refreshed after every build.
     view_.bodies = bodies_.data();
     view_.acc = acc_.data();
@@ -75,11 +74,12 @@ class NearFieldRun {
     }
     view_.n = t.n;
     view_.max_box_count = t.max_box_count;
-    timer_.start();
+    plan_timer_.start();
     kernel_->plan(view_);
-    timer_.stop();
-    *plan_ms = timer_.elapsed_ms();
+    plan_timer_.stop();
   }
+  double gather_ms() { return gather_timer_.elapsed_ms(); }
+  double plan_ms() { return plan_timer_.elapsed_ms(); }
   void launch() {
     if (view_.counter) counter_.fill(0);
     if (atomics_) acc_.fill(0);  // part of the evaluation: the kernel only adds into acc
@@ -100,7 +100,7 @@ class NearFieldRun {
   gpu::DeviceBuffer<unsigned long long> counter_;
   gpu::Workspace workspace_;
   NearFieldView<T> view_;
-  gpu::EventTimer timer_;
+  gpu::EventTimer gather_timer_, plan_timer_;
 };
 
 template <int D, class T>
@@ -110,9 +110,9 @@ class GpuNearField : public Evaluation {
   GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
       : particles_(upload_particles(p)),
         run_(drivers.template get<D, T>(), k, s.level, p.size(), s.softening, p.max_mass(), s.count_interactions) {
-    double gather_ms = 0;
-    run_.rebuild(particles_, &s.domain, &gpu_build, &gather_ms, &plan_ms);
+    run_.rebuild(particles_, &s.domain, &gpu_build);
     tree_ms = gpu_build.total;
+    plan_ms = run_.plan_ms();
     order_ = run_.tree().order.download();
     gpu::synchronize();
   }
@@ -155,17 +155,20 @@ class GpuNearFieldForces : public ForceField {
   bool on_device() const override { return true; }
   void accelerations(const DeviceParticles& p, std::uint64_t, DeviceVectors& out) override {
     GpuBuildTimes build;
-    double gather = 0;
-    run_.rebuild(p, nullptr, &build, &gather, &times_.plan);
-    times_.tree = build.total;
-    timer_.start();
+    run_.rebuild(p, nullptr, &build);
+    times_.tree = build.total;  // the build reads its events itself (it waits for counts anyway)
+    forces_timer_.start();
     run_.launch();
-    timer_.stop();
-    times_.forces = timer_.elapsed_ms();
-    timer_.start();
+    forces_timer_.stop();
+    scatter_timer_.start();
     field_gpu::scatter_accelerations<T>(run_.acc().data(), run_.tree().order.data(), out);
-    timer_.stop();
-    times_.transfer = gather + timer_.elapsed_ms();
+    scatter_timer_.stop();
+  }
+  FieldTimes times() override {
+    times_.plan = run_.plan_ms();
+    times_.forces = forces_timer_.elapsed_ms();
+    times_.transfer = run_.gather_ms() + scatter_timer_.elapsed_ms();
+    return times_;
   }
   double potential(const DeviceParticles&) override {
     return field_gpu::near_field_potential<D, T>(run_.bodies(), run_.tree(), run_.eps2(), scratch_);
@@ -178,7 +181,7 @@ class GpuNearFieldForces : public ForceField {
  private:
   NearFieldRun<D, T> run_;
   gpu::Workspace scratch_;
-  gpu::EventTimer timer_;
+  gpu::EventTimer forces_timer_, scatter_timer_;
 };
 
 // Input-order bodies of the kernel's precision from float64 particles (all-pairs kernels).
@@ -258,7 +261,7 @@ class GpuAllPairsForces : public ForceField {
   bool on_device() const override { return true; }
   void accelerations(const DeviceParticles& p, std::uint64_t step, DeviceVectors& out) override {
     const int k = setup_.subsample;
-    timer_.start();
+    pack_timer_.start();
     field_gpu::pack_bodies<T>(p, 0, 1, p.n, 1.0, bodies_.data());
     if (k > 1) {
       const std::size_t offset = step % std::uint64_t(k), count = subsample_count(p.n, k, offset);
@@ -266,16 +269,18 @@ class GpuAllPairsForces : public ForceField {
       view_.sources = sources_.data();
       view_.source_count = static_cast<std::uint32_t>(count);
     }
-    timer_.stop();
-    times_.transfer = timer_.elapsed_ms();
-    timer_.start();
+    pack_timer_.stop();
+    forces_timer_.start();
     driver_(view_);
-    timer_.stop();
-    times_.forces = timer_.elapsed_ms();
-    timer_.start();
+    forces_timer_.stop();
+    scatter_timer_.start();
     field_gpu::scatter_accelerations<T>(acc_.data(), nullptr, out);
-    timer_.stop();
-    times_.transfer += timer_.elapsed_ms();
+    scatter_timer_.stop();
+  }
+  FieldTimes times() override {
+    times_.forces = forces_timer_.elapsed_ms();
+    times_.transfer = pack_timer_.elapsed_ms() + scatter_timer_.elapsed_ms();
+    return times_;
   }
   double potential(const DeviceParticles&) override {
     // Exact (every pair, true masses) also for a sub-sample: the bodies hold the unscaled masses.
@@ -291,7 +296,7 @@ class GpuAllPairsForces : public ForceField {
   gpu::DeviceBuffer<Acc4<T>> acc_;
   gpu::Workspace workspace_, scratch_;
   AllPairsView<T> view_;
-  gpu::EventTimer timer_;
+  gpu::EventTimer pack_timer_, forces_timer_, scatter_timer_;
 };
 #endif
 

@@ -72,7 +72,9 @@ class ForceField {
   std::string describe() const;
   //! Where the potential is evaluated and in which precision (energy.csv's header says it).
   virtual std::string potential_method() const = 0;
-  const FieldTimes& times() const { return times_; }
+  //! Times of the last `accelerations` call. Device fields read their CUDA events here, not during
+  //! the call, so a step is not stalled by its timing; ask after the step is complete.
+  virtual FieldTimes times() { return times_; }
 
  protected:
   ForceField(FieldModel model, const FieldSetup& setup) : model_(model), setup_(setup) {}

@@ -498,12 +498,11 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     const auto t0 = Clock::now();
     StepCost cost;
     state->kick_drift(half, c.dt);
-    cost.integrate = state->integrate_ms;
     state->compute_accelerations(s);
     state->kick(half);
-    cost.integrate += state->integrate_ms;  // waits for the kick: the step is complete on the device
+    cost.integrate = state->integrate_ms();  // waits for the kick: the step is complete on the device
     cost.wall = ms_since(t0);
-    const FieldTimes& t = field->times();
+    const FieldTimes t = field->times();
     cost.forces = t.forces;
     cost.tree = t.tree;
     cost.plan = t.plan;

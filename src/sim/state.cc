@@ -18,8 +18,9 @@ class HostState : public State {
  public:
   HostState(Particles p, ForceField& field) : State(field), p_(std::move(p)) {}
   void compute_accelerations(std::uint64_t step) override { field_.accelerations(p_, step, acc_); }
-  void kick(double h) override { advance(h, 0.0, false); }
-  void kick_drift(double h, double dt) override { advance(h, dt, true); }
+  void kick(double h) override { kick_ms_ = advance(h, 0.0, false); }
+  void kick_drift(double h, double dt) override { drift_ms_ = advance(h, dt, true); }
+  double integrate_ms() override { return drift_ms_ + kick_ms_; }
   Particles& particles() override { return p_; }
   double potential() override { return field_.potential(p_); }
   std::vector<double> accelerations() override { return acc_; }
@@ -30,7 +31,7 @@ class HostState : public State {
   }
 
  private:
-  void advance(double h, double dt, bool drift) {
+  double advance(double h, double dt, bool drift) {
     const auto t0 = Clock::now();
     const std::size_t n = p_.size();
     const int dim = p_.dim;
@@ -45,11 +46,12 @@ class HostState : public State {
         if (drift) x[i] = x[i] + v[i] * dt;
       }
     }
-    integrate_ms = ms_since(t0);
+    return ms_since(t0);
   }
 
   Particles p_;
   std::vector<double> acc_;
+  double drift_ms_ = 0, kick_ms_ = 0;
 };
 
 #if defined(NF_HAVE_CUDA)
@@ -66,17 +68,16 @@ class DeviceState : public State {
   }
   void compute_accelerations(std::uint64_t step) override { field_.accelerations(p_, step, a_); }
   void kick(double h) override {
-    timer_.start();
+    kick_timer_.start();
     sim_gpu::kick(v_, a_, h);
-    timer_.stop();
-    integrate_ms = timer_.elapsed_ms();
+    kick_timer_.stop();
   }
   void kick_drift(double h, double dt) override {
-    timer_.start();
+    drift_timer_.start();
     sim_gpu::kick_drift(p_, v_, a_, h, dt);
-    timer_.stop();
-    integrate_ms = timer_.elapsed_ms();
+    drift_timer_.stop();
   }
+  double integrate_ms() override { return drift_timer_.elapsed_ms() + kick_timer_.elapsed_ms(); }
   Particles& particles() override {
     host_.x = p_.x.download();
     host_.y = p_.y.download();
@@ -111,7 +112,7 @@ class DeviceState : public State {
   Particles host_;  // ids, masses, dim; positions and velocities as of the last particles()
   DeviceParticles p_;
   DeviceVectors v_, a_;
-  gpu::EventTimer timer_;
+  gpu::EventTimer drift_timer_, kick_timer_;
 };
 #endif
 

@@ -31,8 +31,9 @@ class State {
   virtual std::vector<double> accelerations() = 0;
   //! The accelerations another field (same kind: host or device) gives the current positions.
   virtual std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) = 0;
-  //! Milliseconds of the last kick or kick_drift (CUDA events on the GPU).
-  double integrate_ms = 0;
+  //! Milliseconds of the last kick_drift plus the last kick (CUDA events on the GPU, read here:
+  //! waits for the kick).
+  virtual double integrate_ms() = 0;
   ForceField& field() { return field_; }
 
  protected:
