@@ -103,3 +103,25 @@ TEST_CASE("GPU simulate: energy check in float32 all pairs (Plummer 1024, eps 0.
   CHECK(std::fabs(energy_rows(dir, "e").back().rel_energy_error - (e1 - e0) / std::fabs(e0)) <= 1e-6);
   CHECK(read_text(dir.file("timing.csv")).find("\nallpairs-tiled,3,,,1024,") != std::string::npos);
 }
+
+TEST_CASE("GPU simulate: the potential of a large run is evaluated on the GPU and agrees with float64" *
+          doctest::test_suite("gpu")) {
+  if (!gpu_or_skip()) return;
+  TempDir dir;
+  const Particles p0 = make("plummer", 3, 20501, 3);  // above the CPU-potential limit of 20000
+  io::write_particles(dir.file("in.bin"), p0);
+  const double all = reference_potential(p0, 0.05), near = reference_potential(p0, 0.05, 3);
+  for (const char* precision : {"float", "double"}) {
+    CAPTURE(precision);
+    const double tol = std::string(precision) == "float" ? 1e-6 : 1e-12;
+    for (const char* kernel : {"allpairs-tiled", "bpb", "n3-shfl"}) {
+      CAPTURE(kernel);
+      const bool near_field = std::string(kernel) != "allpairs-tiled";
+      const std::string run = std::string(kernel) + "-" + precision;
+      simulate_ok(run_args(dir.file("in.bin"), dir.file(run), kernel, precision, near_field ? 3 : -1, "0"));
+      CHECK(read_text(dir.file(run + "/energy.csv")).find("; GPU, pair terms in " + std::string(precision)) !=
+            std::string::npos);
+      CHECK(energy_rows(dir, run)[0].potential == doctest::Approx(near_field ? near : all).epsilon(tol));
+    }
+  }
+}

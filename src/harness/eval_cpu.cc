@@ -7,7 +7,6 @@
 #include "harness/eval_common.h"
 #include "harness/evaluation.h"
 #include "harness/force_field.h"
-#include "harness/potential.h"
 
 namespace nf {
 namespace {
@@ -99,7 +98,7 @@ class CpuNearFieldForces : public ForceField {
   void accelerations(const Particles& p, std::uint64_t, std::vector<double>& acc) override {
     ForceSetup s;
     s.level = setup_.level;
-    s.domain = domain_ = default_domain(p);
+    s.domain = default_domain(p);
     s.softening = setup_.softening;
     s.precision = setup_.precision;
     const auto t0 = Clock::now();
@@ -111,15 +110,10 @@ class CpuNearFieldForces : public ForceField {
     acc = e.accelerations();
     times_.transfer = prepared - e.tree_ms + ms_since(t1);  // bodies sorted in, accelerations scattered out
   }
-  double potential(const Particles& p) override {
-    return near_field_potential(p, setup_.level, domain_, setup_.softening);
-  }
-  std::string potential_method() const override { return "CPU, near-field pairs of the step's tree, float64"; }
 
  private:
   PerShape<CpuNearFieldFn> drivers_;
   const KernelInfo& kernel_;
-  Domain domain_;
 };
 
 // A simulation's all-pairs forces on the CPU (float64 arithmetic on the inputs as the precision
@@ -143,8 +137,6 @@ class CpuAllPairsForces : public ForceField {
                 : cpu_allpairs(p.dim, bodies, nullptr, setup_.softening);
     times_.forces = ms_since(t1);
   }
-  double potential(const Particles& p) override { return allpairs_potential(p, setup_.softening); }
-  std::string potential_method() const override { return "CPU, every pair, float64"; }
 };
 
 }  // namespace

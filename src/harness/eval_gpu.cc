@@ -174,8 +174,7 @@ class GpuNearFieldForces : public ForceField {
     return field_gpu::near_field_potential<D, T>(run_.bodies(), run_.tree(), run_.eps2(), scratch_);
   }
   std::string potential_method() const override {
-    return std::string("GPU, near-field pairs of the step's tree, pair terms in ") + to_string(setup_.precision) +
-           ", sums in float64";
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
   }
 
  private:
@@ -287,7 +286,7 @@ class GpuAllPairsForces : public ForceField {
     return field_gpu::allpairs_potential<D, T>(bodies_.data(), bodies_.size(), view_.eps2, scratch_);
   }
   std::string potential_method() const override {
-    return std::string("GPU, every pair, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
   }
 
  private:

@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "common/errors.h"
+#include "common/domain.h"
 #include "common/gpu_runtime.h"
+#include "harness/potential.h"
 #include "quadtree/tree.h"
 
 namespace nf {
@@ -24,12 +26,14 @@ void ForceField::accelerations(const Particles&, std::uint64_t, std::vector<doub
 void ForceField::accelerations(const DeviceParticles&, std::uint64_t, DeviceVectors&) {
   throw std::logic_error("a host force field was given device particles");
 }
-double ForceField::potential(const Particles&) {
-  throw std::logic_error("a device force field was given host particles");
+double ForceField::host_potential(const Particles& p) const {
+  if (model_ == FieldModel::near_field) return near_field_potential(p, setup_.level, default_domain(p), setup_.softening);
+  return allpairs_potential(p, setup_.softening);
 }
 double ForceField::potential(const DeviceParticles&) {
   throw std::logic_error("a host force field was given device particles");
 }
+std::string ForceField::potential_method() const { return "CPU, float64"; }
 
 std::string ForceField::describe() const {
   switch (model_) {

@@ -61,17 +61,19 @@ class ForceField {
   //! order, float64) into acc, on the device.
   virtual void accelerations(const DeviceParticles& p, std::uint64_t step, DeviceVectors& acc);
   //! -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the field's kernel computes: all pairs,
-  //! or the near field at the level over the boxes of the last `accelerations` call (which must
-  //! have been given these particles). A sub-sampled field gives the exact all-pairs potential.
-  //! Host fields: float64. Device fields: pair terms in the field's precision, sums in float64.
-  virtual double potential(const Particles& p);
+  //! or the near field at the level over the boxes of p's default domain (the boxes the last
+  //! `accelerations` call used, if it was given these positions). A sub-sampled field gives the
+  //! exact all-pairs potential. On the CPU in float64, for host and device fields alike.
+  double host_potential(const Particles& p) const;
+  //! Device fields: the same sum on the GPU over the boxes of the last `accelerations` call (which
+  //! must have been given these particles): pair terms in the field's precision, sums in float64.
   virtual double potential(const DeviceParticles& p);
+  //! How `potential(DeviceParticles)` evaluates (energy.csv's header says it).
+  virtual std::string potential_method() const;
 
   FieldModel model() const { return model_; }
   //! One line on what the forces are ("near field only: pairs in the same or adjacent boxes at level 7").
   std::string describe() const;
-  //! Where the potential is evaluated and in which precision (energy.csv's header says it).
-  virtual std::string potential_method() const = 0;
   //! Times of the last `accelerations` call. Device fields read their CUDA events here, not during
   //! the call, so a step is not stalled by its timing; ask after the step is complete.
   virtual FieldTimes times() { return times_; }

@@ -32,6 +32,10 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// Up to this many particles energy.csv's potential is evaluated in float64 on the CPU also for GPU
+// kernels (the size up to which float64 all-pairs on the CPU is the validation's ground truth).
+constexpr std::size_t kHostPotentialMax = 20000;
+
 std::string in_dir(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
 // A setting --resume compares, keyed as run.ini records it, with the option that sets it.
@@ -393,6 +397,9 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   }
   const int dim = start.dim;
   const std::size_t n = start.size();
+  // The potential in float64 on the CPU up to kHostPotentialMax particles (as the validation's
+  // small-N ground truth), else on the GPU for device fields.
+  const bool gpu_potential = field->on_device() && n > kHostPotentialMax;
 
   log << "simulate: " << n << " particles (" << dim << "D) from " << (c.input.empty() ? d.get("input") : c.input)
       << ", kernel " << k.name << " (" << k.trait_list() << "), " << to_string(c.precision) << ", dt "
@@ -432,7 +439,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
                     "forces: " + field->describe(),
                     "potential: -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the forces use" +
                         std::string(field->model() == FieldModel::near_field ? " (the near field)" : " (every pair)") +
-                        "; " + field->potential_method(),
+                        "; " + (gpu_potential ? field->potential_method() : std::string("CPU, float64")),
                     "rel_energy_error = (E - E0) / |E0|, E0 = total at step 0; px,py,pz = sum m v" +
                         std::string(c.subsample > 1 ? "; force_rel_error = ||a - a_exact|| / ||a_exact|| over all "
                                                       "particles at that step (a_exact: every source)"
@@ -462,7 +469,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
       r.step = s;
       r.time = p.time;
       r.kinetic = kinetic_energy(p);
-      r.potential = state->potential();
+      r.potential = gpu_potential ? state->potential() : field->host_potential(p);
       for (std::size_t i = 0; i < p.size(); ++i) {
         r.px += p.m[i] * p.vx[i];
         r.py += p.m[i] * p.vy[i];

@@ -22,7 +22,7 @@ class HostState : public State {
   void kick_drift(double h, double dt) override { drift_ms_ = advance(h, dt, true); }
   double integrate_ms() override { return drift_ms_ + kick_ms_; }
   Particles& particles() override { return p_; }
-  double potential() override { return field_.potential(p_); }
+  double potential() override { return field_.host_potential(p_); }
   std::vector<double> accelerations() override { return acc_; }
   std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) override {
     std::vector<double> a;

@@ -25,7 +25,8 @@ class State {
   //! The particles as they are now (copied from the GPU for a device state); ids, masses and the
   //! dimension as given at the start.
   virtual Particles& particles() = 0;
-  //! Potential energy over the field's pairs at the current positions (after compute_accelerations).
+  //! Potential energy over the field's pairs at the current positions (after compute_accelerations):
+  //! on the CPU in float64 for a host state, on the GPU for a device state.
   virtual double potential() = 0;
   //! The current accelerations on the host, dim values per particle, input order.
   virtual std::vector<double> accelerations() = 0;
