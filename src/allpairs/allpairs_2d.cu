@@ -29,11 +29,11 @@ __global__ void __launch_bounds__(TwoDPolicy::threads)
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t i = blockIdx.x * P + threadIdx.x;
   auto t = allpairs_detail::load_target<D, T, Guarded, Masked>(v.bodies, v.cells, i, v.n);
-  const std::uint32_t begin = blockIdx.y * slice_len, end = min(v.n, begin + slice_len);
+  const std::uint32_t begin = blockIdx.y * slice_len, end = min(v.source_count, begin + slice_len);
   for (std::uint32_t base = begin; base < end; base += P) {
     const std::uint32_t j = base + threadIdx.x;
     if (j < end) {
-      tile[threadIdx.x] = v.bodies[j];
+      tile[threadIdx.x] = v.sources[j];
       if constexpr (Masked) tile_cells[threadIdx.x] = v.cells[j];
     }
     __syncthreads();
@@ -71,19 +71,20 @@ std::uint32_t slice_length(std::uint32_t n, std::uint32_t slices) {
 
 }  // namespace
 
-std::uint32_t allpairs_2d_slices(std::uint32_t n) {
-  if (n == 0) return 1;
+std::uint32_t allpairs_2d_slices(std::uint32_t n, std::uint32_t sources) {
+  if (n == 0 || sources == 0) return 1;
   constexpr std::uint32_t P = TwoDPolicy::threads;
   const std::uint32_t target_blocks = TwoDPolicy::waves * gpu::sm_count() * (2048 / P);
   std::uint32_t slices = std::clamp<std::uint32_t>(gpu::div_up(target_blocks, gpu::div_up(n, P)), 1, TwoDPolicy::max_slices);
-  return gpu::div_up(n, slice_length(n, slices));  // no empty slice
+  return gpu::div_up(sources, slice_length(sources, slices));  // no empty slice
 }
 
 template <int D, class T>
-void allpairs_2d(const AllPairsView<T>& v) {
-  if (v.n == 0) return;
+void allpairs_2d(const AllPairsView<T>& view) {
+  if (view.n == 0) return;
+  const AllPairsView<T> v = with_sources(view);
   constexpr std::uint32_t P = TwoDPolicy::threads;
-  const std::uint32_t slices = allpairs_2d_slices(v.n), len = slice_length(v.n, slices);
+  const std::uint32_t slices = allpairs_2d_slices(v.n, v.source_count), len = slice_length(v.source_count, slices);
   Acc4<T>* partial =
       slices > 1 ? static_cast<Acc4<T>*>(v.workspace->get(std::size_t(slices) * v.n * sizeof(Acc4<T>))) : nullptr;
   // One slice needs no reduction: the block's sums are the result.

@@ -23,7 +23,32 @@ void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, dou
   }
 }
 
+template <int D>
+void run_sources(const std::vector<Body<double>>& t, const std::vector<Body<double>>& src, double softening,
+                 std::vector<double>& out) {
+  const SoftenedGravity<D, double> g{softening * softening};
+  const long n = static_cast<long>(t.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (long i = 0; i < n; ++i) {
+    Acc4<double> a{0, 0, 0, 0};
+    for (const Body<double>& s : src) g(t[i], s, a);
+    out[i * D] = a.x;
+    out[i * D + 1] = a.y;
+    if constexpr (D == 3) out[i * D + 2] = a.z;
+  }
+}
+
 }  // namespace
+
+std::vector<double> cpu_allpairs_sources(int dim, const std::vector<Body<double>>& targets,
+                                         const std::vector<Body<double>>& sources, double softening) {
+  std::vector<double> out(targets.size() * dim);
+  if (dim == 2)
+    run_sources<2>(targets, sources, softening, out);
+  else
+    run_sources<3>(targets, sources, softening, out);
+  return out;
+}
 
 std::vector<double> cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
                                  double softening) {

@@ -15,4 +15,9 @@ namespace nf {
 std::vector<double> cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
                                  double softening);
 
+//! Accelerations of `targets` from `sources`, every pair (a source at a target's own position adds
+//! exactly 0): a simulation's sub-sampled sources. Same summation order and OpenMP split as above.
+std::vector<double> cpu_allpairs_sources(int dim, const std::vector<Body<double>>& targets,
+                                         const std::vector<Body<double>>& sources, double softening);
+
 }  // namespace nf

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include "allpairs/near_mask.h"
 #include "common/body.h"
@@ -22,19 +23,37 @@ struct AllPairsView {
   const Cell* cells = nullptr;  //!< null: all pairs; otherwise the near-field mask
   Acc4<T>* acc = nullptr;       //!< output, one per body
   std::uint32_t n = 0;
+  //! The sources, when they are not the bodies themselves (a simulation's sub-sample: every k-th
+  //! body, masses times k); null: every body is a source. Not with the near-field mask. A source
+  //! at a target's own position adds exactly 0 (zero distance), so a body never pulls itself.
+  const Body<T>* sources = nullptr;
+  std::uint32_t source_count = 0;
   T eps2 = 0;
   bool guarded = true;  //!< false only when unguarded_is_safe<T>() holds
   gpu::Workspace* workspace = nullptr;  //!< scratch memory (allpairs-2d's partial sums)
 };
+
+//! v with the sources spelled out (the bodies, unless v names others): what the kernels read.
+template <class T>
+AllPairsView<T> with_sources(AllPairsView<T> v) {
+  if (!v.sources) {
+    v.sources = v.bodies;
+    v.source_count = v.n;
+  } else if (v.cells) {
+    throw std::logic_error("all-pairs kernels: separate sources and the near-field mask exclude each other");
+  }
+  return v;
+}
 
 template <int D, class T>
 void allpairs_naive(const AllPairsView<T>& v);
 template <int D, class T>
 void allpairs_tiled(const AllPairsView<T>& v);
 
-//! Number of source slices allpairs-2d uses for n bodies (1 when n alone fills the GPU).
-std::uint32_t allpairs_2d_slices(std::uint32_t n);
-//! Partial sums go to v.workspace (allpairs_2d_slices(n) * n accelerations when slicing).
+//! Number of source slices allpairs-2d uses for n targets and `sources` sources (1 when the
+//! targets alone fill the GPU).
+std::uint32_t allpairs_2d_slices(std::uint32_t n, std::uint32_t sources);
+//! Partial sums go to v.workspace (allpairs_2d_slices(n, sources) * n accelerations when slicing).
 template <int D, class T>
 void allpairs_2d(const AllPairsView<T>& v);
 

@@ -17,15 +17,16 @@ __global__ void __launch_bounds__(NaivePolicy::threads) naive_kernel(AllPairsVie
   if (i >= v.n) return;
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   auto t = allpairs_detail::load_target<D, T, Guarded, Masked>(v.bodies, v.cells, i, v.n);
-  for (std::uint32_t j = 0; j < v.n; ++j) t.add(g, v.bodies[j], Masked ? v.cells[j] : Cell{});
+  for (std::uint32_t j = 0; j < v.source_count; ++j) t.add(g, v.sources[j], Masked ? v.cells[j] : Cell{});
   v.acc[i] = t.acc;
 }
 
 }  // namespace
 
 template <int D, class T>
-void allpairs_naive(const AllPairsView<T>& v) {
-  if (v.n == 0) return;
+void allpairs_naive(const AllPairsView<T>& view) {
+  if (view.n == 0) return;
+  const AllPairsView<T> v = with_sources(view);
   gpu::dispatch_bool(v.guarded, [&](auto guarded) {
     gpu::dispatch_bool(v.cells != nullptr, [&](auto masked) {
       naive_kernel<D, T, guarded(), masked()>

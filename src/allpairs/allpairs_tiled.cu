@@ -57,14 +57,14 @@ __global__ void __launch_bounds__(TiledPolicy::threads) tiled_kernel(AllPairsVie
   for (int b = 0; b < B; ++b)
     agent.t[b] = allpairs_detail::load_target<D, T, Guarded, Masked>(v.bodies, v.cells, first + b * P, v.n);
 
-  for (std::uint32_t base = 0; base < v.n; base += P) {
+  for (std::uint32_t base = 0; base < v.source_count; base += P) {
     const std::uint32_t j = base + threadIdx.x;
-    if (j < v.n) {
-      tile[threadIdx.x] = v.bodies[j];
+    if (j < v.source_count) {
+      tile[threadIdx.x] = v.sources[j];
       if constexpr (Masked) tile_cells[threadIdx.x] = v.cells[j];
     }
     __syncthreads();
-    const std::uint32_t count = min(static_cast<std::uint32_t>(P), v.n - base);
+    const std::uint32_t count = min(static_cast<std::uint32_t>(P), v.source_count - base);
     if (count == P)
       agent.full_tile();
     else
@@ -88,8 +88,9 @@ int bodies_per_thread() {
 }  // namespace
 
 template <int D, class T>
-void allpairs_tiled(const AllPairsView<T>& v) {
-  if (v.n == 0) return;
+void allpairs_tiled(const AllPairsView<T>& view) {
+  if (view.n == 0) return;
+  const AllPairsView<T> v = with_sources(view);
   constexpr int P = TiledPolicy::threads;
   const int B = bodies_per_thread();
   gpu::dispatch_bool(v.guarded, [&](auto guarded) {

@@ -1,6 +1,4 @@
 // nearfield render: a log-scaled surface density picture of a particle file (DESIGN.md section 14).
-#include <cmath>
-
 #include "cli/commands.h"
 #include "common/errors.h"
 #include "common/numbers.h"
@@ -9,27 +7,6 @@
 #include "render/png_file.h"
 
 namespace nf::cli {
-
-namespace {
-// "u0,u1,v0,v1" -> a view.
-render::View parse_view(const std::string& text) {
-  std::vector<double> v;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', start);
-    double x = 0.0;
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!parse_double(item, x) || !std::isfinite(x))
-      throw UsageError("--window: '" + item + "' is not a finite number");
-    v.push_back(x);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (v.size() != 4 || !(v[1] > v[0]) || !(v[3] > v[2]))
-    throw UsageError("--window takes U0,U1,V0,V1 with U0 < U1 and V0 < V1, not '" + text + "'");
-  return {v[0], v[1], v[2], v[3]};
-}
-}  // namespace
 
 int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
   std::string input, input_format, output, plane = "xy", window;
@@ -52,7 +29,7 @@ int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
   render::RenderOptions opt;
   opt.width = size;
   opt.plane = render::parse_plane(plane);
-  if (!window.empty()) opt.view = parse_view(window);
+  if (!window.empty()) opt.view = render::parse_view(window, "--window");
   if (size < 1 || size > 16384) throw UsageError("--size must be 1..16384 pixels, not " + std::to_string(size));
   const Particles p = io::read_particles(input, input_format);
   const render::Rendering r = render::render_density(p, opt);

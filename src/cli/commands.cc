@@ -33,6 +33,7 @@ const Command kCommands[] = {
     {"compare", cmd_compare, "relative L2 and largest difference of two acceleration files"},
     {"convert", cmd_convert, "convert a particle file between csv, tipsy, tab and bin"},
     {"render", cmd_render, "draw a log-scaled surface density picture (PNG) of a particle file"},
+    {"simulate", cmd_simulate, "leapfrog time steps with any kernel: snapshots, energy.csv, frames (resumable)"},
 };
 
 void usage(std::ostream& out) {

@@ -34,6 +34,7 @@ const std::vector<std::string>& reproduce_experiments();
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_convert(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_render(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err);
 
 // --- shared option handling -----------------------------------------------------------------------
 namespace po = boost::program_options;

@@ -60,6 +60,19 @@ struct SoftenedGravity {
     // total with s and a_i below: 3D 3+6+2+2+1+6 = 20, 2D 2+4+2+2+1+4 = 15
   }
 
+  //! 1/sqrt(|r_ij|^2 + eps^2): the pair's potential -m_i m_j / sqrt(...) per unit masses, with the
+  //! sign left to the caller; 0 for a pair at zero distance without softening (as for the force).
+  NF_HD NF_INLINE T inverse_distance(const Body<T>& bi, const Body<T>& bj) const {
+    const T rx = bj.x - bi.x, ry = bj.y - bi.y;
+    T d2 = ry * ry + eps2;
+    if constexpr (D == 3) {
+      const T rz = bj.z - bi.z;
+      d2 = rz * rz + d2;
+    }
+    d2 = rx * rx + d2;
+    return d2 > T(0) ? reciprocal_sqrt(d2) : T(0);
+  }
+
   //! a_i += m_j r_ij / (|r_ij|^2 + eps^2)^(3/2).
   NF_HD NF_INLINE void operator()(const Body<T>& bi, const Body<T>& bj, Acc4<T>& ai) const {
     T rx, ry, rz;

@@ -35,15 +35,21 @@ T softening_squared(double eps) {
   return static_cast<T>(eps * eps);
 }
 
-//! Instantiates E<D, T> for the particles' dimension and the setup's precision.
-template <template <int, class> class E, class... Args>
-std::unique_ptr<Evaluation> make_shaped(int dim, Precision p, Args&&... args) {
+//! Instantiates E<D, T> for the particles' dimension and the setup's precision, as a Base.
+template <class Base, template <int, class> class E, class... Args>
+std::unique_ptr<Base> make_shaped_as(int dim, Precision p, Args&&... args) {
   if (dim == 2) {
     if (p == Precision::f32) return std::make_unique<E<2, float>>(std::forward<Args>(args)...);
     return std::make_unique<E<2, double>>(std::forward<Args>(args)...);
   }
   if (p == Precision::f32) return std::make_unique<E<3, float>>(std::forward<Args>(args)...);
   return std::make_unique<E<3, double>>(std::forward<Args>(args)...);
+}
+
+//! make_shaped_as for evaluations.
+template <template <int, class> class E, class... Args>
+std::unique_ptr<Evaluation> make_shaped(int dim, Precision p, Args&&... args) {
+  return make_shaped_as<Evaluation, E>(dim, p, std::forward<Args>(args)...);
 }
 
 }  // namespace nf::detail

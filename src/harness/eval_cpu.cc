@@ -6,6 +6,7 @@
 #include "allpairs/allpairs_cpu.h"
 #include "harness/eval_common.h"
 #include "harness/evaluation.h"
+#include "harness/force_field.h"
 
 namespace nf {
 namespace {
@@ -86,18 +87,78 @@ class CpuAllPairs : public Evaluation {
   std::vector<double> acc_;
 };
 
+// A simulation's near-field forces on the CPU: every step builds the tree of the current
+// positions over their default domain and runs the kernel, exactly as one evaluation does.
+template <int D, class T>
+class CpuNearFieldForces : public ForceField {
+ public:
+  CpuNearFieldForces(const PerShape<CpuNearFieldFn>& drivers, const KernelInfo& k, const Particles&, const FieldSetup& s)
+      : ForceField(FieldModel::near_field, s), drivers_(drivers), kernel_(k) {}
+  bool on_device() const override { return false; }
+  void accelerations(const Particles& p, std::uint64_t, std::vector<double>& acc) override {
+    ForceSetup s;
+    s.level = setup_.level;
+    s.domain = default_domain(p);
+    s.softening = setup_.softening;
+    s.precision = setup_.precision;
+    const auto t0 = Clock::now();
+    CpuNearField<D, T> e(drivers_, kernel_, p, s);
+    const double prepared = ms_since(t0);
+    times_.tree = e.tree_ms;
+    times_.forces = e.run_timed_ms();
+    const auto t1 = Clock::now();
+    acc = e.accelerations();
+    times_.transfer = prepared - e.tree_ms + ms_since(t1);  // bodies sorted in, accelerations scattered out
+  }
+
+ private:
+  PerShape<CpuNearFieldFn> drivers_;
+  const KernelInfo& kernel_;
+};
+
+// A simulation's all-pairs forces on the CPU (float64 arithmetic on the inputs as the precision
+// rounds them), optionally over a sub-sample of the sources.
+class CpuAllPairsForces : public ForceField {
+ public:
+  explicit CpuAllPairsForces(const FieldSetup& s)
+      : ForceField(s.subsample > 1 ? FieldModel::subsampled : FieldModel::all_pairs, s) {}
+  bool on_device() const override { return false; }
+  void accelerations(const Particles& p, std::uint64_t step, std::vector<double>& acc) override {
+    const auto t0 = Clock::now();
+    const std::vector<Body<double>> bodies = bodies_as_seen(p, setup_.precision);
+    const int k = setup_.subsample;
+    std::vector<Body<double>> sources;
+    if (k > 1)
+      for (std::size_t j = step % std::uint64_t(k); j < bodies.size(); j += std::size_t(k))
+        sources.push_back({bodies[j].x, bodies[j].y, bodies[j].z, bodies[j].m * k});
+    times_.transfer = ms_since(t0);
+    const auto t1 = Clock::now();
+    acc = k > 1 ? cpu_allpairs_sources(p.dim, bodies, sources, setup_.softening)
+                : cpu_allpairs(p.dim, bodies, nullptr, setup_.softening);
+    times_.forces = ms_since(t1);
+  }
+};
+
 }  // namespace
 
-KernelFactory cpu_near_field(PerShape<CpuNearFieldFn> drivers) {
-  return [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+KernelFamily cpu_near_field(PerShape<CpuNearFieldFn> drivers) {
+  KernelFactory make = [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
     return detail::make_shaped<CpuNearField>(p.dim, s.precision, drivers, k, p, s);
   };
+  ForceFieldFactory field = [drivers](const KernelInfo& k, const Particles& p, const FieldSetup& s) -> std::unique_ptr<ForceField> {
+    return detail::make_shaped_as<ForceField, CpuNearFieldForces>(p.dim, s.precision, drivers, k, p, s);
+  };
+  return {std::move(make), std::move(field)};
 }
 
-KernelFactory cpu_all_pairs() {
-  return [](const KernelInfo&, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+KernelFamily cpu_all_pairs() {
+  KernelFactory make = [](const KernelInfo&, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
     return std::make_unique<CpuAllPairs>(p, s);
   };
+  ForceFieldFactory field = [](const KernelInfo&, const Particles&, const FieldSetup& s) -> std::unique_ptr<ForceField> {
+    return std::make_unique<CpuAllPairsForces>(s);
+  };
+  return {std::move(make), std::move(field)};
 }
 
 }  // namespace nf

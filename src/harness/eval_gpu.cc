@@ -5,6 +5,7 @@
 #include "common/interaction.h"
 #include "harness/eval_common.h"
 #include "harness/evaluation.h"
+#include "harness/force_field.h"
 
 namespace nf {
 namespace {
@@ -31,20 +32,31 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldMakerFn<T> maker)
   return maker();
 }
 
+// What an evaluation and a simulation share for a near-field kernel: the builder, the sorted
+// bodies, the kernel with its plan, its output (sorted order) and the view of all of them.
 template <int D, class T>
-class GpuNearField : public Evaluation {
+class NearFieldRun {
  public:
-  template <class Drivers>
-  GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
-      : kernel_(make_kernel(drivers.template get<D, T>())), atomics_(k.atomics), particles_(upload_particles(p)),
-        builder_(D, s.level, p.size(), k.dense_tree) {
-    builder_.build(particles_, &s.domain, &gpu_build);
-    tree_ms = gpu_build.total;
+  template <class Maker>
+  NearFieldRun(const Maker& maker, const KernelInfo& k, int level, std::size_t n, double softening, double max_mass,
+               bool count)
+      : kernel_(make_kernel(maker)), atomics_(k.atomics), newton3_(k.newton3),
+        builder_(D, level, n, k.dense_tree), acc_(n) {
+    if (count) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
+    view_.eps2 = detail::softening_squared<T>(softening);
+    view_.guarded = !unguarded_is_safe<T>(softening, max_mass);
+    view_.counter = count ? counter_.data() : nullptr;
+    view_.workspace = &workspace_;
+  }
+  // The tree of p (domain null: reduced on the GPU), the bodies in its order, the kernel's plan.
+  // The gather and the plan are timed by events read later (gather_ms, plan_ms).
+  void rebuild(const DeviceParticles& p, const Domain* domain, GpuBuildTimes* build) {
+    builder_.build(p, domain, build);
     const DeviceTree& t = builder_.tree();
-    gather_bodies<T>(particles_, t, bodies_);
-    acc_ = gpu::DeviceBuffer<Acc4<T>>(p.size());
-    order_ = t.order.download();
-    if (s.count_interactions) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
+    gather_timer_.start();
+    gather_bodies<T>(p, t, bodies_);
+    gather_timer_.stop();
+    // The builder may have grown its buffers: the view is refreshed after every build.
     view_.bodies = bodies_.data();
     view_.acc = acc_.data();
     view_.box_key = t.box_key.data();
@@ -52,75 +64,142 @@ class GpuNearField : public Evaluation {
     view_.particle_slot = t.particle_slot.data();
     view_.near_full_offset = t.near_full_offset.data();
     view_.near_full_ids = t.near_full_ids.data();
-    view_.near_offset = k.newton3 ? t.near_half_offset.data() : t.near_full_offset.data();
-    view_.near_ids = k.newton3 ? t.near_half_ids.data() : t.near_full_ids.data();
+    view_.near_offset = newton3_ ? t.near_half_offset.data() : t.near_full_offset.data();
+    view_.near_ids = newton3_ ? t.near_half_ids.data() : t.near_full_ids.data();
     view_.nonempty_count = t.nonempty_count;
     if (t.dense) {
       view_.box_start = t.box_start.data();
       view_.particle_box = t.particle_box.data();
       view_.nonempty = t.nonempty.data();
-      view_.neighbor_offset = k.newton3 ? t.half_offset.data() : t.full_offset.data();
-      view_.neighbor_ids = k.newton3 ? t.half_ids.data() : t.full_ids.data();
+      view_.neighbor_offset = newton3_ ? t.half_offset.data() : t.full_offset.data();
+      view_.neighbor_ids = newton3_ ? t.half_ids.data() : t.full_ids.data();
     }
     view_.n = t.n;
     view_.max_box_count = t.max_box_count;
-    view_.eps2 = detail::softening_squared<T>(s.softening);
-    view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass());
-    view_.counter = s.count_interactions ? counter_.data() : nullptr;
-    view_.workspace = &workspace_;
-    timer_.start();
+    plan_timer_.start();
     kernel_->plan(view_);
-    timer_.stop();
-    plan_ms = timer_.elapsed_ms();
-    gpu::synchronize();
+    plan_timer_.stop();
   }
+  double gather_ms() { return gather_timer_.elapsed_ms(); }
+  double plan_ms() { return plan_timer_.elapsed_ms(); }
   void launch() {
     if (view_.counter) counter_.fill(0);
     if (atomics_) acc_.fill(0);  // part of the evaluation: the kernel only adds into acc
     kernel_->launch(view_);
   }
-  void finish() {
-    gpu::synchronize();
-    if (view_.counter) counted_ = counter_.download()[0];
-  }
-  void run() override {
-    launch();
-    finish();
-  }
-  double run_timed_ms() override {
-    timer_.start();
-    launch();
-    timer_.stop();
-    const double ms = timer_.elapsed_ms();
-    finish();
-    return ms;
-  }
-  std::vector<double> accelerations() override { return detail::scatter<D, T>(acc_.download(), order_); }
-  void poison_output() override { acc_.fill(0xFF); }
+  unsigned long long counted() const { return view_.counter ? counter_.download()[0] : 0; }
+  const DeviceTree& tree() const { return builder_.tree(); }
+  gpu::DeviceBuffer<Acc4<T>>& acc() { return acc_; }
+  const Body<T>* bodies() const { return bodies_.data(); }
+  T eps2() const { return view_.eps2; }
 
  private:
   std::unique_ptr<GpuNearFieldKernel<T>> kernel_;
-  bool atomics_;
-  DeviceParticles particles_;
+  bool atomics_, newton3_;
   GpuTreeBuilder builder_;
   gpu::DeviceBuffer<Body<T>> bodies_;
   gpu::DeviceBuffer<Acc4<T>> acc_;
   gpu::DeviceBuffer<unsigned long long> counter_;
   gpu::Workspace workspace_;
-  std::vector<std::uint32_t> order_;
   NearFieldView<T> view_;
+  gpu::EventTimer gather_timer_, plan_timer_;
+};
+
+template <int D, class T>
+class GpuNearField : public Evaluation {
+ public:
+  template <class Drivers>
+  GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
+      : particles_(upload_particles(p)),
+        run_(drivers.template get<D, T>(), k, s.level, p.size(), s.softening, p.max_mass(), s.count_interactions) {
+    run_.rebuild(particles_, &s.domain, &gpu_build);
+    tree_ms = gpu_build.total;
+    plan_ms = run_.plan_ms();
+    order_ = run_.tree().order.download();
+    gpu::synchronize();
+  }
+  void finish() {
+    gpu::synchronize();
+    counted_ = run_.counted();
+  }
+  void run() override {
+    run_.launch();
+    finish();
+  }
+  double run_timed_ms() override {
+    timer_.start();
+    run_.launch();
+    timer_.stop();
+    const double ms = timer_.elapsed_ms();
+    finish();
+    return ms;
+  }
+  std::vector<double> accelerations() override { return detail::scatter<D, T>(run_.acc().download(), order_); }
+  void poison_output() override { run_.acc().fill(0xFF); }
+
+ private:
+  DeviceParticles particles_;
+  NearFieldRun<D, T> run_;
+  std::vector<std::uint32_t> order_;
   gpu::EventTimer timer_;
 };
+
+// A simulation's near-field forces: the particles stay on the device; every step rebuilds the
+// tree (over the step's own default domain, reduced on the GPU), gathers, plans, launches and
+// scatters the accelerations back to input order.
+template <int D, class T>
+class GpuNearFieldForces : public ForceField {
+ public:
+  template <class Drivers>
+  GpuNearFieldForces(const Drivers& drivers, const KernelInfo& k, const Particles& p, const FieldSetup& s)
+      : ForceField(FieldModel::near_field, s),
+        run_(drivers.template get<D, T>(), k, s.level, p.size(), s.softening, p.max_mass(), false) {}
+  bool on_device() const override { return true; }
+  void accelerations(const DeviceParticles& p, std::uint64_t, DeviceVectors& out) override {
+    GpuBuildTimes build;
+    run_.rebuild(p, nullptr, &build);
+    times_.tree = build.total;  // the build reads its events itself (it waits for counts anyway)
+    forces_timer_.start();
+    run_.launch();
+    forces_timer_.stop();
+    scatter_timer_.start();
+    field_gpu::scatter_accelerations<T>(run_.acc().data(), run_.tree().order.data(), out);
+    scatter_timer_.stop();
+  }
+  FieldTimes times() override {
+    times_.plan = run_.plan_ms();
+    times_.forces = forces_timer_.elapsed_ms();
+    times_.transfer = run_.gather_ms() + scatter_timer_.elapsed_ms();
+    return times_;
+  }
+  double potential(const DeviceParticles&) override {
+    return field_gpu::near_field_potential<D, T>(run_.bodies(), run_.tree(), run_.eps2(), scratch_);
+  }
+  std::string potential_method() const override {
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
+  }
+
+ private:
+  NearFieldRun<D, T> run_;
+  gpu::Workspace scratch_;
+  gpu::EventTimer forces_timer_, scatter_timer_;
+};
+
+// Input-order bodies of the kernel's precision from float64 particles (all-pairs kernels).
+template <class T>
+gpu::DeviceBuffer<Body<T>> all_pairs_bodies(const Particles& p, bool round_to_float) {
+  std::vector<Body<T>> host(p.size());
+  const std::vector<Body<double>> seen = bodies_as_seen(p, round_to_float ? Precision::f32 : Precision::f64);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = {T(seen[i].x), T(seen[i].y), T(seen[i].z), T(seen[i].m)};
+  return gpu::DeviceBuffer<Body<T>>(host);
+}
 
 template <int D, class T>
 class GpuAllPairs : public Evaluation {
  public:
   GpuAllPairs(const PerShape<GpuAllPairsFn>& drivers, const KernelInfo&, const Particles& p, const ForceSetup& s)
       : driver_(drivers.get<D, T>()), n_(p.size()) {
-    std::vector<Body<T>> host(p.size());
-    const std::vector<Body<double>> seen = bodies_as_seen(p, s.round_inputs_to_float ? Precision::f32 : Precision::f64);
-    for (std::size_t i = 0; i < host.size(); ++i) host[i] = {T(seen[i].x), T(seen[i].y), T(seen[i].z), T(seen[i].m)};
-    bodies_ = gpu::DeviceBuffer<Body<T>>(host);
+    bodies_ = all_pairs_bodies<T>(p, s.round_inputs_to_float);
     if (s.mask == Mask::near) cells_ = gpu::DeviceBuffer<Cell>(cells_from_positions(p, s.level, s.domain));
     acc_ = gpu::DeviceBuffer<Acc4<T>>(p.size());
     view_.bodies = bodies_.data();
@@ -163,6 +242,63 @@ class GpuAllPairs : public Evaluation {
   AllPairsView<T> view_;
   gpu::EventTimer timer_;
 };
+
+// A simulation's all-pairs forces on device-resident particles: the bodies are packed from the
+// float64 arrays every step (and, sub-sampled, every k-th of them as the sources, masses times k).
+template <int D, class T>
+class GpuAllPairsForces : public ForceField {
+ public:
+  GpuAllPairsForces(const PerShape<GpuAllPairsFn>& drivers, const KernelInfo&, const Particles& p, const FieldSetup& s)
+      : ForceField(s.subsample > 1 ? FieldModel::subsampled : FieldModel::all_pairs, s),
+        driver_(drivers.get<D, T>()), bodies_(p.size()), acc_(p.size()) {
+    if (s.subsample > 1) sources_ = gpu::DeviceBuffer<Body<T>>(subsample_count(p.size(), s.subsample, 0));
+    view_.bodies = bodies_.data();
+    view_.acc = acc_.data();
+    view_.n = static_cast<std::uint32_t>(p.size());
+    view_.eps2 = detail::softening_squared<T>(s.softening);
+    view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass() * s.subsample);
+    view_.workspace = &workspace_;
+  }
+  bool on_device() const override { return true; }
+  void accelerations(const DeviceParticles& p, std::uint64_t step, DeviceVectors& out) override {
+    const int k = setup_.subsample;
+    pack_timer_.start();
+    field_gpu::pack_bodies<T>(p, 0, 1, p.n, 1.0, bodies_.data());
+    if (k > 1) {
+      const std::size_t offset = step % std::uint64_t(k), count = subsample_count(p.n, k, offset);
+      field_gpu::pack_bodies<T>(p, offset, k, count, double(k), sources_.data());
+      view_.sources = sources_.data();
+      view_.source_count = static_cast<std::uint32_t>(count);
+    }
+    pack_timer_.stop();
+    forces_timer_.start();
+    driver_(view_);
+    forces_timer_.stop();
+    scatter_timer_.start();
+    field_gpu::scatter_accelerations<T>(acc_.data(), nullptr, out);
+    scatter_timer_.stop();
+  }
+  FieldTimes times() override {
+    times_.forces = forces_timer_.elapsed_ms();
+    times_.transfer = pack_timer_.elapsed_ms() + scatter_timer_.elapsed_ms();
+    return times_;
+  }
+  double potential(const DeviceParticles&) override {
+    // Exact (every pair, true masses) also for a sub-sample: the bodies hold the unscaled masses.
+    return field_gpu::allpairs_potential<D, T>(bodies_.data(), bodies_.size(), view_.eps2, scratch_);
+  }
+  std::string potential_method() const override {
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
+  }
+
+ private:
+  GpuAllPairsFn<T> driver_;
+  gpu::DeviceBuffer<Body<T>> bodies_, sources_;
+  gpu::DeviceBuffer<Acc4<T>> acc_;
+  gpu::Workspace workspace_, scratch_;
+  AllPairsView<T> view_;
+  gpu::EventTimer pack_timer_, forces_timer_, scatter_timer_;
+};
 #endif
 
 #if !defined(NF_HAVE_CUDA)
@@ -170,12 +306,17 @@ template <int, class>
 class GpuNearField;
 template <int, class>
 class GpuAllPairs;
+template <int, class>
+class GpuNearFieldForces;
+template <int, class>
+class GpuAllPairsForces;
 #endif
 
-// A GPU factory: the family's Evaluation, or the reason it cannot run here.
-template <template <int, class> class E, class Drivers>
-KernelFactory gpu_factory(Drivers drivers) {
-  return [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
+// A GPU family: the evaluation E and the force field F of its kernels, or the reason they cannot
+// run here.
+template <template <int, class> class E, template <int, class> class F, class Drivers>
+KernelFamily gpu_family(Drivers drivers) {
+  KernelFactory make = [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
     gpu::require("kernel " + k.name);
 #if defined(NF_HAVE_CUDA)
     return detail::make_shaped<E>(p.dim, s.precision, drivers, k, p, s);
@@ -184,12 +325,26 @@ KernelFactory gpu_factory(Drivers drivers) {
     throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
 #endif
   };
+  ForceFieldFactory field = [drivers](const KernelInfo& k, const Particles& p, const FieldSetup& s) -> std::unique_ptr<ForceField> {
+    gpu::require("kernel " + k.name);
+#if defined(NF_HAVE_CUDA)
+    return detail::make_shaped_as<ForceField, F>(p.dim, s.precision, drivers, k, p, s);
+#else
+    (void)p, (void)s;
+    throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
+#endif
+  };
+  return {std::move(make), std::move(field)};
 }
 
 }  // namespace
 
-KernelFactory gpu_near_field(PerShape<GpuNearFieldFn> drivers) { return gpu_factory<GpuNearField>(drivers); }
-KernelFactory gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers) { return gpu_factory<GpuNearField>(makers); }
-KernelFactory gpu_all_pairs(PerShape<GpuAllPairsFn> drivers) { return gpu_factory<GpuAllPairs>(drivers); }
+KernelFamily gpu_near_field(PerShape<GpuNearFieldFn> drivers) {
+  return gpu_family<GpuNearField, GpuNearFieldForces>(drivers);
+}
+KernelFamily gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers) {
+  return gpu_family<GpuNearField, GpuNearFieldForces>(makers);
+}
+KernelFamily gpu_all_pairs(PerShape<GpuAllPairsFn> drivers) { return gpu_family<GpuAllPairs, GpuAllPairsForces>(drivers); }
 
 }  // namespace nf

@@ -7,8 +7,8 @@
 
 namespace nf {
 
-KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFactory m)
-    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(m)) {
+KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFamily f)
+    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_field(std::move(f.make_field)) {
   gpu = traits & kGpu;
   near_field = traits & kNearField;
   newton3 = traits & kNewton3;

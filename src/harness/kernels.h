@@ -24,6 +24,8 @@
 namespace nf {
 
 class Evaluation;
+class ForceField;
+struct FieldSetup;
 struct ForceSetup;
 struct KernelInfo;
 
@@ -44,18 +46,32 @@ enum KernelTrait : unsigned {
 //! Prepares one evaluation of a kernel on particles (inputs converted and uploaded, tree built).
 using KernelFactory = std::function<std::unique_ptr<Evaluation>(const KernelInfo&, const Particles&, const ForceSetup&)>;
 
+//! Makes a kernel's force field for a simulation (force_field.h) of particles like `initial`
+//! (dimension, N and masses do not change during a simulation).
+using ForceFieldFactory =
+    std::function<std::unique_ptr<ForceField>(const KernelInfo&, const Particles& initial, const FieldSetup&)>;
+
+//! How a kernel family runs its kernels: one prepared evaluation (forces, validate, bench), and a
+//! force field that follows moving particles (simulate).
+struct KernelFamily {
+  KernelFactory make;
+  ForceFieldFactory make_field;  //!< empty: the kernel cannot drive a simulation
+  KernelFamily(KernelFactory m, ForceFieldFactory f = {}) : make(std::move(m)), make_field(std::move(f)) {}
+};
+
 //! A kernel as users name it after --kernel.
 struct KernelInfo {
   std::string name;
   unsigned traits = 0;
   std::string summary;
-  KernelFactory make;  //!< empty for a GPU kernel in a CPU-only build
+  KernelFactory make;            //!< empty for a GPU kernel in a CPU-only build
+  ForceFieldFactory make_field;  //!< empty for a GPU kernel in a CPU-only build
 
   bool gpu = false, near_field = false, newton3 = false, atomics = false, deterministic = false, scratch = false,
        dense_tree = false, openmp = false, small_boxes = false;  //!< the traits, spelled out
 
   KernelInfo() = default;
-  KernelInfo(std::string name, unsigned traits, std::string summary, KernelFactory make);
+  KernelInfo(std::string name, unsigned traits, std::string summary, KernelFamily family);
   //! "gpu, near-field, Newton-3, atomics, ..." for listings.
   std::string trait_list() const;
 };
@@ -88,14 +104,14 @@ using GpuAllPairsFn = void (*)(const AllPairsView<T>&);
 #define NF_GPU_PER_SHAPE(fn) {}
 #endif
 
-//! Factories of the kernel families (harness/eval_*.cc): a family owns the data layout and the
-//! timing of its kernels; the driver computes. `traits` are the entry's own.
-KernelFactory cpu_near_field(PerShape<CpuNearFieldFn> drivers);
-KernelFactory cpu_all_pairs();
-KernelFactory gpu_near_field(PerShape<GpuNearFieldFn> drivers);
+//! The kernel families (harness/eval_*.cc): a family owns the data layout and the timing of its
+//! kernels, for one evaluation and for a simulation's force field; the driver computes.
+KernelFamily cpu_near_field(PerShape<CpuNearFieldFn> drivers);
+KernelFamily cpu_all_pairs();
+KernelFamily gpu_near_field(PerShape<GpuNearFieldFn> drivers);
 //! GPU near-field kernels with a plan (GpuNearFieldKernel): `makers` create one per evaluation.
-KernelFactory gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers);
-KernelFactory gpu_all_pairs(PerShape<GpuAllPairsFn> drivers);
+KernelFamily gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers);
+KernelFamily gpu_all_pairs(PerShape<GpuAllPairsFn> drivers);
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
 //! kernel never moves the others, so references stay valid).

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/errors.h"
+#include "common/numbers.h"
 #include "render/colormap.h"
 
 namespace nf::render {
@@ -35,6 +36,24 @@ Plane parse_plane(const std::string& text) {
 }
 
 const char* to_string(Plane p) { return p == Plane::xy ? "xy" : p == Plane::xz ? "xz" : "yz"; }
+
+View parse_view(const std::string& text, const std::string& option) {
+  std::vector<double> v;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    double x = 0.0;
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!parse_double(item, x) || !std::isfinite(x))
+      throw UsageError(option + ": '" + item + "' is not a finite number");
+    v.push_back(x);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (v.size() != 4 || !(v[1] > v[0]) || !(v[3] > v[2]))
+    throw UsageError(option + " takes U0,U1,V0,V1 with U0 < U1 and V0 < V1, not '" + text + "'");
+  return {v[0], v[1], v[2], v[3]};
+}
 
 View default_view(const Particles& p, Plane plane) {
   if (p.size() == 0) return {-1.0, 1.0, -1.0, 1.0};

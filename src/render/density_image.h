@@ -48,6 +48,9 @@ struct RenderOptions {
   std::optional<std::pair<double, double>> density_range;
 };
 
+//! Parses "U0,U1,V0,V1" (finite, U0 < U1, V0 < V1); UsageError naming `option` otherwise.
+View parse_view(const std::string& text, const std::string& option);
+
 //! The picture and what it shows.
 struct Rendering {
   Image image;

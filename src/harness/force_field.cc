@@ -1,0 +1,68 @@
+#include "harness/force_field.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "common/errors.h"
+#include "common/domain.h"
+#include "common/gpu_runtime.h"
+#include "harness/potential.h"
+#include "quadtree/tree.h"
+
+namespace nf {
+
+const char* to_string(FieldModel m) {
+  switch (m) {
+    case FieldModel::all_pairs: return "all-pairs";
+    case FieldModel::subsampled: return "subsampled";
+    case FieldModel::near_field: return "near-field";
+  }
+  return "?";
+}
+
+void ForceField::accelerations(const Particles&, std::uint64_t, std::vector<double>&) {
+  throw std::logic_error("a device force field was given host particles");
+}
+void ForceField::accelerations(const DeviceParticles&, std::uint64_t, DeviceVectors&) {
+  throw std::logic_error("a host force field was given device particles");
+}
+double ForceField::host_potential(const Particles& p) const {
+  if (model_ == FieldModel::near_field) return near_field_potential(p, setup_.level, default_domain(p), setup_.softening);
+  return allpairs_potential(p, setup_.softening);
+}
+double ForceField::potential(const DeviceParticles&) {
+  throw std::logic_error("a host force field was given device particles");
+}
+std::string ForceField::potential_method() const { return "CPU, float64"; }
+
+std::string ForceField::describe() const {
+  switch (model_) {
+    case FieldModel::all_pairs:
+      return "all pairs: the exact softened dynamics";
+    case FieldModel::subsampled:
+      return "all pairs sub-sampled: every " + std::to_string(setup_.subsample) +
+             "th source per step (offset = step mod " + std::to_string(setup_.subsample) + "), masses times " +
+             std::to_string(setup_.subsample) + "; an approximation of the exact softened dynamics";
+    case FieldModel::near_field:
+      return "near field only: forces from the particles in the same and adjacent boxes at level " +
+             std::to_string(setup_.level) +
+             " (boxes over each step's bounding square/cube); NOT the full softened dynamics";
+  }
+  return "";
+}
+
+std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particles& initial, const FieldSetup& s) {
+  if (initial.dim != 2 && initial.dim != 3) throw UsageError("particles must be 2D or 3D");
+  if (!(s.softening >= 0.0) || !std::isfinite(s.softening)) throw UsageError("--softening must be a finite number >= 0");
+  if (s.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(s.subsample));
+  if (s.subsample > 1 && k.near_field)
+    throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
+                     " is a near-field kernel (its sources are the neighbor boxes, which a sub-sample would thin "
+                     "unevenly)");
+  if (k.gpu) gpu::require("kernel " + k.name);
+  if (k.near_field) check_level(initial.dim, s.level, initial.size(), ~0ull, "memory", k.dense_tree);
+  if (!k.make_field) throw UsageError("kernel " + k.name + " cannot drive a simulation (no force field)");
+  return k.make_field(k, initial, s);
+}
+
+}  // namespace nf

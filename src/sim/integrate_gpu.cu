@@ -1,0 +1,55 @@
+// Kicks and drifts of the leapfrog on the GPU: one thread per particle, float64.
+#include "common/cuda_check.cuh"
+#include "common/launch.cuh"
+#include "sim/integrate_gpu.h"
+
+namespace nf::sim_gpu {
+namespace {
+
+struct IntegratePolicy {
+  static constexpr unsigned threads = 256;
+};
+
+// Pointers of one axis.
+struct Axis {
+  double* x;        // position (null for a kick)
+  double* v;
+  const double* a;
+};
+
+template <int D, bool Drift>
+__global__ void step_kernel(Axis ax, Axis ay, Axis az, std::size_t n, double h, double dt) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Axis axes[3] = {ax, ay, az};
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    const double v = axes[d].v[i] + axes[d].a[i] * h;  // kick
+    axes[d].v[i] = v;
+    if constexpr (Drift) axes[d].x[i] = axes[d].x[i] + v * dt;  // drift
+  }
+}
+
+template <bool Drift>
+void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, double h, double dt) {
+  if (n == 0) return;
+  gpu::dispatch_dim(dim, [&](auto d) {
+    step_kernel<decltype(d)::value, Drift>
+        <<<gpu::blocks_for(n, IntegratePolicy::threads), IntegratePolicy::threads>>>(ax, ay, az, n, h, dt);
+    NF_CUDA_LAUNCHED();
+  });
+}
+
+}  // namespace
+
+void kick(DeviceVectors& v, const DeviceVectors& a, double h) {
+  launch<false>(v.dim, v.n, {nullptr, v.x.data(), a.x.data()}, {nullptr, v.y.data(), a.y.data()},
+                {nullptr, v.z.data(), a.z.data()}, h, 0.0);
+}
+
+void kick_drift(DeviceParticles& p, DeviceVectors& v, const DeviceVectors& a, double h, double dt) {
+  launch<true>(v.dim, v.n, {p.x.data(), v.x.data(), a.x.data()}, {p.y.data(), v.y.data(), a.y.data()},
+               {p.z.data(), v.z.data(), a.z.data()}, h, dt);
+}
+
+}  // namespace nf::sim_gpu

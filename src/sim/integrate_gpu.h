@@ -1,0 +1,17 @@
+#pragma once
+//! The leapfrog's kicks and drifts on device-resident particles, float64, as plain C++ drivers
+//! (integrate_gpu.cu). Memory-bound passes over the arrays; no host copies.
+
+#include "harness/field_gpu.h"
+#include "quadtree/tree_gpu.h"
+
+namespace nf::sim_gpu {
+
+//! v += a h on every axis.
+void kick(DeviceVectors& v, const DeviceVectors& a, double h);
+
+//! v += a h, then x += v dt: a step's opening kick and its drift in one pass (the same operations,
+//! in the same order, as a kick followed by a drift).
+void kick_drift(DeviceParticles& p, DeviceVectors& v, const DeviceVectors& a, double h, double dt);
+
+}  // namespace nf::sim_gpu

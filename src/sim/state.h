@@ -1,0 +1,48 @@
+#pragma once
+//! The state of a simulation (positions, velocities, masses, accelerations) where its force field
+//! wants it: host arrays for CPU kernels, device arrays for GPU kernels, which then stay on the GPU
+//! from the first step to the last; the host sees them only through `particles()`.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/particles.h"
+#include "harness/force_field.h"
+
+namespace nf::sim {
+
+//! Leapfrog state. Velocities and positions are float64 on both sides.
+class State {
+ public:
+  virtual ~State() = default;
+  //! a = the field's accelerations of the current positions (`step` picks a sub-sample's offset).
+  virtual void compute_accelerations(std::uint64_t step) = 0;
+  //! v += a h.
+  virtual void kick(double h) = 0;
+  //! v += a h, then x += v dt.
+  virtual void kick_drift(double h, double dt) = 0;
+  //! The particles as they are now (copied from the GPU for a device state); ids, masses and the
+  //! dimension as given at the start.
+  virtual Particles& particles() = 0;
+  //! Potential energy over the field's pairs at the current positions (after compute_accelerations):
+  //! on the CPU in float64 for a host state, on the GPU for a device state.
+  virtual double potential() = 0;
+  //! The current accelerations on the host, dim values per particle, input order.
+  virtual std::vector<double> accelerations() = 0;
+  //! The accelerations another field (same kind: host or device) gives the current positions.
+  virtual std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) = 0;
+  //! Milliseconds of the last kick_drift plus the last kick (CUDA events on the GPU, read here:
+  //! waits for the kick).
+  virtual double integrate_ms() = 0;
+  ForceField& field() { return field_; }
+
+ protected:
+  explicit State(ForceField& field) : field_(field) {}
+  ForceField& field_;
+};
+
+//! A state for `field` starting from p (velocities zero where p has none).
+std::unique_ptr<State> make_state(Particles p, ForceField& field);
+
+}  // namespace nf::sim
