@@ -250,10 +250,10 @@ TEST_CASE("GPU kernels on a machine without a GPU are refused before any work") 
   // reproduce checks every experiment file before the first one runs: a GPU kernel in the last
   // file's [reduced] section stops it before table3 measures anything.
   std::filesystem::create_directories(dir.file("exp"));
-  for (const char* n : {"table3", "depth", "ppb", "validation", "validation-large"})
-    test::write_text(dir.file(std::string("exp/") + n + ".ini"),
+  for (const std::string& n : cli::reproduce_experiments())
+    test::write_text(dir.file("exp/" + n + ".ini"),
                      std::string("mode = bench\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nreps = 1\n"
-                                 "[reduced]\nkernel = ") + (std::string(n) == "validation-large" ? "cpu-n3,bpb\n" : "cpu-n3\n"));
+                                 "[reduced]\nkernel = ") + (n == cli::reproduce_experiments().back() ? "cpu-n3,bpb\n" : "cpu-n3\n"));
   r = test::run_cli({"reproduce", "--experiments", dir.file("exp"), "--results", dir.file("rep"), "--no-report"});
   CHECK(r.code == 2);
   CHECK(r.err.find("GPU kernel bpb needs a CUDA GPU") != std::string::npos);
@@ -265,7 +265,9 @@ TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, c
   auto r = test::run_cli({"reproduce", "--only", "table3,nosuchexperiment", "--results", dir.file("res"), "--no-report"});
   CHECK(r.code == 2);
   CHECK(r.err.find("unknown experiment 'nosuchexperiment'") != std::string::npos);
-  CHECK(r.err.find("table3, depth, ppb, validation, validation-large") != std::string::npos);
+  std::string names;
+  for (const std::string& n : cli::reproduce_experiments()) names += (names.empty() ? "" : ", ") + n;
+  CHECK(r.err.find(names) != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("res")));
 
   // A results file in a folder that does not exist: refused before the first measurement.
@@ -468,10 +470,9 @@ TEST_CASE("compare: the relative difference of two acceleration files, rows matc
 TEST_CASE("reproduce at a tiny reduced scale: results and model written (the announcement needs a machine without a GPU)") {
   test::TempDir dir;
   std::filesystem::create_directories(dir.file("exp"));
-  const char* names[] = {"table3", "depth", "ppb", "validation", "validation-large"};
-  for (const char* n : names)
-    test::write_text(dir.file(std::string("exp/") + n + ".ini"),
-                     std::string("mode = ") + (std::string(n).rfind("validation", 0) == 0 ? "validate" : "bench") +
+  for (const std::string& n : cli::reproduce_experiments())
+    test::write_text(dir.file("exp/" + n + ".ini"),
+                     std::string("mode = ") + (n.rfind("validation", 0) == 0 ? "validate" : "bench") +
                          "\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nkernel = cpu-serial\nreps = 1\nwarmup = 0\n"
                          "[reduced]\nkernel = cpu-n3,cpu-omp\n");
   const std::string threads = omp_get_max_threads() == 3 ? "2" : "3";  // not the default, so it shows
@@ -490,7 +491,7 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') >= 1);
   }
   CHECK(r.out.find("reduced scale\n") != std::string::npos);
-  for (const char* n : names) CHECK(std::filesystem::exists(dir.file(std::string("res/") + n)));
+  for (const std::string& n : cli::reproduce_experiments()) CHECK(std::filesystem::exists(dir.file("res/" + n)));
   CHECK(std::filesystem::exists(dir.file("res/model/model.csv")));
   const auto rows = csv_rows(std::filesystem::directory_iterator(dir.file("res/table3"))->path().string());
   REQUIRE(rows.size() == 3);

@@ -1,5 +1,6 @@
 // Every GPU kernel against the float64 reference (GPU suite): all-pairs kernels at awkward sizes,
 // near-field kernels on the shared random and adversarial inputs, counting mode, validate.
+#include "extreme_inputs.h"
 #include "force_checks.h"
 #include "harness/model.h"
 
@@ -116,4 +117,24 @@ TEST_CASE("GPU near-field kernels: a box of 17000 particles (sources split, many
   const Particles p = test::from_points(2, pts);
   const auto ref = test::naive_reference(p, 1, resolve_domain(p, "0,0,1", "test"), 1e-3, Precision::f32, false);
   for (const std::string& k : kNearFieldKernels) test::check_kernel(p, {k, Precision::f32, 1, 1e-3, Mask::near, "0,0,1"}, ref);
+}
+
+TEST_CASE("GPU near-field kernels on extreme layouts and deep levels, and on two galaxies" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  std::vector<test::ExtremeInput> inputs = test::extreme_inputs();
+  // Two disk + bulge + halo galaxies far apart (the generator's collision set-up).
+  GenerateOptions g;
+  g.dist = "galaxies";
+  g.dim = 3;
+  g.n = 3000;
+  g.seed = 4;
+  inputs.push_back({"galaxies-3d-L6", generate(g), 6, true});
+  for (const test::ExtremeInput& in : inputs)
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+      CAPTURE(in.name);
+      const auto ref = test::naive_reference(in.particles, in.level, default_domain(in.particles), 1e-3, prec, false);
+      for (const std::string& k : kNearFieldKernels)
+        if (in.dense_ok || !find_kernel(k).dense_tree)
+          test::check_kernel(in.particles, {k, prec, in.level, 1e-3, Mask::near, ""}, ref);
+    }
 }

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/interaction.h"
+#include "extreme_inputs.h"
 #include "force_checks.h"
 #include "harness/model.h"
 
@@ -181,4 +182,13 @@ TEST_CASE("cpu-omp-n3 is bitwise repeatable at a fixed thread count, on clustere
     }
   }
   omp_set_num_threads(before);
+}
+
+TEST_CASE("CPU near-field kernels on extreme layouts (dense-layout kernels where the level allows)") {
+  for (const test::ExtremeInput& in : test::extreme_inputs()) {
+    if (!in.dense_ok) continue;  // every CPU kernel reads the paper's dense layout
+    CAPTURE(in.name);
+    const auto ref = test::naive_reference(in.particles, in.level, default_domain(in.particles), 1e-3, Precision::f64, false);
+    for (const std::string& k : kCpuKernels) test::check_kernel(in.particles, {k, Precision::f64, in.level, 1e-3, Mask::near, ""}, ref);
+  }
 }

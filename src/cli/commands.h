@@ -29,6 +29,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_model(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err);
+//! The experiments `reproduce` runs (experiments/NAME.ini), in order.
+const std::vector<std::string>& reproduce_experiments();
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_convert(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_render(const Args& args, std::ostream& out, std::ostream& err);

@@ -49,6 +49,7 @@ class GpuNearField : public Evaluation {
     view_.acc = acc_.data();
     view_.box_key = t.box_key.data();
     view_.box_first = t.box_first.data();
+    view_.particle_slot = t.particle_slot.data();
     view_.near_offset = k.newton3 ? t.near_half_offset.data() : t.near_full_offset.data();
     view_.near_ids = k.newton3 ? t.near_half_ids.data() : t.near_full_ids.data();
     view_.nonempty_count = t.nonempty_count;

@@ -3,8 +3,9 @@
 // is cut into work items of bounded size: a chunk of at most 512 targets of a box against a
 // segment of at most kSegment of its sources (the box itself, then its neighbors in list order,
 // seen as one long list). Each item is one block with one thread per target, staging the sources
-// in shared memory as bpb does. Items come in size classes (blocks of 32 .. 512 threads), so small
-// boxes do not idle big blocks. An item that holds all of its targets' sources stores the result
+// in shared memory as bpb does (tiles gather sources across box boundaries). Items come in size
+// classes (blocks of 32 .. 512 threads), and boxes of fewer than 32 particles with a small near
+// field take one thread per particle instead (ppt's mapping), so small boxes idle no lanes. An item that holds all of its targets' sources stores the result
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
@@ -12,6 +13,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "nearfield/bpb_agent.cuh"
+#include "nearfield/traversal.h"
 
 namespace nf {
 namespace {
@@ -22,6 +24,12 @@ struct BpbLbPolicy {
   static constexpr std::uint32_t kSegment = 16384;
   static constexpr std::uint32_t kMaxThreads = box_tiles::BoxBlockPolicy::max_threads;  // 512
   static constexpr int kClasses = 5;  // blocks of 32, 64, 128, 256, 512 threads
+  // Boxes below 32 particles whose near field is at most 2048 sources take one thread per
+  // particle reading its sources from global memory (ppt's mapping): a block for such a box
+  // would idle most of its lanes. On the H100 (2D uniform-exact, level 7) ppt beat bpb at P = 16
+  // (0.037 against 0.055 ms) and lost at P = 32 (0.105 against 0.089 ms).
+  static constexpr std::uint32_t kSmallBox = 32;
+  static constexpr std::uint32_t kSmallSources = 2048;
 };
 
 //! Targets [t0, t1) of box `box` against its sources [v0, v1) in list order (own box first).
@@ -46,27 +54,34 @@ struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full n
     return s;
   }
   __device__ std::uint32_t chunk_of(std::uint32_t n) const { return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads; }
+  __device__ bool small(std::uint32_t b) const {
+    return count(b) < BpbLbPolicy::kSmallBox && sources(b) <= BpbLbPolicy::kSmallSources;
+  }
 };
 
 // Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
-__global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, std::uint32_t* partials) {
+__global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, std::uint32_t* partials,
+                             std::uint32_t* small_total) {
+  std::uint32_t small_boxes = 0;
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k > m) return;
   if (k == m) {
     items[m] = partials[m] = 0;
     return;
   }
-  const std::uint32_t b = k, n = g.count(b), c = gpu::div_up(n, g.chunk_of(n));
+  const std::uint32_t b = k, n = g.count(b), c = g.small(b) ? 0 : gpu::div_up(n, g.chunk_of(n));
   const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
   items[k] = c * segs;
+  small_boxes += c == 0;
   partials[k] = segs > 1 ? c * segs : 0;
+  if (small_boxes) atomicAdd(small_total, small_boxes);
 }
 
 __global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* item_offset,
                             const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = gpu::div_up(n, chunk);
+  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = g.small(b) ? 0 : gpu::div_up(n, chunk);
   const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
   std::uint32_t out = item_offset[k];
   for (std::uint32_t ci = 0; ci < c; ++ci)
@@ -104,6 +119,7 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const bool active = i < item.t1;
   BpbAgent<D, T, Guarded, Counting> agent{{v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
   const std::uint32_t self = i - g.box_start[item.box];  // the own box comes first in the list
+  const std::uint32_t own_count = g.count(item.box);
   // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair
   // per blockDim sources, not per neighbor box).
   for (std::uint32_t vb = item.v0; vb < item.v1; vb += blockDim.x) {
@@ -120,7 +136,15 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
       tile[threadIdx.x] = v.bodies[range_first[lo] + pos - range_start[lo]];
     }
     __syncthreads();
-    if (active) agent.add_tile(m, self - vb);  // wraps past m when the own particle is not in the tile
+    // A tile with own-box sources leaves out the thread's own particle (self - vb wraps past m when
+    // it is elsewhere); the others run the loop without that test (~0u: the compiler drops it),
+    // as bpb does: the test is a compare and a branch in a loop of about ten instructions.
+    if (active) {
+      if (vb < own_count)
+        agent.add_tile(m, self - vb);
+      else
+        agent.add_tile(m, ~0u);
+    }
   }
   if (active) {
     if (item.slot == kWhole)
@@ -129,6 +153,25 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
       partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = agent.acc;
   }
   if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
+}
+
+// The small boxes: one thread per particle against its near field from global memory.
+template <int D, class T, bool Guarded, bool Counting>
+__global__ void small_box_kernel(NearFieldView<T> v, NearList g) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= v.n) return;
+  const std::uint32_t box = v.particle_slot[i];
+  if (!g.small(box)) return;
+  const SoftenedGravity<D, T, Guarded> grav{v.eps2};
+  const Body<T> me = v.bodies[i];
+  Acc4<T> a{0, 0, 0, 0};
+  unsigned long long count = 0;
+  for_each_near_source(g.box_start, g.offset, g.ids, box, i, [&](std::uint32_t j) {
+    grav(me, v.bodies[j], a);
+    if constexpr (Counting) ++count;
+  });
+  v.acc[i] = a;
+  if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 
 // Second pass for split boxes: each target sums its chunk's segments in segment order.
@@ -160,6 +203,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   void plan(const NearFieldView<T>& v) override {
     g_ = {v.box_first, v.near_offset, v.near_ids};
     n_ = 0;
+    split_ = small_ = false;
     for (std::uint32_t& c : class_begin_) c = 0;
     const std::uint32_t m = v.nonempty_count;
     if (m == 0) return;
@@ -167,19 +211,23 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     std::size_t need = 0, bytes = 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     gpu::DeviceBuffer<unsigned char> temp(need);
-    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data());
+    gpu::DeviceBuffer<std::uint32_t> small(1);
+    small.fill(0);
+    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), small.data());
     NF_CUDA_LAUNCHED();
+    small_ = small.download()[0] > 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, partial_offset.data(), partial_offset.data(),
                                           static_cast<int>(m + 1)));
     std::uint32_t partials = 0;
     NF_CUDA(cudaMemcpy(&n_, item_offset.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
     NF_CUDA(cudaMemcpy(&partials, partial_offset.data() + m, sizeof(partials), cudaMemcpyDeviceToHost));
+    split_ = partials > 0;
+    if (n_ == 0) return;  // every box small
     gpu::DeviceBuffer<SourceItem> unsorted(n_);
     gpu::DeviceBuffer<std::uint8_t> classes(n_), sorted_classes(n_);
     items_ = gpu::DeviceBuffer<SourceItem>(n_);
     partial_ = gpu::DeviceBuffer<Acc4<T>>(std::size_t(partials) * BpbLbPolicy::kMaxThreads);
-    split_ = partials > 0;
     fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), unsorted.data(),
                                               classes.data());
     NF_CUDA_LAUNCHED();
@@ -196,7 +244,6 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     for (int k = 0; k < BpbLbPolicy::kClasses; ++k) class_begin_[k + 1] = class_begin_[k] + c[k];
   }
   void launch(const NearFieldView<T>& v) override {
-    if (n_ == 0) return;
     if (v.counter)
       run<true, true>(v);
     else
@@ -210,6 +257,10 @@ class BpbLb final : public GpuNearFieldKernel<T> {
  private:
   template <bool Guarded, bool Counting>
   void run(const NearFieldView<T>& v) {
+    if (small_) {
+      small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_);
+      NF_CUDA_LAUNCHED();
+    }
     for (int c = 0; c < BpbLbPolicy::kClasses; ++c) {
       const std::uint32_t count = class_begin_[c + 1] - class_begin_[c];
       if (count == 0) continue;
@@ -222,7 +273,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
 
   NearList g_{};
   std::uint32_t n_ = 0;
-  bool split_ = false;
+  bool split_ = false, small_ = false;
   std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
   gpu::DeviceBuffer<SourceItem> items_;
   gpu::DeviceBuffer<Acc4<T>> partial_;

@@ -26,6 +26,7 @@ struct NearFieldView {
   const std::uint32_t* box_first = nullptr;    //!< M + 1 offsets into the sorted bodies
   const std::uint32_t* near_offset = nullptr;  //!< M + 1: compact neighbor lists, full or half as
   const std::uint32_t* near_ids = nullptr;     //!<   the kernel's kNewton3 trait says
+  const std::uint32_t* particle_slot = nullptr;  //!< n: each sorted body's compact box id
   // The paper's dense layout (kernels with kDenseTree only; null otherwise).
   const std::uint32_t* box_start = nullptr;  //!< boxIdx, nbox + 1
   const std::uint32_t* particle_box = nullptr;
