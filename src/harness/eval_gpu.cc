@@ -1,8 +1,12 @@
 // The GPU kernel families: near-field kernels over the GPU tree, and all-pairs kernels. Host
 // code only: the drivers (nearfield_gpu.h, allpairs_gpu.h) launch the kernels.
+#include <algorithm>
+#include <type_traits>
+
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
 #include "common/interaction.h"
+#include "harness/device_part.h"
 #include "harness/eval_common.h"
 #include "harness/evaluation.h"
 
@@ -31,8 +35,10 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldMakerFn<T> maker)
   return maker();
 }
 
+// Also a DevicePart: one GPU's share of a multi-GPU evaluation, on the device current when it
+// was prepared, with ForceSetup::placement taking the whole input's path choices.
 template <int D, class T>
-class GpuNearField : public Evaluation {
+class GpuNearField : public Evaluation, public DevicePart {
  public:
   template <class Drivers>
   GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
@@ -66,6 +72,11 @@ class GpuNearField : public Evaluation {
     view_.guarded = !unguarded_is_safe<T>(s.softening, p.max_mass());
     view_.counter = s.count_interactions ? counter_.data() : nullptr;
     view_.workspace = &workspace_;
+    if (const DevicePlacement* where = s.placement) {
+      view_.guarded = !unguarded_is_safe<T>(s.softening, where->max_mass);
+      view_.max_box_count = std::max(view_.max_box_count, where->max_box_count);
+      view_.nonempty_count = std::min(view_.nonempty_count, where->target_boxes);
+    }
     timer_.start();
     kernel_->plan(view_);
     timer_.stop();
@@ -96,6 +107,28 @@ class GpuNearField : public Evaluation {
   std::vector<double> accelerations() override { return detail::scatter<D, T>(acc_.download(), order_); }
   void poison_output() override { acc_.fill(0xFF); }
 
+  // DevicePart
+  void launch_async() override { launch(); }
+  void* device_bodies() override { return bodies_.data(); }
+  void* device_acc() override { return acc_.data(); }
+  std::size_t body_bytes() const override { return sizeof(Body<T>); }
+  std::size_t acc_bytes() const override { return sizeof(Acc4<T>); }
+  bool double_precision() const override { return std::is_same_v<T, double>; }
+  std::vector<std::uint32_t> tree_box_first() const override {
+    const DeviceTree& t = builder_.tree();
+    std::vector<std::uint32_t> first(std::size_t(t.nonempty_count) + 1, 0);
+    if (t.n) gpu::copy_to_host(first.data(), t.box_first.data(), first.size() * sizeof(std::uint32_t));
+    return first;
+  }
+  std::vector<std::uint64_t> tree_box_key() const override {
+    const DeviceTree& t = builder_.tree();
+    std::vector<std::uint64_t> key(t.nonempty_count);
+    if (!key.empty()) gpu::copy_to_host(key.data(), t.box_key.data(), key.size() * sizeof(std::uint64_t));
+    return key;
+  }
+  const std::vector<std::uint32_t>& sorted_order() const override { return order_; }
+  std::vector<double> sorted_accelerations() override { return detail::widen<D, T>(acc_.download()); }
+
  private:
   std::unique_ptr<GpuNearFieldKernel<T>> kernel_;
   bool atomics_;
@@ -114,7 +147,7 @@ template <int D, class T>
 class GpuAllPairs : public Evaluation {
  public:
   GpuAllPairs(const PerShape<GpuAllPairsFn>& drivers, const KernelInfo&, const Particles& p, const ForceSetup& s)
-      : driver_(drivers.get<D, T>()), n_(p.size()) {
+      : driver_(drivers.get<D, T>()) {
     std::vector<Body<T>> host(p.size());
     const std::vector<Body<double>> seen = bodies_as_seen(p, s.round_inputs_to_float ? Precision::f32 : Precision::f64);
     for (std::size_t i = 0; i < host.size(); ++i) host[i] = {T(seen[i].x), T(seen[i].y), T(seen[i].z), T(seen[i].m)};
@@ -139,21 +172,11 @@ class GpuAllPairs : public Evaluation {
     timer_.stop();
     return timer_.elapsed_ms();
   }
-  std::vector<double> accelerations() override {
-    const std::vector<Acc4<T>> a = acc_.download();
-    std::vector<double> out(n_ * D);
-    for (std::size_t i = 0; i < n_; ++i) {
-      out[i * D] = a[i].x;
-      out[i * D + 1] = a[i].y;
-      if constexpr (D == 3) out[i * D + 2] = a[i].z;
-    }
-    return out;
-  }
+  std::vector<double> accelerations() override { return detail::widen<D, T>(acc_.download()); }
   void poison_output() override { acc_.fill(0xFF); }
 
  private:
   GpuAllPairsFn<T> driver_;
-  std::size_t n_;
   gpu::DeviceBuffer<Body<T>> bodies_;
   gpu::DeviceBuffer<Cell> cells_;
   gpu::DeviceBuffer<Acc4<T>> acc_;

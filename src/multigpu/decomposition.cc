@@ -159,7 +159,16 @@ std::vector<std::uint32_t> split_by_cost(const std::vector<double>& cost, int pa
   return bounds;
 }
 
-const char* to_string(CrossPairs c) { return c == CrossPairs::twice ? "twice" : "once"; }
+const char* to_string(CrossPairs c) {
+  return c == CrossPairs::twice ? "twice" : c == CrossPairs::once ? "once" : "auto";
+}
+
+CrossPairs parse_cross_pairs(const std::string& text) {
+  if (text == "auto") return CrossPairs::automatic;
+  if (text == "twice") return CrossPairs::twice;
+  if (text == "once") return CrossPairs::once;
+  throw UsageError("--cross-pairs must be auto, once or twice, not '" + text + "'");
+}
 
 int Decomposition::owner(std::uint32_t b) const {
   // The last part whose first box is <= b (empty parts share their boundary with the next one).
@@ -210,6 +219,7 @@ std::uint64_t ExchangePlan::moved_bodies() const {
 }
 
 ExchangePlan exchange_plan(const BoxSet& b, const Decomposition& d, CrossPairs cross) {
+  if (cross == CrossPairs::automatic) throw std::logic_error("exchange_plan: resolve CrossPairs::automatic first");
   const int parts = d.size();
   ExchangePlan plan;
   plan.cross = cross;

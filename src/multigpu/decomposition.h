@@ -26,6 +26,7 @@
 
 #include "common/domain.h"
 #include "common/particles.h"
+#include "multigpu/cross_pairs.h"
 #include "quadtree/tree.h"
 
 namespace nf {
@@ -70,9 +71,6 @@ std::vector<double> box_costs(const BoxSet& b);
 //! Parts may be empty (more parts than boxes, or one box heavier than a part's share).
 std::vector<std::uint32_t> split_by_cost(const std::vector<double>& cost, int parts);
 
-//! How pairs between two parts are computed (see the header comment).
-enum class CrossPairs { twice, once };
-const char* to_string(CrossPairs c);
 
 //! One part's share of the boxes.
 struct Part {
@@ -135,7 +133,8 @@ struct ExchangePlan {
 };
 
 //! The plan of `d` over `b`: with `twice` every part holds its whole halo; with `once` only the
-//! halo above its range, and own boxes come first in its layout.
+//! halo above its range, and own boxes come first in its layout (`automatic` is refused: resolve
+//! it for the kernel first).
 ExchangePlan exchange_plan(const BoxSet& b, const Decomposition& d, CrossPairs cross);
 
 //! Each part's input: the rows (indices into the whole input, ascending) of the particles of its
