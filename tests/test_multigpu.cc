@@ -1,20 +1,29 @@
 // The multi-GPU decomposition on the CPU: box counts, the split by cost, halos (against a brute
-// force over box coordinates), the send/recv plan (both sides, particle by particle) and the
-// parts' inputs (their trees must have exactly the planned layout).
+// force over box coordinates), the send/recv plan (both sides, particle by particle), the parts'
+// inputs (their trees must have exactly the planned layout), and whole evaluations over parts in
+// host memory through the same exchange code the GPUs run. Also the uniform-fast generator and
+// the checks of --gpus / --cross-pairs.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include "common/body.h"
 #include "common/domain.h"
-#include "common/interaction.h"
 #include "common/errors.h"
+#include "common/generate.h"
+#include "common/interaction.h"
 #include "harness/evaluation.h"
+#include "harness/results.h"
 #include "helpers.h"
 #include "multigpu/decomposition.h"
 #include "multigpu/exchange.h"
+#include "multigpu/multi_gpu.h"
 #include "quadtree/morton.h"
 #include "quadtree/tree.h"
 
@@ -438,4 +447,124 @@ TEST_CASE("loopback transport refuses unmatched or mismatched messages") {
   CHECK(b == 1);
   CHECK(t.messages() == 1);
   CHECK_THROWS_AS(t.send(0, 1, &a, sizeof a), std::logic_error);
+}
+
+TEST_CASE("uniform-fast: uniform in [0,1)^D, the same for any thread count, seeded") {
+  GenerateOptions g;
+  g.dist = "uniform-fast";
+  g.dim = 3;
+  g.n = 100001;
+  g.seed = 9;
+  g.mass = "random";
+  omp_set_num_threads(1);
+  const Particles one = generate(g);
+  omp_set_num_threads(2);
+  const Particles two = generate(g);
+  cli::apply_threads(0);
+  CHECK(one.x == two.x);
+  CHECK(one.y == two.y);
+  CHECK(one.z == two.z);
+  CHECK(one.m == two.m);
+  double sum[3] = {0, 0, 0}, mass = 0;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    for (int a = 0; a < 3; ++a) {
+      const double v = one.coord(i, a);
+      REQUIRE(v >= 0.0);
+      REQUIRE(v < 1.0);
+      sum[a] += v;
+    }
+    CHECK(one.m[i] >= 0.5 / one.size());
+    CHECK(one.m[i] < 1.5 / one.size());
+    mass += one.m[i];
+  }
+  for (double s : sum) CHECK(s / one.size() == doctest::Approx(0.5).epsilon(0.01));
+  CHECK(mass == doctest::Approx(1.0).epsilon(0.01));
+  // Boxes fill evenly: level 3 has 512 boxes of about 195 particles each.
+  const BoxSet b = count_boxes(one, 3, default_domain(one));
+  CHECK(b.boxes() == 512);
+  for (std::uint32_t c : b.count) CHECK(std::abs(int(c) - 195) < 80);
+  g.seed = 10;
+  CHECK(generate(g).x != one.x);
+  g.dim = 2;
+  g.mass = "equal";
+  const Particles flat = generate(g);
+  CHECK(flat.z.empty());
+  CHECK(flat.m[0] == 1.0 / flat.size());
+}
+
+TEST_CASE("--gpus and --cross-pairs are checked before any work") {
+  test::TempDir dir;
+  auto r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial", "--gpus",
+                          "2", "--output", dir.file("a.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("CPU kernel") != std::string::npos);
+  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial", "--gpus", "0",
+                     "--output", dir.file("a.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("at least 1") != std::string::npos);
+  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial",
+                     "--cross-pairs", "thrice", "--output", dir.file("a.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("thrice") != std::string::npos);
+  r = test::run_cli({"bench", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial,cpu-n3", "--gpus",
+                     "1,2", "--output", dir.file("r.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--gpus 2") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("r.csv")));
+  // Without a GPU (this build or machine) every GPU kernel is refused with the reason.
+  if (!gpu::available()) {
+    r = test::run_cli({"validate", "--dist", "uniform", "--n", "50", "--level", "2", "--gpus", "2"});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("GPU") != std::string::npos);
+  }
+  CHECK_THROWS_AS(parse_cross_pairs("both"), UsageError);
+  CHECK(parse_cross_pairs("once") == CrossPairs::once);
+  CHECK(std::string(to_string(CrossPairs::automatic)) == "auto");
+}
+
+TEST_CASE("cross pairs: auto is once for Newton-3 kernels with atomics, twice otherwise; once needs Newton-3") {
+  for (const KernelInfo* k : kernels_with(kGpu | kNearField)) {
+    CAPTURE(k->name);
+    const CrossPairs a = resolve_cross_pairs(*k, CrossPairs::automatic);
+    CHECK(a == (k->newton3 && !k->deterministic ? CrossPairs::once : CrossPairs::twice));
+    CHECK(resolve_cross_pairs(*k, CrossPairs::twice) == CrossPairs::twice);
+    if (k->newton3)
+      CHECK(resolve_cross_pairs(*k, CrossPairs::once) == CrossPairs::once);
+    else
+      CHECK_THROWS_AS(resolve_cross_pairs(*k, CrossPairs::once), UsageError);
+    CHECK(matches_one_gpu_bitwise(*k, CrossPairs::automatic) == k->deterministic);
+    if (k->newton3) CHECK_FALSE(matches_one_gpu_bitwise(*k, CrossPairs::once));
+  }
+}
+
+TEST_CASE("results files written before --gpus read as one-GPU rows, so a resumed sweep skips them") {
+  test::TempDir dir;
+  const std::string out = dir.file("r.csv");
+  const std::vector<std::string> args = {"bench", "--dist", "uniform", "--n", "300", "--level", "2", "--kernel",
+                                         "cpu-serial", "--reps", "1", "--warmup", "0", "--output", out};
+  REQUIRE(test::run_cli(args).code == 0);
+  // Drop the multi-GPU columns, as a file of an earlier version lacks them.
+  std::istringstream in(test::read_text(out));
+  std::string header, row, text;
+  std::getline(in, header);
+  std::getline(in, row);
+  const auto h = split_csv_line(header), v = split_csv_line(row);
+  std::string h2, v2;
+  for (std::size_t c = 0; c < h.size(); ++c) {
+    if (h[c] == "gpus" || h[c] == "cross_pairs" || h[c] == "comm_ms" || h[c] == "comm_share" || h[c] == "kernel_max_ms" ||
+        h[c] == "kernel_imbalance" || h[c] == "halo_bodies")
+      continue;
+    h2 += (h2.empty() ? "" : ",") + h[c];
+    v2 += (v2.empty() && c == 0 ? "" : ",") + v[c];
+  }
+  test::write_text(out, h2 + "\n" + v2 + "\n");
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const auto r = test::run_cli(resume);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("already in") != std::string::npos);
+  const ResultsFile f(out, {"kernel", "gpus"});
+  REQUIRE(f.rows().size() == 1);
+  const auto at = std::find(f.columns().begin(), f.columns().end(), "gpus") - f.columns().begin();
+  CHECK(f.rows()[0][at] == "1");
 }

@@ -61,6 +61,9 @@ class GpuPart final : public PartDevice {
       index_.emplace_back(t.send);
       send_.emplace_back(t.send.size() * body_bytes());
       back_.emplace_back(t.send.size() * acc_bytes());
+      // The halo bodies came with the part's input (its tree needs their boxes); from now on they
+      // are only what the exchange delivers, so a transfer that fails to arrive shows as NaN.
+      if (t.recv_count) gpu::fill_bytes(bodies() + t.recv_begin * body_bytes(), 0xFF, t.recv_count * body_bytes());
     }
     kernel_start_ = std::make_unique<gpu::Event>();
     kernel_end_ = std::make_unique<gpu::Event>();
