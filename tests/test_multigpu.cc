@@ -24,6 +24,7 @@
 #include "multigpu/decomposition.h"
 #include "multigpu/exchange.h"
 #include "multigpu/multi_gpu.h"
+#include "multigpu/nccl_transport.h"
 #include "quadtree/morton.h"
 #include "quadtree/tree.h"
 
@@ -567,4 +568,16 @@ TEST_CASE("results files written before --gpus read as one-GPU rows, so a resume
   REQUIRE(f.rows().size() == 1);
   const auto at = std::find(f.columns().begin(), f.columns().end(), "gpus") - f.columns().begin();
   CHECK(f.rows()[0][at] == "1");
+}
+
+TEST_CASE("libnccl candidates: existing files only, the CUDA toolkit's copy among them when it is there") {
+  const std::vector<std::string> c = nccl_library_candidates();
+  for (const std::string& f : c) {
+    CHECK(std::filesystem::is_regular_file(f));
+    CHECK(f.size() >= 12);
+    CHECK(f.substr(f.size() - 12) == "libnccl.so.2");
+  }
+  for (const char* known : {"/usr/local/cuda/lib64/libnccl.so.2", "/usr/local/cuda-13.0/lib/libnccl.so.2"})
+    if (std::filesystem::exists(known)) CHECK(std::find(c.begin(), c.end(), std::string(known)) != c.end());
+  if (!nccl_compiled()) CHECK_THROWS_AS(load_nccl(), UsageError);
 }

@@ -12,6 +12,7 @@
 #include "common/version.h"
 #include "harness/kernels.h"
 #include "io/particle_file.h"
+#include "multigpu/nccl_transport.h"
 
 namespace nf::cli {
 
@@ -52,6 +53,18 @@ void version(std::ostream& out) {
 #else
       << "CPU-only build (no CUDA kernels)\n";
 #endif
+  // Several GPUs: whether this build can, and which libnccl a run would load (README "Several GPUs").
+  if (!nccl_compiled()) {
+    out << "multi-GPU (--gpus): not built (no nccl.h at configure time)\n";
+    return;
+  }
+  std::string nccl;
+  try {
+    nccl = load_nccl() + ", " + std::to_string(gpu::device_count()) + " CUDA devices";
+  } catch (const std::exception& e) {
+    nccl = std::string("unavailable: ") + e.what();
+  }
+  out << "multi-GPU (--gpus): " << nccl << "\n";
 }
 }  // namespace
 

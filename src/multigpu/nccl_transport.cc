@@ -139,11 +139,15 @@ void* open_library(std::string& path) {
       "file or its folder, or add that folder to LD_LIBRARY_PATH.");
 }
 
+// NVLink multicast stays off: send/recv never uses it, and on shared machines it must not run.
+void disable_multicast() { ::setenv("NCCL_NVLS_ENABLE", "0", 1); }
+
 const Api& api() {
   static std::once_flag once;
   static Api a;
   static std::string failure;
   std::call_once(once, [] {
+    disable_multicast();  // before the library reads its environment
     try {
       void* h = open_library(a.path);
       bind(h, "ncclGetVersion", a.get_version, a.path);
@@ -157,6 +161,8 @@ const Api& api() {
       bind(h, "ncclSend", a.send, a.path);
       bind(h, "ncclRecv", a.recv, a.path);
       bind(h, "ncclGetLastError", a.last_error, a.path, false);
+      Dl_info where{};  // the file the loader picked, when it searched by name
+      if (::dladdr(reinterpret_cast<void*>(a.get_version), &where) && where.dli_fname) a.path = where.dli_fname;
       a.get_version(&a.version);
       if (a.version < 2700)
         throw UsageError(a.path + " is NCCL version code " + std::to_string(a.version) +
@@ -186,9 +192,6 @@ void check(ncclResult_t r, const char* what, ncclComm_t comm = nullptr) {
   }
   throw std::runtime_error(msg);
 }
-
-// NVLink multicast stays off: send/recv never uses it, and on shared machines it must not run.
-void disable_multicast() { ::setenv("NCCL_NVLS_ENABLE", "0", 1); }
 
 }  // namespace
 
