@@ -132,84 +132,89 @@ void check_layout(int g, const DevicePart& part, const PartLayout& l, const BoxS
 
 class MultiGpuEvaluation final : public Evaluation {
  public:
-  MultiGpuEvaluation(const KernelInfo& k, const Particles& p, const ForceSetup& s)
-      : dim_(p.dim), n_(p.size()), gpus_(s.gpus) {
-    transport_ = NcclTransport::for_devices(gpus_);  // first: a missing library fails before any work
+  MultiGpuEvaluation(const KernelInfo& k, const Particles& p, const ForceSetup& s, GpuCluster c)
+      : dim_(p.dim), n_(p.size()), cluster_(std::move(c)) {
+    const int parts = cluster_.parts;
     const CrossPairs cross = resolve_cross_pairs(k, s.cross_pairs);
     std::vector<std::uint32_t> particle_box;
     const BoxSet boxes = count_boxes(p, s.level, s.domain, &particle_box);
-    const Decomposition d = decompose(boxes, gpus_);
+    const Decomposition d = decompose(boxes, parts);
     plan_ = exchange_plan(boxes, d, cross);
     rows_ = part_rows(particle_box, plan_, boxes.boxes());
     particle_box = {};
-    std::vector<DevicePlacement> where(gpus_);
-    for (int g = 0; g < gpus_; ++g) {
+    std::vector<DevicePlacement> where(parts);
+    for (int g = 0; g < parts; ++g) {
       where[g].max_mass = p.max_mass();
       where[g].max_box_count = boxes.max_count();
       if (cross == CrossPairs::once) where[g].target_boxes = plan_.parts[g].layout.own_end;  // own boxes come first
     }
-    // One host thread per GPU prepares its part (selection, upload, tree build, plan) at once.
-    parts_.resize(gpus_);
-    std::vector<std::exception_ptr> failed(gpus_);
+    // One host thread per local GPU prepares its part (selection, upload, tree build, plan) at once.
+    parts_.resize(parts);
+    std::vector<std::exception_ptr> failed(cluster_.local.size());
     std::vector<std::thread> threads;
-    for (int g = 0; g < gpus_; ++g) {
+    for (std::size_t i = 0; i < cluster_.local.size(); ++i) {
+      const int g = cluster_.local[i], device = cluster_.device[i];
       if (plan_.parts[g].layout.particles() == 0) continue;  // no boxes: nothing to compute or move
-      threads.emplace_back([&, g] {
+      threads.emplace_back([&, i, g, device] {
         try {
-          gpu::set_device(g);
+          gpu::set_device(device);
           ForceSetup ps = s;
           ps.gpus = 1;
           ps.placement = &where[g];
           std::unique_ptr<Evaluation> e = k.make(k, select_rows(p, rows_[g]), ps);
-          parts_[g] = std::make_unique<GpuPart>(g, std::move(e), plan_.parts[g]);
+          parts_[g] = std::make_unique<GpuPart>(device, std::move(e), plan_.parts[g]);
           check_layout(g, parts_[g]->part(), plan_.parts[g].layout, boxes);
         } catch (...) {
-          failed[g] = std::current_exception();
+          failed[i] = std::current_exception();
         }
       });
     }
     for (std::thread& t : threads) t.join();
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
-    for (auto& part : parts_) {
-      raw_.push_back(part.get());
-      if (!part) continue;
-      tree_ms = std::max(tree_ms, part->evaluation().tree_ms);
-      plan_ms = std::max(plan_ms, part->evaluation().plan_ms);
-      gpu_build = part->evaluation().gpu_build;
+    for (int g = 0; g < parts; ++g) {
+      const bool here = std::find(cluster_.local.begin(), cluster_.local.end(), g) != cluster_.local.end();
+      if (!here) rows_[g] = {};  // another process's part
+      raw_.push_back(parts_[g].get());
+      if (!parts_[g]) continue;
+      tree_ms = std::max(tree_ms, parts_[g]->evaluation().tree_ms);
+      plan_ms = std::max(plan_ms, parts_[g]->evaluation().plan_ms);
+      gpu_build = parts_[g]->evaluation().gpu_build;
     }
+    lead_ = cluster_.device.front();
     {
-      gpu::DeviceScope scope(0);
+      gpu::DeviceScope scope(lead_);
       start_ = std::make_unique<gpu::Event>();
       stop_ = std::make_unique<gpu::Event>();
     }
-    for (int g = 0; g < gpus_; ++g) {
-      gpu::DeviceScope scope(g);
+    for (int device : cluster_.device) {
+      gpu::DeviceScope scope(device);
       done_.push_back(std::make_unique<gpu::Event>());
     }
-    span.gpus = gpus_;
+    span.gpus = parts;
     span.halo_bodies = plan_.moved_bodies();
   }
   ~MultiGpuEvaluation() override {
     for (auto& part : parts_) part.reset();  // each frees on its own device
-    for (int g = 0; g < static_cast<int>(done_.size()); ++g) {
-      gpu::DeviceScope scope(g);
-      done_[g].reset();
+    for (std::size_t i = 0; i < done_.size(); ++i) {
+      gpu::DeviceScope scope(cluster_.device[i]);
+      done_[i].reset();
     }
-    gpu::DeviceScope scope(0);
+    gpu::DeviceScope scope(lead_);
     start_.reset();
     stop_.reset();
   }
 
   void run() override {
     enqueue();
-    gpu::DeviceScope scope(0);
-    stop_->synchronize();  // GPU 0 waited for every GPU before the stop
+    gpu::DeviceScope scope(lead_);
+    stop_->synchronize();  // the lead GPU waited for the others before the stop
   }
   double run_timed_ms() override {
+    if (cluster_.barrier) cluster_.barrier();  // every process starts together
     enqueue();
-    const double total = [&] {
-      gpu::DeviceScope scope(0);
+    double total = [&] {
+      gpu::DeviceScope scope(lead_);
       return stop_->elapsed_since(*start_);
     }();
     double worst = 0, sum = 0;
@@ -221,6 +226,10 @@ class MultiGpuEvaluation final : public Evaluation {
         sum += ms;
         ++busy;
       }
+    if (cluster_.max_over_processes) {
+      total = cluster_.max_over_processes(total);
+      worst = cluster_.max_over_processes(worst);
+    }
     span.kernel_max_ms = worst;
     span.kernel_mean_ms = busy ? sum / busy : 0;
     span.comm_ms = std::max(0.0, total - worst);
@@ -228,9 +237,9 @@ class MultiGpuEvaluation final : public Evaluation {
   }
   std::vector<double> accelerations() override {
     std::vector<double> out(n_ * dim_, std::nan(""));
-    for (int g = 0; g < gpus_; ++g) {
+    for (std::size_t g = 0; g < parts_.size(); ++g) {
       if (!parts_[g]) continue;
-      gpu::DeviceScope scope(g);
+      gpu::DeviceScope scope(parts_[g]->device());
       DevicePart& part = parts_[g]->part();
       const std::vector<double> a = part.sorted_accelerations();
       const std::vector<std::uint32_t>& order = part.sorted_order();
@@ -249,41 +258,56 @@ class MultiGpuEvaluation final : public Evaluation {
         part->evaluation().poison_output();
       }
   }
+  //! The input rows whose accelerations this process computes.
+  std::vector<std::uint32_t> owned_rows() {
+    std::vector<std::uint32_t> rows;
+    for (std::size_t g = 0; g < parts_.size(); ++g) {
+      if (!parts_[g]) continue;
+      const std::vector<std::uint32_t>& order = parts_[g]->part().sorted_order();
+      const PartLayout& l = plan_.parts[g].layout;
+      for (std::uint64_t s = l.own_first(); s < l.own_last(); ++s) rows.push_back(rows_[g][order[s]]);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
 
  private:
-  // GPU 0 marks the start, every GPU waits for it; GPU 0 waits for every GPU, then marks the stop.
+  // The lead GPU marks the start and every local GPU waits for it; the lead waits for every local
+  // GPU, then marks the stop.
   void enqueue() {
     {
-      gpu::DeviceScope scope(0);
+      gpu::DeviceScope scope(lead_);
       start_->record();
     }
-    for (int g = 1; g < gpus_; ++g) {
-      gpu::DeviceScope scope(g);
-      start_->wait_on();
-    }
-    evaluate_parts(plan_, raw_, *transport_);
-    for (int g = 1; g < gpus_; ++g) {
-      {
-        gpu::DeviceScope scope(g);
-        done_[g]->record();
+    for (int device : cluster_.device)
+      if (device != lead_) {
+        gpu::DeviceScope scope(device);
+        start_->wait_on();
       }
-      gpu::DeviceScope scope(0);
-      done_[g]->wait_on();
+    evaluate_parts(plan_, raw_, *cluster_.transport);
+    for (std::size_t i = 0; i < cluster_.device.size(); ++i) {
+      if (cluster_.device[i] == lead_) continue;
+      {
+        gpu::DeviceScope scope(cluster_.device[i]);
+        done_[i]->record();
+      }
+      gpu::DeviceScope scope(lead_);
+      done_[i]->wait_on();
     }
-    gpu::DeviceScope scope(0);
+    gpu::DeviceScope scope(lead_);
     stop_->record();
   }
 
   int dim_;
   std::size_t n_;
-  int gpus_;
-  std::shared_ptr<NcclTransport> transport_;
+  GpuCluster cluster_;
+  int lead_ = 0;  // the device whose events time the evaluation
   ExchangePlan plan_;
-  std::vector<std::vector<std::uint32_t>> rows_;  // per part: its input rows (sorted position -> row via order)
-  std::vector<std::unique_ptr<GpuPart>> parts_;   // null for a part without particles
+  std::vector<std::vector<std::uint32_t>> rows_;  // per part: its input rows (this process's parts only)
+  std::vector<std::unique_ptr<GpuPart>> parts_;   // null for other processes' parts and parts without particles
   std::vector<PartDevice*> raw_;
-  std::unique_ptr<gpu::Event> start_, stop_;      // on GPU 0
-  std::vector<std::unique_ptr<gpu::Event>> done_;  // done_[g] on GPU g
+  std::unique_ptr<gpu::Event> start_, stop_;       // on the lead device
+  std::vector<std::unique_ptr<gpu::Event>> done_;  // done_[i] on the device of local part i
 };
 
 }  // namespace
@@ -291,14 +315,33 @@ class MultiGpuEvaluation final : public Evaluation {
 
 std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particles& p, const ForceSetup& s) {
   check_gpus(k, s.gpus);
-  if (s.count_interactions) throw UsageError("counting mode runs on one GPU (--gpus 1)");
-#if defined(NF_HAVE_CUDA)
   if (s.gpus == 1) return prepare(k, p, s);
-  return std::make_unique<MultiGpuEvaluation>(k, p, s);
+  GpuCluster c;
+  c.parts = s.gpus;
+  for (int g = 0; g < s.gpus; ++g) c.local.push_back(g), c.device.push_back(g);
+  c.transport = NcclTransport::for_devices(s.gpus);  // before any work: a missing library fails at once
+  return prepare_on_cluster(k, p, s, std::move(c));
+}
+
+std::unique_ptr<Evaluation> prepare_on_cluster(const KernelInfo& k, const Particles& p, const ForceSetup& s, GpuCluster c) {
+  if (s.count_interactions) throw UsageError("counting mode runs on one GPU (--gpus 1)");
+  if (!k.gpu || !k.near_field) check_gpus(k, 2);  // the message for a kernel that cannot be spread
+  if (c.parts < 1 || c.local.empty() || c.local.size() != c.device.size() || !c.transport)
+    throw std::logic_error("prepare_on_cluster: parts, local parts, their devices and a transport are needed");
+#if defined(NF_HAVE_CUDA)
+  return std::make_unique<MultiGpuEvaluation>(k, p, s, std::move(c));
 #else
   (void)p;
-  throw UsageError("--gpus needs a CUDA build");  // check_gpus has refused already
+  throw UsageError("several GPUs need a CUDA build");
 #endif
+}
+
+std::vector<std::uint32_t> rows_computed_here(Evaluation& e) {
+#if defined(NF_HAVE_CUDA)
+  if (auto* m = dynamic_cast<MultiGpuEvaluation*>(&e)) return m->owned_rows();
+#endif
+  (void)e;
+  throw std::logic_error("rows_computed_here: not a multi-GPU evaluation");
 }
 
 }  // namespace nf

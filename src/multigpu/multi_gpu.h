@@ -12,9 +12,12 @@
 //! GPU, communication included. Evaluation::span splits it: the slowest GPU's kernel, and the
 //! rest (exchanges, packing and the waiting at them).
 
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "harness/evaluation.h"
+#include "multigpu/exchange.h"
 
 namespace nf {
 
@@ -32,7 +35,28 @@ bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested);
 //! CUDA devices than asked for, or no loadable libnccl. gpus == 1 always passes.
 void check_gpus(const KernelInfo& k, int gpus);
 
-//! The evaluation of `k` over setup.gpus GPUs (checked as check_gpus does; counting mode refused).
+//! The evaluation of `k` over setup.gpus GPUs of this process (checked as check_gpus does;
+//! counting mode refused): parts 0..G-1 on devices 0..G-1, NCCL between them.
 std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particles& p, const ForceSetup& setup);
+
+//! Which parts of a multi-GPU evaluation this process drives and how they reach the others: every
+//! part here (prepare_multi_gpu), or one part per process under MPI (src/cli/mpi_main.cc).
+struct GpuCluster {
+  int parts = 1;                          //!< GPUs of the whole evaluation, all processes together
+  std::vector<int> local;                 //!< the parts this process drives, ascending
+  std::vector<int> device;                //!< the CUDA device of each local part
+  std::shared_ptr<Transport> transport;   //!< messages between parts (NCCL)
+  std::function<void()> barrier;                      //!< all processes meet before a timed run (null: one process)
+  std::function<double(double)> max_over_processes;  //!< a time's maximum over the processes (null: one process)
+};
+
+//! The evaluation of `k` over `cluster`: every process computes the same decomposition from the
+//! same input and prepares only its local parts. run_timed_ms is the longest span over the
+//! processes; accelerations() holds the rows of the local parts (NaN elsewhere).
+std::unique_ptr<Evaluation> prepare_on_cluster(const KernelInfo& k, const Particles& p, const ForceSetup& setup,
+                                               GpuCluster cluster);
+
+//! The input rows whose accelerations evaluation `e` (from prepare_on_cluster) computes here.
+std::vector<std::uint32_t> rows_computed_here(Evaluation& e);
 
 }  // namespace nf
