@@ -34,15 +34,16 @@ record "GPU tests" "$([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)"): $(g
 "$NF" generate --dist clusters --clusters 1 --dim 2 --n 1100 --seed 4 --mass random --output "$work/c2.csv" > /dev/null
 "$NF" generate --dist plummer --dim 3 --n 400 --seed 5 --mass random --output "$work/p3.csv" > /dev/null
 cases=()
-# Every registered GPU kernel (the registry's listing), a deep-level case for those on the compact tree.
-gpu_kernels=$("$NF" bench --list | awk 'NR > 1 && $2 ~ /^gpu/ {print $1}')
-for k in $gpu_kernels; do
-  cases+=("$k 2D float|forces --input $work/c2.csv --level 3 --kernel $k --mask near --output $work/a.csv")
-  cases+=("$k 3D double|forces --input $work/p3.csv --level 2 --kernel $k --precision double --softening 0 --output $work/a.csv")
-  if "$NF" bench --list | grep -E "^$k " | grep -q "near-field" && ! "$NF" bench --list | grep -E "^$k " | grep -q "dense tree"; then
-    cases+=("$k 3D level 12|forces --input $work/p3.csv --level 12 --kernel $k --output $work/a.csv")
-  fi
-done
+# Every registered GPU kernel (the registry's listing) in one process per case: validate runs each
+# kernel on the input and checks it against the float64 reference, so a case is clean only if
+# the sanitizer finds nothing and every kernel passes. A deep-level case for the kernels on the
+# compact tree (the dense ones cannot take level 12 in 3D).
+list=$("$NF" bench --list)
+all_gpu=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ {print $1}' | paste -sd, -)
+compact=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ && /near-field/ && !/dense tree/ {print $1}' | paste -sd, -)
+cases+=("every GPU kernel, 2D float clustered (a box > 512)|validate --input $work/c2.csv --level 3 --kernel $all_gpu")
+cases+=("every GPU kernel, 3D double, eps = 0|validate --input $work/p3.csv --level 2 --kernel $all_gpu --precision double --softening 0")
+cases+=("compact-tree kernels, 3D level 12|validate --input $work/p3.csv --level 12 --kernel $compact")
 cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
 cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --builder gpu")
@@ -54,7 +55,7 @@ for tool in memcheck racecheck; do
     total=$((total + 1))
     echo "=== $tool: $name: nearfield $args" >> "$LOGS/sanitizer-$tool.log"
     # shellcheck disable=SC2086
-    if timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args >> "$LOGS/sanitizer-$tool.log" 2>&1; then
+    if timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args >> "$LOGS/sanitizer-$tool.log" 2>&1; then
       clean=$((clean + 1))
     else
       dirty="$dirty; $name"

@@ -3,6 +3,8 @@
 # the GPU machine, where cuobjdump is installed). Shows, e.g., how bpb-n3's shared-memory atomics
 # are compiled. Usage: scripts/sass-summary.sh BINARY REGEX
 set -euo pipefail
+# Provenance: which build the counts come from.
+echo "# $("$1" --version 2>/dev/null || echo "$1") , cuobjdump -sass"
 cuobjdump -sass "$1" | awk -v pat="$2" '
   /Function : / { fn = $3; keep = (fn ~ pat); if (keep) { n[fn] = 0; order[++nf] = fn }; next }
   keep && /^[ \t]*\/\*[0-9a-f]+\*\// {

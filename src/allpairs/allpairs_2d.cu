@@ -100,9 +100,6 @@ void allpairs_2d(const AllPairsView<T>& v) {
   }
 }
 
-template void allpairs_2d<2, float>(const AllPairsView<float>&);
-template void allpairs_2d<3, float>(const AllPairsView<float>&);
-template void allpairs_2d<2, double>(const AllPairsView<double>&);
-template void allpairs_2d<3, double>(const AllPairsView<double>&);
+NF_INSTANTIATE_DRIVER(allpairs_2d, AllPairsView)
 
 }  // namespace nf

@@ -35,9 +35,6 @@ void allpairs_naive(const AllPairsView<T>& v) {
   NF_CUDA_LAUNCHED();
 }
 
-template void allpairs_naive<2, float>(const AllPairsView<float>&);
-template void allpairs_naive<3, float>(const AllPairsView<float>&);
-template void allpairs_naive<2, double>(const AllPairsView<double>&);
-template void allpairs_naive<3, double>(const AllPairsView<double>&);
+NF_INSTANTIATE_DRIVER(allpairs_naive, AllPairsView)
 
 }  // namespace nf

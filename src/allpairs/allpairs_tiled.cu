@@ -103,9 +103,6 @@ void allpairs_tiled(const AllPairsView<T>& v) {
   NF_CUDA_LAUNCHED();
 }
 
-template void allpairs_tiled<2, float>(const AllPairsView<float>&);
-template void allpairs_tiled<3, float>(const AllPairsView<float>&);
-template void allpairs_tiled<2, double>(const AllPairsView<double>&);
-template void allpairs_tiled<3, double>(const AllPairsView<double>&);
+NF_INSTANTIATE_DRIVER(allpairs_tiled, AllPairsView)
 
 }  // namespace nf

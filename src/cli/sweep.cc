@@ -30,7 +30,8 @@ using Clock = std::chrono::steady_clock;
 struct Point {
   InputArgs in;  // single dist and dim
   int level;
-  std::int64_t n, ppb;  // -1 when not given
+  std::int64_t n, ppb;     // -1 when not given
+  bool auto_level = false;  // the level was chosen by --level auto's rule
   Particles load() const { return load_input(in, n, level, ppb); }
   std::string distribution() const { return in.input.empty() ? in.dist : in.input; }
 };
@@ -112,6 +113,7 @@ std::vector<Spread> spreads(const KernelInfo& k, const std::vector<int>& gpus, c
 void resolve_auto(Point& pt, const Particles& p, const Domain& d, const std::vector<std::string>& kernels,
                   std::ostream& out) {
   std::string note;
+  pt.auto_level = pt.level == kAutoLevel;
   pt.level = resolve_level(pt.level, p, d, kernels, note);
   if (!note.empty()) out << note << "\n";
 }
@@ -168,6 +170,7 @@ std::map<std::string, std::string> point_key(const SweepConfig& c, const Particl
   k["precision"] = to_string(prec);
   k["softening"] = format_double(c.softening);
   k["mask"] = mask;
+  k["level_rule"] = pt.auto_level ? "auto" : "";  // a point at the automatic level is its own point
   return k;
 }
 
@@ -216,6 +219,18 @@ std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precis
   return costs;
 }
 
+// The setup of one point: softening, domain, and the level (--level auto resolved for this input,
+// the rule's line printed on `out`).
+ForceSetup point_setup(const SweepConfig& c, Point& pt, const Particles& p, const std::vector<std::string>& kernels,
+                       std::ostream& out) {
+  ForceSetup s;
+  s.softening = c.softening;
+  s.domain = resolve_domain(p, c.domain, pt.distribution());
+  resolve_auto(pt, p, s.domain, kernels, out);
+  s.level = pt.level;
+  return s;
+}
+
 // Measurement columns, then the context (harness/context.h).
 std::vector<std::string> with_context(std::vector<std::string> columns) {
   columns.insert(columns.end(), context_columns().begin(), context_columns().end());
@@ -224,11 +239,12 @@ std::vector<std::string> with_context(std::vector<std::string> columns) {
 const std::vector<std::string> kBenchColumns = with_context(
     {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
      "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction", "tree_ms",
-     "plan_ms", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms", "kernel_imbalance", "halo_bodies"});
+     "plan_ms", "level_rule", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms", "kernel_imbalance",
+     "halo_bodies"});
 
 const std::vector<std::string> kValidateColumns = with_context(
     {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
-     "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "gpus", "cross_pairs", "one_gpu"});
+     "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "cross_pairs", "one_gpu"});
 
 std::string sci(double v) { return fmt("%.3e", v); }
 
@@ -333,11 +349,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Table t(header);
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s;
-    s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, pt.distribution());
-    resolve_auto(pt, p, s.domain, kernels, out);
-    s.level = pt.level;
+    ForceSetup s = point_setup(c, pt, p, kernels, out);
     s.mask = mask;
     // Useful near-field interactions, counted once from the CPU tree of this input.
     std::uint64_t near = 0;
@@ -441,11 +453,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<std::string> references;
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s;
-    s.softening = c.softening;
-    s.domain = resolve_domain(p, c.domain, pt.distribution());
-    resolve_auto(pt, p, s.domain, kernels, out);
-    s.level = pt.level;
+    ForceSetup s = point_setup(c, pt, p, kernels, out);
     for (Precision prec : precs) {
       std::string ref_name;
       std::vector<double> ref;

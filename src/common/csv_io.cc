@@ -19,6 +19,14 @@
 namespace nf {
 namespace {
 
+// Writes the text gathered so far once it passes 1 MiB, so a large file is written in pieces.
+void flush_if_large(AtomicFile& file, std::string& out) {
+  if (out.size() > (1u << 20)) {
+    file.write(out);
+    out.clear();
+  }
+}
+
 // Blank lines (nothing but blanks; the line reader already drops the '\r' of CRLF) are skipped
 // anywhere, a trailing one included; line numbers stay those of the file.
 using Reader = io::CSVReader<9, io::trim_chars<' ', '\t', '\r'>, io::double_quote_escape<',', '"'>,
@@ -196,10 +204,7 @@ void write_particles_csv(const std::string& path, const Particles& p) {
       }
     }
     out += '\n';
-    if (out.size() > (1u << 20)) {
-      file.write(out);
-      out.clear();
-    }
+    flush_if_large(file, out);
   }
   file.write(out);
   file.commit();
@@ -219,10 +224,7 @@ void write_accelerations_csv(const std::string& path, const Particles& p, const 
       append_double(out, acc[i * d + a]);
     }
     out += '\n';
-    if (out.size() > (1u << 20)) {
-      file.write(out);
-      out.clear();
-    }
+    flush_if_large(file, out);
   }
   file.write(out);
   file.commit();

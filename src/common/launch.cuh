@@ -57,4 +57,28 @@ inline unsigned blocks_for(std::uint64_t n, unsigned threads) {
   return static_cast<unsigned>(b > 0 ? b : 1);
 }
 
+//! The near-field kernels' two compile-time modes: f(guarded, counting) with std::bool_constant
+//! arguments. Counting mode always takes the guarded interaction (it is for tests, not speed).
+template <class F>
+void dispatch_mode(bool counting, bool guarded, F&& f) {
+  if (counting)
+    f(std::true_type{}, std::true_type{});
+  else
+    dispatch_bool(guarded, [&](auto g) { f(g, std::false_type{}); });
+}
+
 }  // namespace nf::gpu
+
+//! Explicit instantiations of a driver template `fn<D, T>(const View<T>&)` for 2D/3D, float/double.
+#define NF_INSTANTIATE_DRIVER(fn, View)                 \
+  template void fn<2, float>(const View<float>&);       \
+  template void fn<3, float>(const View<float>&);       \
+  template void fn<2, double>(const View<double>&);     \
+  template void fn<3, double>(const View<double>&);
+
+//! Explicit instantiations of a kernel maker `fn<D, T>()` returning std::unique_ptr<Kernel<T>>.
+#define NF_INSTANTIATE_MAKER(fn, Kernel)                             \
+  template std::unique_ptr<Kernel<float>> fn<2, float>();            \
+  template std::unique_ptr<Kernel<float>> fn<3, float>();            \
+  template std::unique_ptr<Kernel<double>> fn<2, double>();          \
+  template std::unique_ptr<Kernel<double>> fn<3, double>();

@@ -28,7 +28,7 @@ std::string csv_field(std::string text) {
 const std::vector<std::string>& added_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> c = context_columns();
-    for (const char* name : {"plan_ms", "repeat"}) c.push_back(name);  // bench, validate
+    for (const char* name : {"plan_ms", "repeat", "level_rule"}) c.push_back(name);  // bench, validate
     // Multi-GPU runs: bench and validate, then bench's split of the time, then validate's check.
     for (const char* name : {"gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms", "kernel_imbalance",
                              "halo_bodies", "one_gpu"})

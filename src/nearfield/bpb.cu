@@ -44,16 +44,12 @@ void launch_bpb(const NearFieldView<T>& v) {
   if (v.nonempty_count == 0) return;
   const std::uint32_t threads = box_tiles::block_threads(v.max_box_count);
   const std::size_t smem = threads * sizeof(Body<T>);
-  if (v.counter)
-    bpb_kernel<D, T, true, true><<<v.nonempty_count, threads, smem>>>(v);
-  else
-    gpu::dispatch_bool(v.guarded, [&](auto guarded) { bpb_kernel<D, T, guarded(), false><<<v.nonempty_count, threads, smem>>>(v); });
+  gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+    bpb_kernel<D, T, guarded(), counting()><<<v.nonempty_count, threads, smem>>>(v);
+  });
   NF_CUDA_LAUNCHED();
 }
 
-template void launch_bpb<2, float>(const NearFieldView<float>&);
-template void launch_bpb<3, float>(const NearFieldView<float>&);
-template void launch_bpb<2, double>(const NearFieldView<double>&);
-template void launch_bpb<3, double>(const NearFieldView<double>&);
+NF_INSTANTIATE_DRIVER(launch_bpb, NearFieldView)
 
 }  // namespace nf

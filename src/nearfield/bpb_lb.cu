@@ -163,14 +163,8 @@ __global__ void small_box_kernel(NearFieldView<T> v, NearList g) {
   const std::uint32_t box = v.particle_slot[i];
   if (!g.small(box)) return;
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
-  const Body<T> me = v.bodies[i];
-  Acc4<T> a{0, 0, 0, 0};
   unsigned long long count = 0;
-  for_each_near_source(g.box_start, g.offset, g.ids, box, i, [&](std::uint32_t j) {
-    grav(me, v.bodies[j], a);
-    if constexpr (Counting) ++count;
-  });
-  v.acc[i] = a;
+  v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.box_start, g.offset, g.ids, box, i, count);
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 
@@ -244,10 +238,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     for (int k = 0; k < BpbLbPolicy::kClasses; ++k) class_begin_[k + 1] = class_begin_[k] + c[k];
   }
   void launch(const NearFieldView<T>& v) override {
-    if (v.counter)
-      run<true, true>(v);
-    else
-      gpu::dispatch_bool(v.guarded, [&](auto guarded) { run<guarded(), false>(v); });
+    gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) { run<guarded(), counting()>(v); });
     if (split_) {
       gather_kernel<T><<<n_, BpbLbPolicy::kMaxThreads>>>(items_.data(), partial_.data(), v.acc);
       NF_CUDA_LAUNCHED();
@@ -286,9 +277,6 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_bpb_lb() {
   return std::make_unique<BpbLb<D, T>>();
 }
 
-template std::unique_ptr<GpuNearFieldKernel<float>> make_bpb_lb<2, float>();
-template std::unique_ptr<GpuNearFieldKernel<float>> make_bpb_lb<3, float>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_bpb_lb<2, double>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_bpb_lb<3, double>();
+NF_INSTANTIATE_MAKER(make_bpb_lb, GpuNearFieldKernel)
 
 }  // namespace nf

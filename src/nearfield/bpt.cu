@@ -19,15 +19,8 @@ __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.nonempty[t];
   unsigned long long count = 0;
-  for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i) {
-    const Body<T> me = v.bodies[i];
-    Acc4<T> a{0, 0, 0, 0};
-    for_each_near_source(v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, [&](std::uint32_t j) {
-      g(me, v.bodies[j], a);
-      if constexpr (Counting) ++count;
-    });
-    v.acc[i] = a;
-  }
+  for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i)
+    v.acc[i] = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count);
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 
@@ -37,16 +30,12 @@ template <int D, class T>
 void launch_bpt(const NearFieldView<T>& v) {
   if (v.nonempty_count == 0) return;
   const unsigned grid = gpu::div_up(v.nonempty_count, BptPolicy::threads);
-  if (v.counter)
-    bpt_kernel<D, T, true, true><<<grid, BptPolicy::threads>>>(v);
-  else
-    gpu::dispatch_bool(v.guarded, [&](auto guarded) { bpt_kernel<D, T, guarded(), false><<<grid, BptPolicy::threads>>>(v); });
+  gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+    bpt_kernel<D, T, guarded(), counting()><<<grid, BptPolicy::threads>>>(v);
+  });
   NF_CUDA_LAUNCHED();
 }
 
-template void launch_bpt<2, float>(const NearFieldView<float>&);
-template void launch_bpt<3, float>(const NearFieldView<float>&);
-template void launch_bpt<2, double>(const NearFieldView<double>&);
-template void launch_bpt<3, double>(const NearFieldView<double>&);
+NF_INSTANTIATE_DRIVER(launch_bpt, NearFieldView)
 
 }  // namespace nf

@@ -135,10 +135,7 @@ class N3Colour final : public GpuNearFieldKernel<T> {
     if (n_ == 0) return;
     counters_.fill(0);
     warp_pairs::dispatch_r<warp_pairs::max_targets_per_lane<T>()>(r_, [&](auto r) {
-      if (v.counter)
-        run<r(), true, true>(v);
-      else
-        gpu::dispatch_bool(v.guarded, [&](auto guarded) { run<r(), guarded(), false>(v); });
+      gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) { run<r(), guarded(), counting()>(v); });
     });
   }
 
@@ -171,9 +168,6 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_n3_colour() {
   return std::make_unique<N3Colour<D, T>>();
 }
 
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_colour<2, float>();
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_colour<3, float>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_colour<2, double>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_colour<3, double>();
+NF_INSTANTIATE_MAKER(make_n3_colour, GpuNearFieldKernel)
 
 }  // namespace nf

@@ -64,12 +64,9 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
       const std::uint32_t first = items_.class_begin(c), count = items_.class_begin(c + 1) - first;
       if (count == 0) continue;
       dispatch_r<RMax>(1 << c, [&](auto r) {
-        if (v.counter)
-          run<r(), true, true>(v, items_.items() + first, count, counter_.data() + c);
-        else
-          gpu::dispatch_bool(v.guarded, [&](auto guarded) {
-            run<r(), guarded(), false>(v, items_.items() + first, count, counter_.data() + c);
-          });
+        gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+          run<r(), guarded(), counting()>(v, items_.items() + first, count, counter_.data() + c);
+        });
       });
     }
   }

@@ -11,9 +11,6 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_n3_rotate() {
   return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), RotateAgent>>();
 }
 
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_rotate<2, float>();
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_rotate<3, float>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_rotate<2, double>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_rotate<3, double>();
+NF_INSTANTIATE_MAKER(make_n3_rotate, GpuNearFieldKernel)
 
 }  // namespace nf

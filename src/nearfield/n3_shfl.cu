@@ -54,9 +54,6 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl() {
   return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent>>();
 }
 
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_shfl<2, float>();
-template std::unique_ptr<GpuNearFieldKernel<float>> make_n3_shfl<3, float>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_shfl<2, double>();
-template std::unique_ptr<GpuNearFieldKernel<double>> make_n3_shfl<3, double>();
+NF_INSTANTIATE_MAKER(make_n3_shfl, GpuNearFieldKernel)
 
 }  // namespace nf

@@ -17,14 +17,8 @@ unsigned long long full_box(const HostNearField<T>& f, std::uint32_t b) {
   const Tree& t = *f.tree;
   const SoftenedGravity<D, T> g{f.eps2};
   unsigned long long count = 0;
-  for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i) {
-    Acc4<T> a{0, 0, 0, 0};
-    for_each_near_source(t.box_start.data(), t.full.offset.data(), t.full.ids.data(), b, i, [&](std::uint32_t j) {
-      g(f.bodies[i], f.bodies[j], a);
-      if constexpr (Counting) ++count;
-    });
-    f.acc[i] = a;
-  }
+  for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i)
+    f.acc[i] = near_field_sum<Counting>(g, f.bodies, t.box_start.data(), t.full.offset.data(), t.full.ids.data(), b, i, count);
   return count;
 }
 

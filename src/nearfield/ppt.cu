@@ -18,15 +18,8 @@ __global__ void __launch_bounds__(PptPolicy::threads) ppt_kernel(NearFieldView<T
   if (i >= v.n) return;
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.particle_box[i];
-  const Body<T> me = v.bodies[i];
-  Acc4<T> a{0, 0, 0, 0};
   unsigned long long count = 0;
-
-  for_each_near_source(v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, [&](std::uint32_t j) {
-    g(me, v.bodies[j], a);
-    if constexpr (Counting) ++count;
-  });
-  v.acc[i] = a;
+  v.acc[i] = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count);
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 
@@ -36,16 +29,12 @@ template <int D, class T>
 void launch_ppt(const NearFieldView<T>& v) {
   if (v.n == 0) return;
   const unsigned grid = gpu::div_up(v.n, PptPolicy::threads);
-  if (v.counter)
-    ppt_kernel<D, T, true, true><<<grid, PptPolicy::threads>>>(v);
-  else
-    gpu::dispatch_bool(v.guarded, [&](auto guarded) { ppt_kernel<D, T, guarded(), false><<<grid, PptPolicy::threads>>>(v); });
+  gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+    ppt_kernel<D, T, guarded(), counting()><<<grid, PptPolicy::threads>>>(v);
+  });
   NF_CUDA_LAUNCHED();
 }
 
-template void launch_ppt<2, float>(const NearFieldView<float>&);
-template void launch_ppt<3, float>(const NearFieldView<float>&);
-template void launch_ppt<2, double>(const NearFieldView<double>&);
-template void launch_ppt<3, double>(const NearFieldView<double>&);
+NF_INSTANTIATE_DRIVER(launch_ppt, NearFieldView)
 
 }  // namespace nf

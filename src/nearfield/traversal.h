@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "common/body.h"
 #include "common/hd.h"
 
 namespace nf {
@@ -21,6 +22,21 @@ NF_HD NF_INLINE void for_each_near_source(const std::uint32_t* box_start, const 
     const std::uint32_t nb = ids[k];
     for (std::uint32_t j = box_start[nb]; j < box_start[nb + 1]; ++j) source(j);
   }
+}
+
+//! The acceleration on sorted particle i (in `box`) from its whole near field, one source at a
+//! time with the interaction `g`; with Counting, every evaluated interaction is added to `count`.
+template <bool Counting, class Gravity, class T>
+NF_HD NF_INLINE Acc4<T> near_field_sum(const Gravity& g, const Body<T>* bodies, const std::uint32_t* box_start,
+                                       const std::uint32_t* offset, const std::uint32_t* ids, std::uint32_t box,
+                                       std::uint32_t i, unsigned long long& count) {
+  const Body<T> me = bodies[i];
+  Acc4<T> a{0, 0, 0, 0};
+  for_each_near_source(box_start, offset, ids, box, i, [&](std::uint32_t j) {
+    g(me, bodies[j], a);
+    if constexpr (Counting) ++count;
+  });
+  return a;
 }
 
 }  // namespace nf
