@@ -44,7 +44,9 @@ class HostPart final : public PartDevice {
     for (std::size_t i = 0; i < plan_.peers[k].send.size(); ++i) send_[k][i] = bodies_[plan_.peers[k].send[i]];
   }
   unsigned char* send_buffer(std::size_t k) override { return reinterpret_cast<unsigned char*>(send_[k].data()); }
-  unsigned char* counterforce_buffer(std::size_t k) override { return reinterpret_cast<unsigned char*>(back_[k].data()); }
+  unsigned char* counterforce_buffer(std::size_t k) override {
+    return reinterpret_cast<unsigned char*>(back_[k].data());
+  }
   void add_counterforces(std::size_t k) override {
     for (std::size_t i = 0; i < plan_.peers[k].send.size(); ++i) {
       Acc4<double>& a = acc_[plan_.peers[k].send[i]];

@@ -24,7 +24,8 @@ bool gpus_or_skip(int gpus) {
   const bool required = env && std::atoi(env) >= gpus;
   const int have = gpu::device_count();
   std::string why;
-  if (have < gpus) why = "multi-GPU tests need " + std::to_string(gpus) + " CUDA devices, this machine has " + std::to_string(have);
+  if (have < gpus)
+    why = "multi-GPU tests need " + std::to_string(gpus) + " CUDA devices, this machine has " + std::to_string(have);
   else {
     try {
       MESSAGE("NCCL: " << load_nccl());

@@ -38,7 +38,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield forces --input FILE.csv --kernel NAME [--level K] [--softening EPS] "
-                  "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] [--gpus G] --output ACC.csv"))
+                  "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] [--gpus G] "
+                  "--output ACC.csv"))
     return 0;
   check_output_path(output);
   check_input_args(in);
@@ -76,7 +77,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   write_accelerations_csv(output, p, e->accelerations());
   out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
       << (round_inputs ? ", float32-rounded inputs" : "")
-      << (gpus > 1 ? ", " + std::to_string(gpus) + " GPUs, cross pairs " + to_string(resolve_cross_pairs(k, s.cross_pairs))
+      << (gpus > 1 ? ", " + std::to_string(gpus) + " GPUs, cross pairs " +
+                         to_string(resolve_cross_pairs(k, s.cross_pairs))
                    : std::string())
       << ") to " << output << "\n";
   return 0;

@@ -41,7 +41,8 @@ std::vector<double> gather_accelerations(Evaluation& e, std::size_t n, int dim, 
   for (int r = 1; r < ranks; ++r) at[r] = at[r - 1] + counts[r - 1];
   std::vector<std::uint32_t> every_row(rank == 0 ? n : 0);
   std::vector<double> every_value(rank == 0 ? n * dim : 0);
-  MPI_Gatherv(rows.data(), count, MPI_UINT32_T, every_row.data(), counts.data(), at.data(), MPI_UINT32_T, 0, MPI_COMM_WORLD);
+  MPI_Gatherv(rows.data(), count, MPI_UINT32_T, every_row.data(), counts.data(), at.data(), MPI_UINT32_T, 0,
+              MPI_COMM_WORLD);
   MPI_Datatype acc;  // one particle's accelerations: counts stay in particles
   MPI_Type_contiguous(dim, MPI_DOUBLE, &acc);
   MPI_Type_commit(&acc);
@@ -62,8 +63,8 @@ int run(int argc, char** argv, int rank, int ranks) {
   double softening = 1e-4;
   po::options_description d("nearfield-mpi options (run under mpirun, one process per GPU)");
   d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "GPU near-field kernel")(
-      "level", po::value(&level)->required(), "tree level K")("precision", po::value(&precision)->default_value(precision),
-                                                               "float or double")(
+      "level", po::value(&level)->required(), "tree level K")(
+      "precision", po::value(&precision)->default_value(precision), "float or double")(
       "softening", po::value(&softening)->default_value(softening), "softening length eps >= 0")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs), "auto, once or twice")(
       "reps", po::value(&reps)->default_value(reps), "timed evaluations")(
@@ -88,8 +89,8 @@ int run(int argc, char** argv, int rank, int ranks) {
   MPI_Comm_free(&host);
   gpu::require("nearfield-mpi");
   if (local >= gpu::device_count())
-    throw UsageError("rank " + std::to_string(rank) + " is process " + std::to_string(local + 1) + " on its host, which has " +
-                     std::to_string(gpu::device_count()) + " CUDA devices");
+    throw UsageError("rank " + std::to_string(rank) + " is process " + std::to_string(local + 1) +
+                     " on its host, which has " + std::to_string(gpu::device_count()) + " CUDA devices");
   gpu::set_device(local);
   load_nccl();
 

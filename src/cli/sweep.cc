@@ -464,7 +464,8 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           auto key = point_key(c, p, pt, name, prec, k.near_field ? "" : "near", spread);
           const auto point = key;
           progress.step("validate " + name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
-                        std::to_string(p.size()) + (spread.gpus > 1 ? " on " + std::to_string(spread.gpus) + " GPUs" : ""));
+                        std::to_string(p.size()) +
+                        (spread.gpus > 1 ? " on " + std::to_string(spread.gpus) + " GPUs" : ""));
           if (c.resume && !c.remeasure && file && file->contains(key)) {
             err << "  already in " << file->path() << ", skipped\n";
             continue;

@@ -106,7 +106,8 @@ KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const Force
     e1->run();
     const std::vector<double> b = e1->accelerations();
     c.one_gpu_checked = true;
-    c.one_gpu_equal = b.size() == a.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+    c.one_gpu_equal =
+        b.size() == a.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
   c.pass = passes(c.metrics, s.precision) && c.repeatable && c.one_gpu_equal;
   return c;

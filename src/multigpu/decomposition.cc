@@ -21,7 +21,8 @@ std::pair<std::size_t, std::size_t> chunk_of(std::size_t n, int t, int threads) 
 
 // Dense counting: one counter per box of the level (atomic adds), then the non-empty ones in key
 // order. The counters become the compact ids, which then label the particles.
-void count_dense(const Particles& p, int level, const Domain& dom, BoxSet& b, std::vector<std::uint32_t>* particle_box) {
+void count_dense(const Particles& p, int level, const Domain& dom, BoxSet& b,
+                 std::vector<std::uint32_t>* particle_box) {
   const std::uint64_t nbox = std::uint64_t(1) << (p.dim * level);
   const long n = static_cast<long>(p.size());
   std::vector<std::uint32_t> slot(nbox, 0);
@@ -45,7 +46,8 @@ void count_dense(const Particles& p, int level, const Domain& dom, BoxSet& b, st
 
 // Sparse counting (deep levels): each thread sorts the keys of its chunk and counts their runs;
 // the runs of all chunks are then merged. Particles find their box by binary search.
-void count_sorted(const Particles& p, int level, const Domain& dom, BoxSet& b, std::vector<std::uint32_t>* particle_box) {
+void count_sorted(const Particles& p, int level, const Domain& dom, BoxSet& b,
+                  std::vector<std::uint32_t>* particle_box) {
   const std::vector<std::uint64_t> keys = particle_keys(p, level, dom);
   const int threads = omp_get_max_threads();
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> runs(threads);
@@ -74,7 +76,8 @@ void count_sorted(const Particles& p, int level, const Domain& dom, BoxSet& b, s
   const long n = static_cast<long>(p.size());
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i)
-    (*particle_box)[i] = static_cast<std::uint32_t>(std::lower_bound(b.key.begin(), b.key.end(), keys[i]) - b.key.begin());
+    (*particle_box)[i] =
+        static_cast<std::uint32_t>(std::lower_bound(b.key.begin(), b.key.end(), keys[i]) - b.key.begin());
 }
 
 void finish(BoxSet& b) {
@@ -258,7 +261,8 @@ ExchangePlan exchange_plan(const BoxSet& b, const Decomposition& d, CrossPairs c
       const std::uint32_t local = ql.own_begin + (box - d.parts[q].first);
       PeerTransfer& out = peers[q][g];
       out.peer = g;
-      for (std::uint64_t s = ql.first[local]; s < ql.first[local + 1]; ++s) out.send.push_back(static_cast<std::uint32_t>(s));
+      for (std::uint64_t s = ql.first[local]; s < ql.first[local + 1]; ++s)
+        out.send.push_back(static_cast<std::uint32_t>(s));
     }
   }
   for (int g = 0; g < parts; ++g)
@@ -266,8 +270,8 @@ ExchangePlan exchange_plan(const BoxSet& b, const Decomposition& d, CrossPairs c
   return plan;
 }
 
-std::vector<std::vector<std::uint32_t>> part_rows(const std::vector<std::uint32_t>& particle_box, const ExchangePlan& plan,
-                                                  std::uint32_t boxes) {
+std::vector<std::vector<std::uint32_t>> part_rows(const std::vector<std::uint32_t>& particle_box,
+                                                  const ExchangePlan& plan, std::uint32_t boxes) {
   const int parts = static_cast<int>(plan.parts.size());
   // The parts holding each box (its owner and the parts with it in their halo), ascending.
   std::vector<std::uint32_t> offset(std::size_t(boxes) + 1, 0);

@@ -52,8 +52,8 @@ constexpr std::uint64_t kDenseCountLimit = std::uint64_t(1) << 26;
 //! The boxes of `p` at `level` over `domain`, counted in parallel (OpenMP) without sorting the
 //! particles. `particle_box`, when given, receives each particle's compact box id (input order).
 //! `dense_limit` chooses the counting method (tests force each).
-BoxSet count_boxes(const Particles& p, int level, const Domain& domain, std::vector<std::uint32_t>* particle_box = nullptr,
-                   std::uint64_t dense_limit = kDenseCountLimit);
+BoxSet count_boxes(const Particles& p, int level, const Domain& domain,
+                   std::vector<std::uint32_t>* particle_box = nullptr, std::uint64_t dense_limit = kDenseCountLimit);
 //! The same from a built tree (tests compare the two).
 BoxSet box_set(const Tree& t);
 
@@ -140,8 +140,8 @@ ExchangePlan exchange_plan(const BoxSet& b, const Decomposition& d, CrossPairs c
 //! Each part's input: the rows (indices into the whole input, ascending) of the particles of its
 //! layout's boxes, from every particle's compact box id (count_boxes). Parts take these rows in
 //! this order, so their trees keep input order within a box.
-std::vector<std::vector<std::uint32_t>> part_rows(const std::vector<std::uint32_t>& particle_box, const ExchangePlan& plan,
-                                                  std::uint32_t boxes);
+std::vector<std::vector<std::uint32_t>> part_rows(const std::vector<std::uint32_t>& particle_box,
+                                                  const ExchangePlan& plan, std::uint32_t boxes);
 
 //! Particles of `p` at `rows`, in that order (positions and masses; ids and velocities dropped).
 Particles select_rows(const Particles& p, const std::vector<std::uint32_t>& rows);

@@ -57,13 +57,15 @@ void LoopbackTransport::group_start() {
 void LoopbackTransport::send(int part, int peer, const void* data, std::size_t bytes) {
   if (!open_) throw std::logic_error("LoopbackTransport: send outside a group");
   if (!sends_.emplace(std::make_pair(part, peer), std::make_pair(data, bytes)).second)
-    throw std::logic_error("LoopbackTransport: two sends from part " + std::to_string(part) + " to " + std::to_string(peer));
+    throw std::logic_error("LoopbackTransport: two sends from part " + std::to_string(part) + " to " +
+                           std::to_string(peer));
 }
 
 void LoopbackTransport::recv(int part, int peer, void* data, std::size_t bytes) {
   if (!open_) throw std::logic_error("LoopbackTransport: recv outside a group");
   if (!recvs_.emplace(std::make_pair(peer, part), std::make_pair(data, bytes)).second)
-    throw std::logic_error("LoopbackTransport: two receives of part " + std::to_string(part) + " from " + std::to_string(peer));
+    throw std::logic_error("LoopbackTransport: two receives of part " + std::to_string(part) + " from " +
+                           std::to_string(peer));
 }
 
 void LoopbackTransport::group_end() {

@@ -28,7 +28,9 @@ struct MpiTransport::Requests {
   std::vector<MPI_Request> all;
 };
 
-MpiTransport::MpiTransport() : requests_(new Requests) { check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank"); }
+MpiTransport::MpiTransport() : requests_(new Requests) {
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+}
 MpiTransport::~MpiTransport() { delete requests_; }
 
 void MpiTransport::group_start() { requests_->all.clear(); }

@@ -41,8 +41,8 @@ void check_gpus(const KernelInfo& k, int gpus) {
   if (!nccl_compiled()) load_nccl();  // throws the build's reason
   const int devices = gpu::device_count();
   if (devices < gpus)
-    throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) + " CUDA device" +
-                     (devices == 1 ? "" : "s"));
+    throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) +
+                     " CUDA device" + (devices == 1 ? "" : "s"));
   load_nccl();
 }
 
@@ -96,7 +96,8 @@ class GpuPart final : public PartDevice {
   unsigned char* counterforce_buffer(std::size_t k) override { return back_[k].data(); }
   void add_counterforces(std::size_t k) override {
     gpu::DeviceScope scope(device_);
-    add_accelerations(part_->device_acc(), part_->double_precision(), index_[k].data(), index_[k].size(), back_[k].data());
+    add_accelerations(part_->device_acc(), part_->double_precision(), index_[k].data(), index_[k].size(),
+                      back_[k].data());
   }
 
   int device() const { return device_; }
@@ -323,7 +324,8 @@ std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particl
   return prepare_on_cluster(k, p, s, std::move(c));
 }
 
-std::unique_ptr<Evaluation> prepare_on_cluster(const KernelInfo& k, const Particles& p, const ForceSetup& s, GpuCluster c) {
+std::unique_ptr<Evaluation> prepare_on_cluster(const KernelInfo& k, const Particles& p, const ForceSetup& s,
+                                               GpuCluster c) {
   if (s.count_interactions) throw UsageError("counting mode runs on one GPU (--gpus 1)");
   if (!k.gpu || !k.near_field) check_gpus(k, 2);  // the message for a kernel that cannot be spread
   if (c.parts < 1 || c.local.empty() || c.local.size() != c.device.size() || !c.transport)
