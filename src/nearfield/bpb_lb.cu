@@ -5,7 +5,8 @@
 // seen as one long list). Each item is one block with one thread per target, staging the sources
 // in shared memory as bpb does (tiles gather sources across box boundaries). Items come in size
 // classes (blocks of 32 .. 512 threads), and boxes of fewer than 32 particles with a small near
-// field take one thread per particle instead (ppt's mapping), so small boxes idle no lanes. An item that holds all of its targets' sources stores the result
+// field take one thread per particle instead (ppt's mapping), so small boxes idle no lanes. An
+// item that holds all of its targets' sources stores the result
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
@@ -61,7 +62,7 @@ struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full n
 
 // Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
 __global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, std::uint32_t* partials,
-                             std::uint32_t* small_total) {
+                             std::uint32_t* small_total, std::uint8_t* small_flag) {
   std::uint32_t small_boxes = 0;
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k > m) return;
@@ -73,6 +74,7 @@ __global__ void count_kernel(NearList g, std::uint32_t m, std::uint32_t* items, 
   const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
   items[k] = c * segs;
   small_boxes += c == 0;
+  small_flag[k] = c == 0;
   partials[k] = segs > 1 ? c * segs : 0;
   if (small_boxes) atomicAdd(small_total, small_boxes);
 }
@@ -157,11 +159,11 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
 
 // The small boxes: one thread per particle against its near field from global memory.
 template <int D, class T, bool Guarded, bool Counting>
-__global__ void small_box_kernel(NearFieldView<T> v, NearList g) {
+__global__ void small_box_kernel(NearFieldView<T> v, NearList g, const std::uint8_t* __restrict__ small) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.n) return;
   const std::uint32_t box = v.particle_slot[i];
-  if (!g.small(box)) return;
+  if (!small[box]) return;  // the plan's verdict, one byte: no second walk over the neighbors
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long count = 0;
   v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.box_start, g.offset, g.ids, box, i, count);
@@ -207,7 +209,9 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     gpu::DeviceBuffer<unsigned char> temp(need);
     gpu::DeviceBuffer<std::uint32_t> small(1);
     small.fill(0);
-    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), small.data());
+    if (small_flag_.size() < m) small_flag_ = gpu::DeviceBuffer<std::uint8_t>(m);
+    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, item_offset.data(), partial_offset.data(), small.data(),
+                                                   small_flag_.data());
     NF_CUDA_LAUNCHED();
     small_ = small.download()[0] > 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
@@ -249,7 +253,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   template <bool Guarded, bool Counting>
   void run(const NearFieldView<T>& v) {
     if (small_) {
-      small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_);
+      small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_, small_flag_.data());
       NF_CUDA_LAUNCHED();
     }
     for (int c = 0; c < BpbLbPolicy::kClasses; ++c) {
@@ -267,6 +271,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   bool split_ = false, small_ = false;
   std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
   gpu::DeviceBuffer<SourceItem> items_;
+  gpu::DeviceBuffer<std::uint8_t> small_flag_;  // per compact box: computed by the small-box kernel
   gpu::DeviceBuffer<Acc4<T>> partial_;
 };
 
