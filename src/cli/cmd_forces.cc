@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "harness/auto_level.h"
 #include "harness/evaluation.h"
+#include "multigpu/multi_gpu.h"
 
 namespace nf::cli {
 
@@ -12,7 +13,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   InputArgs in;
   std::string level, kernel, domain, output, precision = "float", mask = "all";
   double softening = 1e-4;
-  int threads = 0;
+  int threads = 0, gpus = 1;
+  std::string cross_pairs = "auto";
   bool round_inputs = false;
   po::options_description d("forces options");
   d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "kernel name (see nearfield bench --list)")(
@@ -24,19 +26,30 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "all-pairs kernels: round positions and masses to float32 first, then compute (box membership still from the "
       "float64 coordinates): the reference a float32 kernel is validated against")(
       "domain", po::value(&domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")(
-      "output", po::value(&output)->required(), "CSV to write: id,ax,ay[,az] in input order");
+      "output", po::value(&output)->required(), "CSV to write: id,ax,ay[,az] in input order")(
+      "gpus", po::value(&gpus)->default_value(gpus),
+      "GPUs of this host to spread a GPU near-field kernel over (one process, halo particles through NCCL; README "
+      "\"Several GPUs\")")(
+      "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
+      "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
+      "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");
   add_input_options(d, in);
   add_threads_option(d, threads);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield forces --input FILE.csv --kernel NAME [--level K] [--softening EPS] "
-                  "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] --output ACC.csv"))
+                  "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] [--gpus G] "
+                  "--output ACC.csv"))
     return 0;
   check_output_path(output);
   check_input_args(in);
   const KernelInfo& k = find_kernel(kernel);
   check_kernels_runnable({k.name});
+  check_gpus(k, gpus);
   ForceSetup s;
+  s.gpus = gpus;
+  s.cross_pairs = parse_cross_pairs(cross_pairs);
+  if (gpus > 1) resolve_cross_pairs(k, s.cross_pairs);  // refuses once for a kernel without Newton-3
   s.precision = parse_precision(precision);
   s.mask = parse_mask(mask);
   s.softening = softening;
@@ -63,7 +76,11 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   e->run();
   write_accelerations_csv(output, p, e->accelerations());
   out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
-      << (round_inputs ? ", float32-rounded inputs" : "") << ") to " << output << "\n";
+      << (round_inputs ? ", float32-rounded inputs" : "")
+      << (gpus > 1 ? ", " + std::to_string(gpus) + " GPUs, cross pairs " +
+                         to_string(resolve_cross_pairs(k, s.cross_pairs))
+                   : std::string())
+      << ") to " << output << "\n";
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "multigpu/cross_pairs.h"
 
 namespace nf::cli {
 
@@ -29,7 +30,17 @@ struct SweepConfig {
   std::string scale;                  //!< "full" or "reduced" in experiments (recorded in every row)
   bool tree = false;                  //!< bench: time the tree build instead of kernels
   std::string label;                  //!< progress prefix (experiment name)
+  std::string gpus = "1";             //!< --gpus: comma list; above 1 for the GPU near-field kernels (multigpu/)
+  std::string cross_pairs = "auto";   //!< --cross-pairs: comma list of auto, once, twice (multi-GPU runs)
 };
+
+//! The kernels a sweep runs: --kernel, or every kernel this machine can run (with --gpus above 1:
+//! every GPU near-field kernel).
+std::vector<std::string> sweep_kernels(const SweepConfig& c);
+//! The --gpus list (each at least 1).
+std::vector<int> parse_gpus(const SweepConfig& c);
+//! The --cross-pairs list.
+std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c);
 
 //! Which options a command takes: bench (timing), validate (reference), experiment (both).
 enum class SweepMode { bench, validate, experiment };

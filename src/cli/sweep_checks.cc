@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
 #include "harness/evaluation.h"
+#include "multigpu/multi_gpu.h"
 
 namespace nf::cli {
 
@@ -13,10 +14,16 @@ void check_sweep(const SweepConfig& c) {
   check_input_args(c.in);
   if (c.levels.empty()) throw UsageError("--level is required");
   parse_levels(c);
-  if (c.tree)
+  if (c.tree) {
     gpu::require("bench --tree");
-  else
-    check_kernels_runnable(parse_kernel_list(c.kernels));
+  } else {
+    const std::vector<std::string> kernels = sweep_kernels(c);
+    check_kernels_runnable(kernels);
+    // Several GPUs: only GPU near-field kernels, on a machine (and build) that has them and NCCL.
+    parse_cross_pairs_list(c);
+    for (int g : parse_gpus(c))
+      for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
+  }
   if (!c.output.empty()) check_output_path(c.output);
 }
 

@@ -14,10 +14,14 @@ Domain default_domain(const Particles& p) {
   if (p.size() == 0) return d;
   double extent = 0.0;
   for (int a = 0; a < p.dim; ++a) {
-    double lo = p.coord(0, a), hi = lo;
-    for (std::size_t i = 1; i < p.size(); ++i) {
-      lo = std::min(lo, p.coord(i, a));
-      hi = std::max(hi, p.coord(i, a));
+    const std::vector<double>& c = a == 0 ? p.x : a == 1 ? p.y : p.z;
+    double lo = c[0], hi = lo;
+    const long n = static_cast<long>(c.size());
+    // Parallel: min and max are exact, so the result does not depend on the thread count.
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi)
+    for (long i = 1; i < n; ++i) {
+      lo = std::min(lo, c[i]);
+      hi = std::max(hi, c[i]);
     }
     d.origin[a] = lo;
     extent = std::max(extent, hi - lo);

@@ -14,7 +14,7 @@ namespace nf {
 
 //! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
 struct GenerateOptions {
-  std::string dist = "uniform";  //!< uniform | uniform-exact | plummer | clusters | lattice | shell | core | corners | galaxies
+  std::string dist = "uniform";  //!< uniform | uniform-fast | uniform-exact | plummer | clusters | lattice | shell | core | corners | galaxies
   int dim = 3;
   std::int64_t n = -1;
   int level = -1;
@@ -30,6 +30,10 @@ const char* generator_names();
 
 //! Makes the particles; throws UsageError on inconsistent options.
 //! - uniform: N points uniform in [0,1)^D.
+//! - uniform-fast: the same distribution made in parallel (OpenMP) from a counter-based stream
+//!   (counter_uniform in random.h: coordinate a of particle i is draw i*D + a of --seed's stream),
+//!   so the output does not depend on the thread count; other numbers than `uniform`'s. For
+//!   inputs of 10^8 to 10^9 particles (the multi-GPU runs).
 //! - uniform-exact: exactly ppb points in every box of `level` over [0,1]^D (the paper's Table III
 //!   input); one point sits at the origin and one at (1,..,1) so that the default domain is exactly
 //!   [0,1]^D, and the rows are shuffled (input order is not box order).

@@ -27,25 +27,77 @@ const std::string& probe() {
 bool available() { return probe().empty(); }
 std::string unavailable_reason() { return probe(); }
 
-DeviceInfo device_info() {
+DeviceInfo device_info(int device) {
   require("device_info");
+  if (device < 0) device = current_device();
+  DeviceScope scope(device);  // cudaMemGetInfo reports the current device
   DeviceInfo d;
   cudaDeviceProp p{};
-  NF_CUDA(cudaGetDeviceProperties(&p, 0));
+  NF_CUDA(cudaGetDeviceProperties(&p, device));
   d.name = p.name;
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;
   int khz = 0;
-  NF_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  NF_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
   d.sm_clock_mhz = khz / 1000;
-  NF_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
+  NF_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device));
   d.mem_clock_mhz = khz / 1000;
   NF_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
   NF_CUDA(cudaDriverGetVersion(&d.driver_version));
   NF_CUDA(cudaMemGetInfo(&d.free_bytes, &d.total_bytes));
   d.shared_per_block_optin = p.sharedMemPerBlockOptin;
   return d;
+}
+
+int device_count() {
+  if (!available()) return 0;
+  int n = 0;
+  NF_CUDA(cudaGetDeviceCount(&n));
+  return n;
+}
+int current_device() {
+  int d = 0;
+  NF_CUDA(cudaGetDevice(&d));
+  return d;
+}
+void set_device(int device) { NF_CUDA(cudaSetDevice(device)); }
+
+DeviceScope::DeviceScope(int device) : previous_(current_device()) {
+  if (device != previous_) set_device(device);
+}
+DeviceScope::~DeviceScope() {
+  int now = 0;
+  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
+}
+
+namespace {
+cudaStream_t raw(const Stream* s) { return s ? static_cast<cudaStream_t>(s->handle()) : cudaStream_t{}; }
+}  // namespace
+
+Stream::Stream() {
+  cudaStream_t s{};
+  NF_CUDA(cudaStreamCreate(&s));
+  s_ = s;
+}
+Stream::~Stream() { cudaStreamDestroy(static_cast<cudaStream_t>(s_)); }
+
+Event::Event() {
+  cudaEvent_t e{};
+  NF_CUDA(cudaEventCreate(&e));
+  e_ = e;
+}
+Event::~Event() { cudaEventDestroy(static_cast<cudaEvent_t>(e_)); }
+void Event::record(const Stream* stream) { NF_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(e_), raw(stream))); }
+void Event::wait_on(const Stream* stream) const {
+  NF_CUDA(cudaStreamWaitEvent(raw(stream), static_cast<cudaEvent_t>(e_), 0));
+}
+void Event::synchronize() const { NF_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(e_))); }
+double Event::elapsed_since(const Event& start) const {
+  synchronize();
+  float ms = 0.0f;
+  NF_CUDA(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start.e_), static_cast<cudaEvent_t>(e_)));
+  return ms;
 }
 
 void* allocate(std::size_t bytes) {

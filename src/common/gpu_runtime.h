@@ -31,8 +31,29 @@ struct DeviceInfo {
   std::size_t total_bytes = 0, free_bytes = 0;
   std::size_t shared_per_block_optin = 0;
 };
-//! Properties of device 0 (the one every kernel uses).
-DeviceInfo device_info();
+//! Properties of `device` (-1: the current device, which is device 0 unless a multi-GPU run
+//! selected another with set_device or DeviceScope).
+DeviceInfo device_info(int device = -1);
+
+//! CUDA devices on this machine (0 without a usable driver or device).
+int device_count();
+//! The device this thread's allocations, copies and launches go to (cudaGetDevice).
+int current_device();
+//! Makes `device` current for this thread (cudaSetDevice); every kernel launches on the current
+//! device's default stream, so this is how one process drives several GPUs.
+void set_device(int device);
+
+//! Makes `device` current for the lifetime of the scope, then restores the previous one.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_;
+};
 
 void* allocate(std::size_t bytes);
 void release(void* p) noexcept;
@@ -98,6 +119,42 @@ class Workspace {
 
  private:
   DeviceBuffer<unsigned char> buffer_;
+};
+
+//! A stream of the device current at construction (a blocking stream: it orders with the
+//! default stream). The handle is a cudaStream_t, kept opaque so host code sees no CUDA type.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  void* handle() const { return s_; }
+
+ private:
+  void* s_ = nullptr;
+};
+
+//! One CUDA event (timing enabled) of the device current at construction. Its record and wait
+//! calls need that device current. `stream` null means the default stream.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  //! Records the event on `stream` (default stream when null).
+  void record(const Stream* stream = nullptr);
+  //! Makes `stream` (default stream when null) of the current device wait for this event; works
+  //! across devices, which is how one GPU's work waits for another's.
+  void wait_on(const Stream* stream = nullptr) const;
+  //! Waits for the event on the host.
+  void synchronize() const;
+  //! Milliseconds from `start` to this event (both recorded on the same device).
+  double elapsed_since(const Event& start) const;
+
+ private:
+  void* e_ = nullptr;
 };
 
 //! A pair of CUDA events on the default stream: start(), stop(), then elapsed_ms() waits for stop.

@@ -10,7 +10,20 @@ const char* kReason = "this build has no CUDA support (nvcc was not found when i
 
 bool available() { return false; }
 std::string unavailable_reason() { return kReason; }
-DeviceInfo device_info() { refuse(); }
+DeviceInfo device_info(int) { refuse(); }
+int device_count() { return 0; }
+int current_device() { return 0; }
+void set_device(int) { refuse(); }
+DeviceScope::DeviceScope(int) : previous_(0) { refuse(); }
+DeviceScope::~DeviceScope() = default;
+Stream::Stream() { refuse(); }
+Stream::~Stream() = default;
+Event::Event() { refuse(); }
+Event::~Event() = default;
+void Event::record(const Stream*) { refuse(); }
+void Event::wait_on(const Stream*) const { refuse(); }
+void Event::synchronize() const { refuse(); }
+double Event::elapsed_since(const Event&) const { refuse(); }
 void* allocate(std::size_t) { refuse(); }
 void release(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t) { refuse(); }

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
@@ -11,14 +12,19 @@
 
 namespace nf::gpu {
 
-//! Multiprocessors of device 0 (asked once).
+//! Multiprocessors of the current device (asked once per device: a multi-GPU run launches on
+//! several).
 inline int sm_count() {
-  static const int count = [] {
-    int c = 0;
-    NF_CUDA(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, 0));
-    return c;
-  }();
-  return count;
+  constexpr int kCached = 64;  // devices whose count is kept; beyond them it is asked every time
+  static std::atomic<int> cached[kCached] = {};
+  int device = 0;
+  NF_CUDA(cudaGetDevice(&device));
+  int c = device < kCached ? cached[device].load(std::memory_order_relaxed) : 0;
+  if (c == 0) {
+    NF_CUDA(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, device));
+    if (device < kCached) cached[device].store(c, std::memory_order_relaxed);
+  }
+  return c;
 }
 
 //! ceil(a / b) for unsigned sizes.

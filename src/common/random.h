@@ -36,4 +36,18 @@ class Random {
   std::mt19937_64 g_;
 };
 
+//! Draw number `index` of the counter-based stream of `seed`, uniform in [0, 1) with 53 bits:
+//! SplitMix64 (Steele, Lea and Flood 2014) evaluated at state mix(seed) + (index + 1) * golden
+//! gamma. Any draw is computed from its index alone, so a parallel loop makes the same numbers
+//! whatever its thread count (the `uniform-fast` generator).
+inline double counter_uniform(std::uint64_t seed, std::uint64_t index) {
+  auto mix = [](std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const std::uint64_t golden = 0x9e3779b97f4a7c15ull;
+  return static_cast<double>(mix(mix(seed ^ golden) + (index + 1) * golden) >> 11) * 0x1.0p-53;
+}
+
 }  // namespace nf

@@ -6,6 +6,7 @@
 
 #include "common/box_rule.h"
 #include "common/interaction.h"
+#include "multigpu/multi_gpu.h"
 #include "quadtree/tree_gpu.h"
 
 namespace nf {
@@ -19,10 +20,25 @@ KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSet
                          std::uint64_t near_field) {
   auto e = prepare(k, p, s);
   for (int r = 0; r < warmup; ++r) e->run();
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) ms.push_back(e->run_timed_ms());
+  std::vector<double> ms, comm, share, kernel, imbalance;
+  for (int r = 0; r < reps; ++r) {
+    ms.push_back(e->run_timed_ms());
+    const MultiGpuSpan& sp = e->span;
+    comm.push_back(sp.comm_ms);
+    share.push_back(ms.back() > 0 ? sp.comm_ms / ms.back() : 0.0);
+    kernel.push_back(sp.kernel_max_ms);
+    imbalance.push_back(sp.kernel_mean_ms > 0 ? sp.kernel_max_ms / sp.kernel_mean_ms : 1.0);
+  }
   KernelTiming t;
   t.time = summarize(ms);
+  if (s.gpus > 1) {
+    t.gpus = s.gpus;
+    t.comm_ms = summarize(comm).median;
+    t.comm_share = summarize(share).median;
+    t.kernel_max_ms = summarize(kernel).median;
+    t.kernel_imbalance = summarize(imbalance).median;
+    t.halo_bodies = e->span.halo_bodies;
+  }
   t.warmup = warmup;
   t.reps = reps;
   t.interactions = credited_interactions(k, p.size(), near_field);
@@ -82,7 +98,18 @@ KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const Force
     c.repeat_checked = true;
     c.repeatable = again.size() == a.size() && (a.empty() || std::memcmp(a.data(), again.data(), a.size() * sizeof(double)) == 0);
   }
-  c.pass = passes(c.metrics, s.precision) && c.repeatable;
+  if (s.gpus > 1 && matches_one_gpu_bitwise(k, s.cross_pairs)) {
+    ForceSetup one = s;
+    one.gpus = 1;
+    auto e1 = prepare(k, p, one);
+    e1->poison_output();
+    e1->run();
+    const std::vector<double> b = e1->accelerations();
+    c.one_gpu_checked = true;
+    c.one_gpu_equal =
+        b.size() == a.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  }
+  c.pass = passes(c.metrics, s.precision) && c.repeatable && c.one_gpu_equal;
   return c;
 }
 

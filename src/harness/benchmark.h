@@ -24,6 +24,13 @@ struct KernelTiming {
   double tree_ms = 0;               //!< tree build of the prepared evaluation (near-field kernels)
   double plan_ms = 0;               //!< the kernel's plan from the tree (work lists), once per tree
   int warmup = 0, reps = 0;
+  // Multi-GPU runs (setup.gpus > 1): medians over the timed runs of Evaluation::span.
+  int gpus = 1;
+  double comm_ms = 0;               //!< time outside the slowest GPU's kernel: exchanges, packing, waiting
+  double comm_share = 0;            //!< comm_ms / time of the same run
+  double kernel_max_ms = 0;         //!< the slowest GPU's kernel
+  double kernel_imbalance = 1;      //!< slowest / mean kernel time over the GPUs
+  std::uint64_t halo_bodies = 0;    //!< bodies moved between GPUs per evaluation
 };
 
 //! Interactions an evaluation stands for: the useful near-field interactions for near-field
@@ -52,10 +59,14 @@ struct KernelCheck {
   Metrics metrics;
   bool repeat_checked = false;  //!< deterministic kernels: run twice and compared bit for bit
   bool repeatable = true;
+  bool one_gpu_checked = false;  //!< multi-GPU runs that must equal one GPU bit for bit were compared with it
+  bool one_gpu_equal = true;
   bool pass = false;            //!< within tolerance, finite, and repeatable where claimed
 };
 //! Runs `k` (output poisoned first) and compares with `reference`; a kernel flagged
-//! deterministic runs a second time and must reproduce its output bit for bit.
+//! deterministic runs a second time and must reproduce its output bit for bit. On several GPUs
+//! (s.gpus > 1), a deterministic kernel computing cross pairs twice must also reproduce the
+//! one-GPU output bit for bit.
 KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const ForceSetup& s,
                          const std::vector<double>& reference);
 

@@ -29,6 +29,18 @@ std::vector<double> scatter(const std::vector<Acc4<T>>& sorted, const std::vecto
   return out;
 }
 
+//! T accelerations as float64 values, dim per particle, in the same order.
+template <int D, class T>
+std::vector<double> widen(const std::vector<Acc4<T>>& a) {
+  std::vector<double> out(a.size() * D);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out[i * D] = a[i].x;
+    out[i * D + 1] = a[i].y;
+    if constexpr (D == 3) out[i * D + 2] = a[i].z;
+  }
+  return out;
+}
+
 //! eps^2 rounded to the kernel's scalar type.
 template <class T>
 T softening_squared(double eps) {

@@ -1,8 +1,12 @@
 // The GPU kernel families: near-field kernels over the GPU tree, and all-pairs kernels. Host
 // code only: the drivers (nearfield_gpu.h, allpairs_gpu.h) launch the kernels.
+#include <algorithm>
+#include <type_traits>
+
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
 #include "common/interaction.h"
+#include "harness/device_part.h"
 #include "harness/eval_common.h"
 #include "harness/evaluation.h"
 #include "harness/force_field.h"
@@ -37,14 +41,16 @@ std::unique_ptr<GpuNearFieldKernel<T>> make_kernel(GpuNearFieldMakerFn<T> maker)
 template <int D, class T>
 class NearFieldRun {
  public:
+  //! `placement` (multi-GPU parts): the whole input's path choices, so the part runs as one GPU would.
   template <class Maker>
   NearFieldRun(const Maker& maker, const KernelInfo& k, int level, std::size_t n, double softening, double max_mass,
-               bool count)
+               bool count, const DevicePlacement* placement = nullptr)
       : kernel_(make_kernel(maker)), atomics_(k.atomics), newton3_(k.newton3),
         builder_(D, level, n, k.dense_tree), acc_(n) {
     if (count) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
+    if (placement) placement_ = *placement, placed_ = true;
     view_.eps2 = detail::softening_squared<T>(softening);
-    view_.guarded = !unguarded_is_safe<T>(softening, max_mass);
+    view_.guarded = !unguarded_is_safe<T>(softening, placed_ ? placement_.max_mass : max_mass);
     view_.counter = count ? counter_.data() : nullptr;
     view_.workspace = &workspace_;
   }
@@ -76,6 +82,11 @@ class NearFieldRun {
     }
     view_.n = t.n;
     view_.max_box_count = t.max_box_count;
+    view_.tree_boxes = t.nonempty_count;
+    if (placed_) {
+      view_.max_box_count = std::max(view_.max_box_count, placement_.max_box_count);
+      view_.nonempty_count = std::min(view_.nonempty_count, placement_.target_boxes);
+    }
     plan_timer_.start();
     kernel_->plan(view_);
     plan_timer_.stop();
@@ -91,6 +102,7 @@ class NearFieldRun {
   const DeviceTree& tree() const { return builder_.tree(); }
   gpu::DeviceBuffer<Acc4<T>>& acc() { return acc_; }
   const Body<T>* bodies() const { return bodies_.data(); }
+  Body<T>* bodies() { return bodies_.data(); }
   T eps2() const { return view_.eps2; }
 
  private:
@@ -103,15 +115,20 @@ class NearFieldRun {
   gpu::Workspace workspace_;
   NearFieldView<T> view_;
   gpu::EventTimer gather_timer_, plan_timer_;
+  DevicePlacement placement_;
+  bool placed_ = false;
 };
 
+// Also a DevicePart: one GPU's share of a multi-GPU evaluation, on the device current when it
+// was prepared, with ForceSetup::placement taking the whole input's path choices.
 template <int D, class T>
-class GpuNearField : public Evaluation {
+class GpuNearField : public Evaluation, public DevicePart {
  public:
   template <class Drivers>
   GpuNearField(const Drivers& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
       : particles_(upload_particles(p)),
-        run_(drivers.template get<D, T>(), k, s.level, p.size(), s.softening, p.max_mass(), s.count_interactions) {
+        run_(drivers.template get<D, T>(), k, s.level, p.size(), s.softening, p.max_mass(), s.count_interactions,
+             s.placement) {
     run_.rebuild(particles_, &s.domain, &gpu_build);
     tree_ms = gpu_build.total;
     plan_ms = run_.plan_ms();
@@ -136,6 +153,28 @@ class GpuNearField : public Evaluation {
   }
   std::vector<double> accelerations() override { return detail::scatter<D, T>(run_.acc().download(), order_); }
   void poison_output() override { run_.acc().fill(0xFF); }
+
+  // DevicePart
+  void launch_async() override { run_.launch(); }
+  void* device_bodies() override { return run_.bodies(); }
+  void* device_acc() override { return run_.acc().data(); }
+  std::size_t body_bytes() const override { return sizeof(Body<T>); }
+  std::size_t acc_bytes() const override { return sizeof(Acc4<T>); }
+  bool double_precision() const override { return std::is_same_v<T, double>; }
+  std::vector<std::uint32_t> tree_box_first() const override {
+    const DeviceTree& t = run_.tree();
+    std::vector<std::uint32_t> first(std::size_t(t.nonempty_count) + 1, 0);
+    if (t.n) gpu::copy_to_host(first.data(), t.box_first.data(), first.size() * sizeof(std::uint32_t));
+    return first;
+  }
+  std::vector<std::uint64_t> tree_box_key() const override {
+    const DeviceTree& t = run_.tree();
+    std::vector<std::uint64_t> key(t.nonempty_count);
+    if (!key.empty()) gpu::copy_to_host(key.data(), t.box_key.data(), key.size() * sizeof(std::uint64_t));
+    return key;
+  }
+  const std::vector<std::uint32_t>& sorted_order() const override { return order_; }
+  std::vector<double> sorted_accelerations() override { return detail::widen<D, T>(run_.acc().download()); }
 
  private:
   DeviceParticles particles_;
@@ -198,7 +237,7 @@ template <int D, class T>
 class GpuAllPairs : public Evaluation {
  public:
   GpuAllPairs(const PerShape<GpuAllPairsFn>& drivers, const KernelInfo&, const Particles& p, const ForceSetup& s)
-      : driver_(drivers.get<D, T>()), n_(p.size()) {
+      : driver_(drivers.get<D, T>()) {
     bodies_ = all_pairs_bodies<T>(p, s.round_inputs_to_float);
     if (s.mask == Mask::near) cells_ = gpu::DeviceBuffer<Cell>(cells_from_positions(p, s.level, s.domain));
     acc_ = gpu::DeviceBuffer<Acc4<T>>(p.size());
@@ -220,21 +259,11 @@ class GpuAllPairs : public Evaluation {
     timer_.stop();
     return timer_.elapsed_ms();
   }
-  std::vector<double> accelerations() override {
-    const std::vector<Acc4<T>> a = acc_.download();
-    std::vector<double> out(n_ * D);
-    for (std::size_t i = 0; i < n_; ++i) {
-      out[i * D] = a[i].x;
-      out[i * D + 1] = a[i].y;
-      if constexpr (D == 3) out[i * D + 2] = a[i].z;
-    }
-    return out;
-  }
+  std::vector<double> accelerations() override { return detail::widen<D, T>(acc_.download()); }
   void poison_output() override { acc_.fill(0xFF); }
 
  private:
   GpuAllPairsFn<T> driver_;
-  std::size_t n_;
   gpu::DeviceBuffer<Body<T>> bodies_;
   gpu::DeviceBuffer<Cell> cells_;
   gpu::DeviceBuffer<Acc4<T>> acc_;

@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "common/gpu_runtime.h"
 #include "common/interaction.h"
+#include "multigpu/multi_gpu.h"
 
 namespace nf {
 
@@ -44,6 +45,7 @@ std::unique_ptr<Evaluation> prepare(const KernelInfo& k, const Particles& p, con
   if (k.near_field || s.mask == Mask::near) check_level(p.dim, s.level, p.size(), ~0ull, "memory", k.near_field && k.dense_tree);
   if (s.count_interactions && !k.near_field) throw UsageError("counting mode is for near-field kernels");
   if (!k.make) throw UsageError("kernel " + k.name + " has no implementation in this build");
+  if (s.gpus != 1) return prepare_multi_gpu(k, p, s);
   return k.make(k, p, s);
 }
 

@@ -10,10 +10,13 @@
 #include "common/domain.h"
 #include "common/particles.h"
 #include "harness/kernels.h"
+#include "multigpu/cross_pairs.h"
 #include "quadtree/tree.h"
 #include "quadtree/tree_gpu.h"
 
 namespace nf {
+
+struct DevicePlacement;
 
 //! Which pairs an all-pairs kernel computes: all of them, or only the near field at a level.
 enum class Mask { all, near };
@@ -29,6 +32,17 @@ struct ForceSetup {
   Mask mask = Mask::all;             //!< all-pairs kernels only
   bool round_inputs_to_float = false;  //!< float64 arithmetic on float32-rounded inputs (references)
   bool count_interactions = false;   //!< counting mode: kernels count what they evaluate
+  int gpus = 1;                      //!< > 1: a GPU near-field kernel spread over this host's GPUs (multigpu/)
+  CrossPairs cross_pairs = CrossPairs::automatic;  //!< with gpus > 1: how pairs between two GPUs' parts are computed
+  const DevicePlacement* placement = nullptr;      //!< set by the multi-GPU driver for one GPU's part
+};
+
+//! How a multi-GPU evaluation's last timed run splits (all zero for one GPU).
+struct MultiGpuSpan {
+  int gpus = 1;
+  double kernel_max_ms = 0, kernel_mean_ms = 0;  //!< the kernels, slowest GPU and mean over GPUs
+  double comm_ms = 0;             //!< the rest of the evaluation's time: exchanges, packing, waiting at them
+  std::uint64_t halo_bodies = 0;  //!< bodies moved between GPUs per evaluation
 };
 
 //! One kernel prepared on one input: inputs converted and uploaded, tree built. `run` then
@@ -51,13 +65,15 @@ class Evaluation {
   double tree_ms = 0;          //!< tree build time (0 for all-pairs kernels)
   double plan_ms = 0;          //!< the kernel's plan (work lists from the tree), 0 for most kernels
   GpuBuildTimes gpu_build;     //!< GPU near-field kernels: the build's stages
+  MultiGpuSpan span;           //!< multi-GPU evaluations: the last timed run, split
 
  protected:
   unsigned long long counted_ = 0;
 };
 
 //! Prepares `kernel` on `p` through its registry factory; throws UsageError for a GPU kernel
-//! without a GPU (or in a CPU-only build) and for a setup the kernel cannot take.
+//! without a GPU (or in a CPU-only build) and for a setup the kernel cannot take. With
+//! setup.gpus > 1 the evaluation spreads over that many GPUs (multigpu/multi_gpu.h).
 std::unique_ptr<Evaluation> prepare(const KernelInfo& kernel, const Particles& p, const ForceSetup& setup);
 
 //! Useful directed interactions of the near field of a tree: sum over boxes of

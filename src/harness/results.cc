@@ -29,9 +29,17 @@ const std::vector<std::string>& added_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> c = context_columns();
     for (const char* name : {"plan_ms", "repeat", "level_rule"}) c.push_back(name);  // bench, validate
+    // Multi-GPU runs: bench and validate, then bench's split of the time, then validate's check.
+    for (const char* name : {"gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms", "kernel_imbalance",
+                             "halo_bodies", "one_gpu"})
+      c.push_back(name);
     return c;
   }();
   return columns;
+}
+
+std::string added_column_default(const std::string& column) {
+  return column == "gpus" ? "1" : "";  // every row written before multi-GPU runs used one GPU
 }
 
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
@@ -69,7 +77,7 @@ ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
                                           std::to_string(header.size()));
     std::vector<std::string> row(columns_.size());
     for (std::size_t c = 0; c < columns_.size(); ++c)
-      if (from[c] >= 0) row[c] = fields[static_cast<std::size_t>(from[c])];
+      row[c] = from[c] >= 0 ? fields[static_cast<std::size_t>(from[c])] : added_column_default(columns_[c]);
     rows_.push_back(std::move(row));
   }
 }

@@ -16,9 +16,10 @@ class ResultsFile {
  public:
   //! Opens (or prepares to create) `path` for rows with these columns. An existing file written
   //! by an older version may lack the columns added since (added_columns()): its rows read as
-  //! empty there, and the file is rewritten with the full header (its own extra columns kept at
-  //! the end). A file lacking any other column (another command's file) is refused (InputError),
-  //! never overwritten. A path whose folder does not exist is refused before any work.
+  //! added_column_default() there (empty, or 1 for gpus), and the file is rewritten with the full
+  //! header (its own extra columns kept at the end). A file lacking any other column (another
+  //! command's file) is refused (InputError), never overwritten. A path whose folder does not
+  //! exist is refused before any work.
   ResultsFile(std::string path, std::vector<std::string> columns);
 
   //! True when a row agrees with `key` on every column `key` names.
@@ -46,6 +47,9 @@ class ResultsFile {
 //! (context_columns()) and every measurement column added after the first results were
 //! committed. Adding a column to a results file? List it here, so older files stay readable.
 const std::vector<std::string>& added_columns();
+//! The value an older file's rows take in an added column it lacks: "1" for `gpus` (those rows
+//! were measured on one GPU), empty for the others.
+std::string added_column_default(const std::string& column);
 
 //! Splits one CSV line (no quoting: our fields never hold commas).
 std::vector<std::string> split_csv_line(const std::string& line);

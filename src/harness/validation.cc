@@ -56,6 +56,8 @@ std::vector<double> ground_truth(const Particles& p, const ForceSetup& setup, Pr
   ref.count_interactions = false;
   ref.precision = Precision::f64;
   ref.round_inputs_to_float = kernel_precision == Precision::f32;
+  ref.gpus = 1;  // the reference runs on one device, whatever the kernels under test use
+  ref.placement = nullptr;
   const bool on_gpu = p.size() > cpu_limit && gpu::available();
   const KernelInfo& k = find_kernel(on_gpu ? "allpairs-tiled" : "cpu-allpairs");
   name = k.name + " --mask near, float64" + std::string(ref.round_inputs_to_float ? " on float32-rounded inputs" : "");

@@ -56,15 +56,19 @@ template <int D, class T, int RMax, template <int, class, int, bool, bool> class
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
-    small_.plan(v);
+    // A multi-GPU part computing its own range only (cross pairs once) has no lower halo, so a
+    // small box's one-sided near field would be incomplete: there every pair goes through items.
+    hybrid_ = v.nonempty_count == v.tree_boxes;
+    if (hybrid_) small_.plan(v);
     items_.build(v.box_first, v.nonempty_count, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
-                 /*classify=*/true, small_.any() ? small_.flags() : nullptr);
+                 /*classify=*/true, hybrid_ && small_.any() ? small_.flags() : nullptr);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   void launch(const NearFieldView<T>& v) override {
-    gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-      small_.launch<D, T, guarded(), counting()>(v);
-    });
+    if (hybrid_)
+      gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+        small_.launch<D, T, guarded(), counting()>(v);
+      });
     if (items_.size() == 0) return;
     counter_.fill(0);
     for (int c = 0; c < PairItemList::kClasses; ++c) {
@@ -88,6 +92,7 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
     NF_CUDA_LAUNCHED();
   }
 
+  bool hybrid_ = false;
   SmallBoxes small_;
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;

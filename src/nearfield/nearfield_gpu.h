@@ -33,7 +33,8 @@ struct NearFieldView {
   const std::uint32_t* box_start = nullptr;  //!< boxIdx, nbox + 1
   const std::uint32_t* particle_box = nullptr;
   const std::uint32_t* nonempty = nullptr;  //!< dense ids of the non-empty boxes, ascending
-  std::uint32_t nonempty_count = 0;
+  std::uint32_t nonempty_count = 0;  //!< boxes to compute (a multi-GPU part: its own range, the first ones)
+  std::uint32_t tree_boxes = 0;      //!< non-empty boxes of the tree (halo boxes included)
   const std::uint32_t* neighbor_offset = nullptr;  //!< dense lists: full (ppt, bpt, bpb) or half (bpb-n3)
   const std::uint32_t* neighbor_ids = nullptr;
   std::uint32_t n = 0;

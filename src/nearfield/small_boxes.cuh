@@ -42,11 +42,12 @@ __global__ inline void flag_kernel(FullLists g, std::uint32_t m, std::uint8_t* f
 }
 
 template <int D, class T, bool Guarded, bool Counting>
-__global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uint8_t* __restrict__ flags) {
+__global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uint8_t* __restrict__ flags,
+                                 std::uint32_t targets) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= v.n) return;
   const std::uint32_t box = v.particle_slot[i];
-  if (!flags[box]) return;
+  if (box >= targets || !flags[box]) return;
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long count = 0;
   v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, count);
@@ -62,7 +63,9 @@ class SmallBoxes {
   void plan(const NearFieldView<T>& v) {
     g_ = {v.box_first, v.near_full_offset, v.near_full_ids};
     any_ = false;
-    const std::uint32_t m = v.nonempty_count;
+    // Flags for every box of the tree (a multi-GPU part's halo boxes too: work items read them).
+    const std::uint32_t m = v.tree_boxes;
+    targets_ = v.nonempty_count;
     if (m == 0) return;
     if (flags_.size() < m) flags_ = gpu::DeviceBuffer<std::uint8_t>(m);
     gpu::DeviceBuffer<std::uint32_t> any(1);
@@ -77,13 +80,15 @@ class SmallBoxes {
   template <int D, class T, bool Guarded, bool Counting>
   void launch(const NearFieldView<T>& v) const {
     if (!any_) return;
-    small_boxes_detail::small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_, flags_.data());
+    small_boxes_detail::small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_, flags_.data(),
+                                                                                                   targets_);
     NF_CUDA_LAUNCHED();
   }
 
  private:
   small_boxes_detail::FullLists g_{};
   gpu::DeviceBuffer<std::uint8_t> flags_;
+  std::uint32_t targets_ = 0;
   bool any_ = false;
 };
 

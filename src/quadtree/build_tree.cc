@@ -55,8 +55,9 @@ void build_dense_lists(int level, NeighborLists& full, NeighborLists& half) {
 // build's time, so chunks of boxes run in parallel, each into lists of its own, which are then
 // concatenated in chunk order (the result does not depend on the thread count).
 template <int D>
-void build_compact_lists(Tree& t) {
-  const std::uint32_t m = t.nonempty_boxes();
+void compact_lists(int level, const std::vector<std::uint64_t>& box_key, NeighborLists& near_full,
+                   NeighborLists& near_half) {
+  const std::uint32_t m = static_cast<std::uint32_t>(box_key.size());
   constexpr std::uint32_t kChunk = 4096;
   const long chunks = static_cast<long>((std::uint64_t(m) + kChunk - 1) / kChunk);
   std::vector<NeighborLists> full(chunks), half(chunks);
@@ -65,7 +66,7 @@ void build_compact_lists(Tree& t) {
     const std::uint32_t first = static_cast<std::uint32_t>(c) * kChunk, last = std::min(m, first + kChunk);
     std::uint32_t nb[26];
     for (std::uint32_t k = first; k < last; ++k) {
-      const int n = compact_neighbors<D>(t.box_key.data(), m, k, t.level, false, nb);
+      const int n = compact_neighbors<D>(box_key.data(), m, k, level, false, nb);
       for (int j = 0; j < n; ++j) {
         full[c].ids.push_back(nb[j]);
         if (nb[j] > k) half[c].ids.push_back(nb[j]);
@@ -88,8 +89,8 @@ void build_compact_lists(Tree& t) {
       l = NeighborLists{};
     }
   };
-  concatenate(full, t.near_full);
-  concatenate(half, t.near_half);
+  concatenate(full, near_full);
+  concatenate(half, near_half);
 }
 
 // The paper's arrays over all boxes, from the compact ones: box_start[b] is the first particle
@@ -137,7 +138,7 @@ Tree build(const Particles& p, int level, const Domain& dom, bool dense) {
   if (n > 0) t.box_first.push_back(static_cast<std::uint32_t>(n));
   t.box_key.shrink_to_fit();
   t.box_first.shrink_to_fit();
-  build_compact_lists<D>(t);
+  compact_lists<D>(level, t.box_key, t.near_full, t.near_half);
   if (dense) build_dense<D>(t, key);
   return t;
 }
@@ -231,6 +232,10 @@ std::uint64_t host_memory_bytes() {
   return pages > 0 && size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) : ~0ull;
 }
 
+std::uint64_t particle_key(const Particles& p, std::size_t i, int level, const Domain& domain) {
+  return p.dim == 2 ? key_of<2>(p, i, level, domain) : key_of<3>(p, i, level, domain);
+}
+
 std::vector<std::uint64_t> particle_keys(const Particles& p, int level, const Domain& domain) {
   std::vector<std::uint64_t> key(p.size());
   const long n = static_cast<long>(p.size());
@@ -273,6 +278,14 @@ void radix_sort_pairs(std::vector<std::uint64_t>& keys, std::vector<std::uint32_
 Tree build_tree(const Particles& p, int level, const Domain& domain, bool dense) {
   check_level(p.dim, level, p.size(), host_memory_bytes(), "host memory", dense);
   return p.dim == 2 ? build<2>(p, level, domain, dense) : build<3>(p, level, domain, dense);
+}
+
+void build_compact_lists(int dim, int level, const std::vector<std::uint64_t>& box_key, NeighborLists& near_full,
+                         NeighborLists& near_half) {
+  if (dim == 2)
+    compact_lists<2>(level, box_key, near_full, near_half);
+  else
+    compact_lists<3>(level, box_key, near_full, near_half);
 }
 
 void build_neighbor_lists(int dim, int level, NeighborLists& full, NeighborLists& half) {

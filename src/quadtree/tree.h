@@ -86,8 +86,16 @@ std::uint64_t host_memory_bytes();
 //! compact layout, and the dense one too when `dense` (the paper's kernels need it).
 Tree build_tree(const Particles& p, int level, const Domain& domain, bool dense);
 
+//! The compact neighbor lists (full and half, over compact ids) of the non-empty boxes whose
+//! ascending Morton keys are `box_key`: what build_tree fills into near_full and near_half.
+void build_compact_lists(int dim, int level, const std::vector<std::uint64_t>& box_key, NeighborLists& near_full,
+                         NeighborLists& near_half);
+
 //! Builds only the dense neighbor lists of a level (they do not depend on the particles).
 void build_neighbor_lists(int dim, int level, NeighborLists& full, NeighborLists& half);
+
+//! Morton key of particle i's box at `level` (what particle_keys holds for it).
+std::uint64_t particle_key(const Particles& p, std::size_t i, int level, const Domain& domain);
 
 //! Morton keys of the particles' boxes at `level`, in input order.
 std::vector<std::uint64_t> particle_keys(const Particles& p, int level, const Domain& domain);
