@@ -704,14 +704,17 @@ def newton3_hopper(report):
         hdr = ["P", "bpb", "bpb-n3", "speedup"] + [x for k in kernels for x in (k, "speedup")]
         best_p = {p: best_newton3(by, p) for p in ps}
         cross = [p for p in ps if best_p[p][0] and time_of(by, "bpb", p) / num(best_p[p][1], "median_ms") >= 1]
+        slow = [p for p in ps if best_p[p][0] and p not in cross]
         parts.append(
             f"**{m}**, 2D float32, level {FULL_LEVEL}, `uniform-exact`: ms as median [min-max], speedup = bpb's time / "
             f"the kernel's (above 1: faster than bpb).\n\n" + context_label(report, rows) + "\n\n" + table(hdr, body) +
-            (f"\n\nThe best new Newton-3 kernel is at least as fast as bpb from P = {cross[0]} on"
-             + (f"; below that the boxes are too small for the register blocking: a warp holds 32 R targets, and "
-                f"with P = {ps[0]} most of a warp's lanes carry no target while the fixed costs of an item (loading "
-                f"targets, one atomic add per particle and box pair, the plan's launch) stay."
-                if cross[0] > ps[0] else ".") if cross else ""))
+            (f"\n\nThe best new Newton-3 kernel is at least as fast as bpb at P = {join(map(str, cross))}"
+             + (f" and slower at P = {join(map(str, slow))}" if slow else "") + ". "
+             "Boxes under 32 particles are computed one particle per thread by `n3-shfl` and `n3-rotate` (their "
+             "pairs in both directions, as ppt does), because a warp holding 32 R targets idles most of its lanes "
+             "on them; from 32 particles on a box goes through the warp items, and at P = 32 one item per box pair "
+             "is all there is, so the fixed costs of an item (loading the targets, one atomic add per particle and "
+             "box pair) weigh most there." if cross else ""))
     # 3D and double precision
     for name, what in (("newton3", "2D, double precision"), ("newton3-3d", "3D, float32 and double")):
         for m, rows in report.tables(name):
