@@ -78,16 +78,16 @@ inline Metrics check_kernel(const Particles& p, const KernelCase& c, const std::
   CAPTURE(m.momentum);
   CHECK(m.finite);
   CHECK(m.rel_l2 <= tolerance(c.precision));
-  CHECK(check.repeat_checked == k.deterministic);
+  CHECK(check.repeat_checked == k.deterministic());
   CHECK(check.repeatable);
-  if (k.newton3) CHECK(m.momentum <= (c.precision == Precision::f32 ? 1e-5 : 1e-13));
+  if (k.newton3()) CHECK(m.momentum <= (c.precision == Precision::f32 ? 1e-5 : 1e-13));
   return m;
 }
 
 //! check_kernel against the naive reference of the case's own inputs.
 inline Metrics check_kernel(const Particles& p, const KernelCase& c) {
   const Domain d = resolve_domain(p, c.domain, "test");
-  const bool all = !find_kernel(c.kernel).near_field && c.mask == Mask::all;
+  const bool all = !find_kernel(c.kernel).near_field() && c.mask == Mask::all;
   return check_kernel(p, c, naive_reference(p, c.level, d, c.softening, c.precision, all));
 }
 

@@ -82,14 +82,14 @@ TEST_CASE("GPU counting mode: kernels evaluate exactly the near-field pairs" * d
           // Kernels that compute small boxes one particle per thread evaluate every directed
           // interaction of a small box (here: every box below 32 particles).
           const KernelInfo& info = find_kernel(k);
-          const bool once = info.newton3 && !(info.small_boxes && ppb < 32);
+          const bool once = info.newton3() && !(info.small_boxes() && ppb < 32);
           CHECK(test::count_interactions(p, k, level) == (once ? cp_bpb_n3(dim, level, ppb) : full));
         }
       }
   // Chunked boxes count the same: 1300 particles in one box, level 0.
   const Particles p = test::make("uniform", 2, 1300, 4);
   for (const std::string& k : kNearFieldKernels)
-    CHECK(test::count_interactions(p, k, 0) == (find_kernel(k).newton3 ? 1300ull * 1299 / 2 : 1300ull * 1299));
+    CHECK(test::count_interactions(p, k, 0) == (find_kernel(k).newton3() ? 1300ull * 1299 / 2 : 1300ull * 1299));
 }
 
 TEST_CASE("validate with every kernel on the GPU machine" * doctest::test_suite("gpu")) {
@@ -138,7 +138,7 @@ TEST_CASE("GPU near-field kernels on extreme layouts and deep levels, and on two
       CAPTURE(in.name);
       const auto ref = test::naive_reference(in.particles, in.level, default_domain(in.particles), 1e-3, prec, false);
       for (const std::string& k : kNearFieldKernels)
-        if (in.dense_ok || !find_kernel(k).dense_tree)
+        if (in.dense_ok || !find_kernel(k).dense_tree())
           test::check_kernel(in.particles, {k, prec, in.level, 1e-3, Mask::near, ""}, ref);
     }
 }

@@ -77,7 +77,7 @@ TEST_CASE("forces on 2 GPUs equal forces on 1 for every GPU near-field kernel" *
     for (const KernelInfo* k : kernels_with(kGpu | kNearField))
       for (Precision prec : {Precision::f32, Precision::f64})
         for (CrossPairs cross : {CrossPairs::twice, CrossPairs::once}) {
-          if (cross == CrossPairs::once && !k->newton3) continue;
+          if (cross == CrossPairs::once && !k->newton3()) continue;
           CAPTURE(in.name);
           CAPTURE(k->name);
           CAPTURE(to_string(prec));

@@ -39,13 +39,13 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
   for (const KernelInfo* k : kernels_with(kGpu)) {
     CAPTURE(k->name);
     const std::string run = "gpu-" + k->name;
-    simulate_ok(run_args(dir.file("in.bin"), dir.file(run), k->name, "float", k->near_field ? level : -1, "8"));
+    simulate_ok(run_args(dir.file("in.bin"), dir.file(run), k->name, "float", k->near_field() ? level : -1, "8"));
     const Particles got = snapshot(dir, run, 8, "bin");
-    const Particles& ref = k->near_field ? ref_near : ref_all;
+    const Particles& ref = k->near_field() ? ref_near : ref_all;
     CHECK(max_position_diff(got, ref) <= 2e-6);
     CHECK(max_velocity_diff(got, ref) <= 2e-5);
     const auto rows = energy_rows(dir, run);
-    const auto& ref_rows = k->near_field ? rows_near : rows_all;
+    const auto& ref_rows = k->near_field() ? rows_near : rows_all;
     REQUIRE(rows.size() == ref_rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
       CHECK(rows[r].potential == doctest::Approx(ref_rows[r].potential).epsilon(1e-5));
@@ -53,7 +53,7 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
     }
     // In double precision the GPU run is the CPU run up to summation order.
     const std::string run64 = "gpu64-" + k->name;
-    simulate_ok(run_args(dir.file("in.bin"), dir.file(run64), k->name, "double", k->near_field ? level : -1, "8"));
+    simulate_ok(run_args(dir.file("in.bin"), dir.file(run64), k->name, "double", k->near_field() ? level : -1, "8"));
     CHECK(max_position_diff(snapshot(dir, run64, 8, "bin"), ref) <= 1e-12);
     CHECK(energy_rows(dir, run64).back().potential == doctest::Approx(ref_rows.back().potential).epsilon(1e-12));
   }
@@ -78,7 +78,7 @@ TEST_CASE("GPU simulate --resume is bitwise for deterministic kernels" * doctest
   io::write_particles(dir.file("in.bin"), make("plummer", 3, 777, 2));
   for (const KernelInfo* k : kernels_with(kGpu | kDeterministic)) {
     CAPTURE(k->name);
-    const int level = k->near_field ? 2 : -1;
+    const int level = k->near_field() ? 2 : -1;
     simulate_ok(run_args(dir.file("in.bin"), dir.file("whole-" + k->name), k->name, "float", level, "10"));
     simulate_ok(run_args(dir.file("in.bin"), dir.file("part-" + k->name), k->name, "float", level, "5"));
     simulate_ok(run_args(dir.file("in.bin"), dir.file("part-" + k->name), k->name, "float", level, "10", {"--resume"}));

@@ -429,14 +429,14 @@ TEST_CASE("cross pairs: auto is once for Newton-3 kernels with atomics, twice ot
   for (const KernelInfo* k : kernels_with(kGpu | kNearField)) {
     CAPTURE(k->name);
     const CrossPairs a = resolve_cross_pairs(*k, CrossPairs::automatic);
-    CHECK(a == (k->newton3 && !k->deterministic ? CrossPairs::once : CrossPairs::twice));
+    CHECK(a == (k->newton3() && !k->deterministic() ? CrossPairs::once : CrossPairs::twice));
     CHECK(resolve_cross_pairs(*k, CrossPairs::twice) == CrossPairs::twice);
-    if (k->newton3)
+    if (k->newton3())
       CHECK(resolve_cross_pairs(*k, CrossPairs::once) == CrossPairs::once);
     else
       CHECK_THROWS_AS(resolve_cross_pairs(*k, CrossPairs::once), UsageError);
-    CHECK(matches_one_gpu_bitwise(*k, CrossPairs::automatic) == k->deterministic);
-    if (k->newton3) CHECK_FALSE(matches_one_gpu_bitwise(*k, CrossPairs::once));
+    CHECK(matches_one_gpu_bitwise(*k, CrossPairs::automatic) == k->deterministic());
+    if (k->newton3()) CHECK_FALSE(matches_one_gpu_bitwise(*k, CrossPairs::once));
   }
 }
 

@@ -52,7 +52,7 @@ TEST_CASE("counting mode: kernels evaluate exactly the near-field pairs (half of
         CHECK(near_field_interactions(t) == full);
         for (const std::string& k : kCpuKernels) {
           CAPTURE(k);
-          CHECK(test::count_interactions(p, k, level) == (find_kernel(k).newton3 ? cp_bpb_n3(dim, level, ppb) : full));
+          CHECK(test::count_interactions(p, k, level) == (find_kernel(k).newton3() ? cp_bpb_n3(dim, level, ppb) : full));
         }
       }
 }
@@ -110,8 +110,8 @@ TEST_CASE("the registry: unique names, a factory for every kernel, unknown names
     CHECK(names.insert(k.name).second);
     CHECK(static_cast<bool>(k.make));
     CHECK(!k.summary.empty());
-    CHECK(k.gpu == bool(k.traits & kGpu));
-    CHECK(k.newton3 == bool(k.traits & kNewton3));
+    CHECK(k.gpu() == bool(k.traits & kGpu));
+    CHECK(k.newton3() == bool(k.traits & kNewton3));
   }
   CHECK_THROWS_AS(find_kernel("bpb-n4"), UsageError);
   CHECK_THROWS_AS(parse_kernel_list("cpu-serial,nosuch"), UsageError);

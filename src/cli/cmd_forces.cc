@@ -54,17 +54,17 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   s.mask = parse_mask(mask);
   s.softening = softening;
   s.round_inputs_to_float = round_inputs;
-  if (round_inputs && k.near_field)
+  if (round_inputs && k.near_field())
     throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
   // All-pairs kernels over every pair need no tree, hence no level.
-  const bool needs_level = k.near_field || s.mask == Mask::near || !in.ppb.empty();
+  const bool needs_level = k.near_field() || s.mask == Mask::near || !in.ppb.empty();
   if (needs_level && level.empty())
     throw UsageError(std::string("--level is required ") +
-                     (k.near_field ? "by the near-field kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
+                     (k.near_field() ? "by the near-field kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
   s.level = level.empty() ? 0 : level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level", 0));
   if (s.level == kAutoLevel && !in.ppb.empty())
     throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
-  if (k.near_field && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";
+  if (k.near_field() && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";
   apply_threads(threads);
   const Particles p = load_input(in, in.n.empty() ? -1 : single_int(in.n, "n"), s.level,
                                  in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));

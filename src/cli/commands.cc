@@ -176,7 +176,7 @@ void check_kernels_runnable(const std::vector<std::string>& kernels) {
   if (gpu::available()) return;
   std::vector<std::string> gpu_kernels;
   for (const std::string& name : kernels)
-    if (find_kernel(name).gpu) gpu_kernels.push_back(name);
+    if (find_kernel(name).gpu()) gpu_kernels.push_back(name);
   if (gpu_kernels.empty()) return;
   std::string names;
   for (const std::string& n : gpu_kernels) names += (names.empty() ? "" : ", ") + n;

@@ -80,7 +80,7 @@ int run(int argc, char** argv, int rank, int ranks) {
   }
   if (!output.empty()) check_output_path(output);
   const KernelInfo& k = find_kernel(kernel);
-  if (!k.gpu || !k.near_field) throw UsageError(k.name + " is not a GPU near-field kernel");
+  if (!k.gpu() || !k.near_field()) throw UsageError(k.name + " is not a GPU near-field kernel");
   // The GPU of this rank: its place among the ranks of its host.
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);

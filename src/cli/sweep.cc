@@ -101,7 +101,7 @@ std::vector<Spread> spreads(const KernelInfo& k, const std::vector<int>& gpus, c
       continue;
     }
     for (CrossPairs c : cross) {
-      const CrossPairs r = k.newton3 ? resolve_cross_pairs(k, c) : CrossPairs::twice;
+      const CrossPairs r = k.newton3() ? resolve_cross_pairs(k, c) : CrossPairs::twice;
       if (std::none_of(out.begin(), out.end(), [&](const Spread& s) { return s.gpus == g && s.cross == r; }))
         out.push_back({g, r});
     }
@@ -358,7 +358,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       for (const std::string& name : kernels)
         for (const Spread& spread : spreads(find_kernel(name), gpus, cross)) {
           const KernelInfo& k = find_kernel(name);
-          const std::string mask_name = k.near_field ? "" : to_string(mask);
+          const std::string mask_name = k.near_field() ? "" : to_string(mask);
           auto key = point_key(c, p, pt, name, prec, mask_name, spread);
           const auto point = key;
           progress.step(name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
@@ -368,7 +368,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
             err << "  already in " << file->path() << ", skipped\n";
             continue;
           }
-          if (k.near_field && !near_known) {
+          if (k.near_field() && !near_known) {
             // From the box counts alone (parallel, no sort): the same number the tree gives.
             near = near_field_interactions(count_boxes(p, pt.level, s.domain));
             near_known = true;
@@ -376,13 +376,13 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           s.precision = prec;
           s.gpus = spread.gpus;
           s.cross_pairs = spread.cross;
-          const int warmup = !k.gpu && c.cpu_warmup >= 0 ? c.cpu_warmup : c.warmup;
-          const int reps = !k.gpu && c.cpu_reps >= 0 ? c.cpu_reps : c.reps;
+          const int warmup = !k.gpu() && c.cpu_warmup >= 0 ? c.cpu_warmup : c.warmup;
+          const int reps = !k.gpu() && c.cpu_reps >= 0 ? c.cpu_reps : c.reps;
           const KernelTiming m = time_kernel(k, p, s, warmup, reps, near);
           std::vector<std::string> row = {name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()),
                                           key["ppb"], fmt("%.4f", m.time.median), fmt("%.4f", m.time.min),
                                           fmt("%.4f", m.time.max), sci(m.interactions_per_s), fmt("%.1f", m.gflops),
-                                          k.near_field ? fmt("%.3f", m.tree_ms) : "-",
+                                          k.near_field() ? fmt("%.3f", m.tree_ms) : "-",
                                           m.plan_ms > 0 ? fmt("%.3f", m.plan_ms) : "-"};
           if (multi) {
             row.push_back(std::to_string(spread.gpus));
@@ -406,7 +406,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
             key["interactions_per_s"] = format_double(m.interactions_per_s);
             key["gflops"] = format_double(m.gflops);
             key["flops_per_interaction"] = std::to_string(m.flops_per_interaction);
-            key["tree_ms"] = k.near_field ? format_double(m.tree_ms) : "";
+            key["tree_ms"] = k.near_field() ? format_double(m.tree_ms) : "";
             key["plan_ms"] = m.plan_ms > 0 ? format_double(m.plan_ms) : "";
             if (spread.gpus > 1) {
               key["comm_ms"] = format_double(m.comm_ms);
@@ -461,7 +461,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
       for (const std::string& name : kernels)
         for (const Spread& spread : spreads(find_kernel(name), gpus, cross)) {
           const KernelInfo& k = find_kernel(name);
-          auto key = point_key(c, p, pt, name, prec, k.near_field ? "" : "near", spread);
+          auto key = point_key(c, p, pt, name, prec, k.near_field() ? "" : "near", spread);
           const auto point = key;
           progress.step("validate " + name + " " + to_string(prec) + " level " + std::to_string(pt.level) + " N " +
                         std::to_string(p.size()) +
@@ -478,7 +478,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
                                  std::to_string(p.size()) + ": " + ref_name);
           }
           s.precision = prec;
-          s.mask = k.near_field ? Mask::all : Mask::near;
+          s.mask = k.near_field() ? Mask::all : Mask::near;
           s.gpus = spread.gpus;
           s.cross_pairs = spread.cross;
           const KernelCheck check = validate_kernel(k, p, s, ref);

@@ -18,7 +18,7 @@ LevelChoice choose_level_for(const Particles& p, const Domain& domain, const std
   bool dense = false;
   for (const std::string& name : kernels) {
     const KernelInfo& k = find_kernel(name);
-    dense = dense || (k.near_field && k.dense_tree);
+    dense = dense || (k.near_field() && k.dense_tree());
   }
   return choose_level(p, domain, deepest_auto_level(p.dim, dense));
 }

@@ -13,7 +13,7 @@ namespace nf {
 
 std::uint64_t credited_interactions(const KernelInfo& k, std::size_t n, std::uint64_t near_field) {
   // All-pairs kernels evaluate N^2 pairs (i = j included, contributing zero), masked or not.
-  return k.near_field ? near_field : std::uint64_t(n) * n;
+  return k.near_field() ? near_field : std::uint64_t(n) * n;
 }
 
 KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSetup& s, int warmup, int reps,
@@ -45,7 +45,7 @@ KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSet
   t.flops_per_interaction = p.dim == 3 ? SoftenedGravity<3, float>::flops : SoftenedGravity<2, float>::flops;
   t.interactions_per_s = t.time.median > 0 ? t.interactions / (t.time.median * 1e-3) : 0.0;
   t.gflops = t.interactions_per_s * t.flops_per_interaction * 1e-9;
-  t.tree_ms = k.near_field ? e->tree_ms : 0.0;
+  t.tree_ms = k.near_field() ? e->tree_ms : 0.0;
   t.plan_ms = e->plan_ms;
   return t;
 }
@@ -91,7 +91,7 @@ KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const Force
   const std::vector<double> a = e->accelerations();
   KernelCheck c;
   c.metrics = compare(a, reference, masses_as_seen(p, s.precision), p.dim);
-  if (k.deterministic) {
+  if (k.deterministic()) {
     e->poison_output();
     e->run();
     const std::vector<double> again = e->accelerations();
@@ -119,8 +119,8 @@ double estimated_cost(const KernelInfo& k, int dim, int level, double n) {
   // 2^(dim level) boxes evaluates about n * 3^dim * n / nbox interactions (never more than n^2).
   const double nbox = std::ldexp(1.0, dim * level);
   const double near = std::min(n * n, n * std::pow(3.0, dim) * std::max(n / nbox, 1.0));
-  const double inter = k.near_field ? near : n * n;
-  const double rate = k.gpu ? 1e12 : k.openmp ? 3e9 : 3e8;
+  const double inter = k.near_field() ? near : n * n;
+  const double rate = k.gpu() ? 1e12 : k.openmp() ? 3e9 : 3e8;
   return inter / rate + 1e-3;  // + a fixed cost per point: preparing the input
 }
 

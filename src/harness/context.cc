@@ -153,8 +153,8 @@ std::map<std::string, std::string> run_context(bool gpu_row, const std::string& 
 }
 
 std::map<std::string, std::string> run_context(const KernelInfo& k, const std::string& scale) {
-  std::map<std::string, std::string> c = run_context(k.gpu, scale);
-  if (!k.gpu) c["threads"] = std::to_string(k.openmp ? omp_get_max_threads() : 1);
+  std::map<std::string, std::string> c = run_context(k.gpu(), scale);
+  if (!k.gpu()) c["threads"] = std::to_string(k.openmp() ? omp_get_max_threads() : 1);
   return c;
 }
 

@@ -30,7 +30,7 @@ class CpuNearField : public Evaluation {
   CpuNearField(const PerShape<CpuNearFieldFn>& drivers, const KernelInfo& k, const Particles& p, const ForceSetup& s)
       : driver_(drivers.get<D, T>()), count_(s.count_interactions) {
     const auto t0 = Clock::now();
-    tree_ = build_tree(p, s.level, s.domain, k.dense_tree);
+    tree_ = build_tree(p, s.level, s.domain, k.dense_tree());
     tree_ms = ms_since(t0);
     bodies_ = sorted_bodies<T>(p, tree_);
     acc_.resize(p.size());

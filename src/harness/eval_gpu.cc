@@ -45,8 +45,8 @@ class NearFieldRun {
   template <class Maker>
   NearFieldRun(const Maker& maker, const KernelInfo& k, int level, std::size_t n, double softening, double max_mass,
                bool count, const DevicePlacement* placement = nullptr)
-      : kernel_(make_kernel(maker)), atomics_(k.atomics), newton3_(k.newton3),
-        builder_(D, level, n, k.dense_tree), acc_(n) {
+      : kernel_(make_kernel(maker)), atomics_(k.atomics()), newton3_(k.newton3()),
+        builder_(D, level, n, k.dense_tree()), acc_(n) {
     if (count) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
     if (placement) placement_ = *placement, placed_ = true;
     view_.eps2 = detail::softening_squared<T>(softening);

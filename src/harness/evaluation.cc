@@ -42,8 +42,8 @@ std::unique_ptr<Evaluation> prepare(const KernelInfo& k, const Particles& p, con
   if (p.dim != 2 && p.dim != 3) throw UsageError("particles must be 2D or 3D");
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening))
     throw UsageError("--softening must be a finite number >= 0");
-  if (k.near_field || s.mask == Mask::near) check_level(p.dim, s.level, p.size(), ~0ull, "memory", k.near_field && k.dense_tree);
-  if (s.count_interactions && !k.near_field) throw UsageError("counting mode is for near-field kernels");
+  if (k.near_field() || s.mask == Mask::near) check_level(p.dim, s.level, p.size(), ~0ull, "memory", k.near_field() && k.dense_tree());
+  if (s.count_interactions && !k.near_field()) throw UsageError("counting mode is for near-field kernels");
   if (!k.make) throw UsageError("kernel " + k.name + " has no implementation in this build");
   if (s.gpus != 1) return prepare_multi_gpu(k, p, s);
   return k.make(k, p, s);

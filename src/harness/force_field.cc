@@ -55,12 +55,12 @@ std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particle
   if (initial.dim != 2 && initial.dim != 3) throw UsageError("particles must be 2D or 3D");
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening)) throw UsageError("--softening must be a finite number >= 0");
   if (s.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(s.subsample));
-  if (s.subsample > 1 && k.near_field)
+  if (s.subsample > 1 && k.near_field())
     throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
                      " is a near-field kernel (its sources are the neighbor boxes, which a sub-sample would thin "
                      "unevenly)");
-  if (k.gpu) gpu::require("kernel " + k.name);
-  if (k.near_field) check_level(initial.dim, s.level, initial.size(), ~0ull, "memory", k.dense_tree);
+  if (k.gpu()) gpu::require("kernel " + k.name);
+  if (k.near_field()) check_level(initial.dim, s.level, initial.size(), ~0ull, "memory", k.dense_tree());
   if (!k.make_field) throw UsageError("kernel " + k.name + " cannot drive a simulation (no force field)");
   return k.make_field(k, initial, s);
 }

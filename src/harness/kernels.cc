@@ -8,28 +8,18 @@
 namespace nf {
 
 KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFamily f)
-    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_field(std::move(f.make_field)) {
-  gpu = traits & kGpu;
-  near_field = traits & kNearField;
-  newton3 = traits & kNewton3;
-  atomics = traits & kAtomics;
-  deterministic = traits & kDeterministic;
-  scratch = traits & kScratch;
-  dense_tree = traits & kDenseTree;
-  openmp = traits & kOpenMP;
-  small_boxes = traits & kSmallBoxes;
-}
+    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_field(std::move(f.make_field)) {}
 
 std::string KernelInfo::trait_list() const {
-  std::string s = gpu ? "gpu" : "cpu";
-  s += near_field ? ", near-field" : ", all-pairs";
-  if (newton3) s += ", Newton-3";
-  if (atomics) s += ", atomics";
-  s += deterministic ? ", deterministic" : ", not deterministic";
-  if (scratch) s += ", scratch";
-  if (dense_tree) s += ", dense tree";
-  if (openmp) s += ", OpenMP";
-  if (small_boxes) s += ", small boxes one-sided";
+  std::string s = gpu() ? "gpu" : "cpu";
+  s += near_field() ? ", near-field" : ", all-pairs";
+  if (newton3()) s += ", Newton-3";
+  if (atomics()) s += ", atomics";
+  s += deterministic() ? ", deterministic" : ", not deterministic";
+  if (scratch()) s += ", scratch";
+  if (dense_tree()) s += ", dense tree";
+  if (openmp()) s += ", OpenMP";
+  if (small_boxes()) s += ", small boxes one-sided";
   return s;
 }
 
@@ -101,7 +91,7 @@ std::vector<std::string> available_kernels() {
   std::vector<std::string> names;
   const bool gpu = gpu::available();
   for (const KernelInfo& k : registry())
-    if (!k.gpu || gpu) names.push_back(k.name);
+    if (!k.gpu() || gpu) names.push_back(k.name);
   return names;
 }
 

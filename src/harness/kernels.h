@@ -67,8 +67,17 @@ struct KernelInfo {
   KernelFactory make;            //!< empty for a GPU kernel in a CPU-only build
   ForceFieldFactory make_field;  //!< empty for a GPU kernel in a CPU-only build
 
-  bool gpu = false, near_field = false, newton3 = false, atomics = false, deterministic = false, scratch = false,
-       dense_tree = false, openmp = false, small_boxes = false;  //!< the traits, spelled out
+  //! The traits, spelled out (read from `traits`, the one place they are kept).
+  bool has(unsigned t) const { return (traits & t) == t; }
+  bool gpu() const { return has(kGpu); }
+  bool near_field() const { return has(kNearField); }
+  bool newton3() const { return has(kNewton3); }
+  bool atomics() const { return has(kAtomics); }
+  bool deterministic() const { return has(kDeterministic); }
+  bool scratch() const { return has(kScratch); }
+  bool dense_tree() const { return has(kDenseTree); }
+  bool openmp() const { return has(kOpenMP); }
+  bool small_boxes() const { return has(kSmallBoxes); }
 
   KernelInfo() = default;
   KernelInfo(std::string name, unsigned traits, std::string summary, KernelFamily family);

@@ -20,23 +20,23 @@
 namespace nf {
 
 CrossPairs resolve_cross_pairs(const KernelInfo& k, CrossPairs requested) {
-  if (requested == CrossPairs::once && !k.newton3)
+  if (requested == CrossPairs::once && !k.newton3())
     throw UsageError("--cross-pairs once sends counterforces back, which only Newton-3 kernels compute; " + k.name +
                      " sums each particle's force from full neighbor lists (use twice or auto)");
   if (requested != CrossPairs::automatic) return requested;
-  return k.newton3 && !k.deterministic ? CrossPairs::once : CrossPairs::twice;
+  return k.newton3() && !k.deterministic() ? CrossPairs::once : CrossPairs::twice;
 }
 
 bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested) {
-  return k.deterministic && resolve_cross_pairs(k, requested) == CrossPairs::twice;
+  return k.deterministic() && resolve_cross_pairs(k, requested) == CrossPairs::twice;
 }
 
 void check_gpus(const KernelInfo& k, int gpus) {
   if (gpus < 1) throw UsageError("--gpus must be at least 1, not " + std::to_string(gpus));
   if (gpus == 1) return;
-  if (!k.gpu || !k.near_field)
+  if (!k.gpu() || !k.near_field())
     throw UsageError("--gpus " + std::to_string(gpus) + " spreads the GPU near-field kernels over several GPUs; " +
-                     k.name + " is " + (k.gpu ? "an all-pairs kernel" : "a CPU kernel") + " (it runs with --gpus 1)");
+                     k.name + " is " + (k.gpu() ? "an all-pairs kernel" : "a CPU kernel") + " (it runs with --gpus 1)");
   gpu::require("--gpus " + std::to_string(gpus));
   if (!nccl_compiled()) load_nccl();  // throws the build's reason
   const int devices = gpu::device_count();
@@ -327,7 +327,7 @@ std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particl
 std::unique_ptr<Evaluation> prepare_on_cluster(const KernelInfo& k, const Particles& p, const ForceSetup& s,
                                                GpuCluster c) {
   if (s.count_interactions) throw UsageError("counting mode runs on one GPU (--gpus 1)");
-  if (!k.gpu || !k.near_field) check_gpus(k, 2);  // the message for a kernel that cannot be spread
+  if (!k.gpu() || !k.near_field()) check_gpus(k, 2);  // the message for a kernel that cannot be spread
   if (c.parts < 1 || c.local.empty() || c.local.size() != c.device.size() || !c.transport)
     throw std::logic_error("prepare_on_cluster: parts, local parts, their devices and a transport are needed");
 #if defined(NF_HAVE_CUDA)

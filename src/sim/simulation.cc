@@ -282,16 +282,16 @@ void check_config(const SimulationConfig& c) {
     throw UsageError("--render-size must be 1..16384 pixels, not " + std::to_string(c.render_size));
   if (!c.render_window.empty()) render::parse_view(c.render_window, "--render-window");
   if (c.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(c.subsample));
-  if (c.subsample > 1 && k.near_field)
+  if (c.subsample > 1 && k.near_field())
     throw UsageError("--subsample applies to all-pairs kernels; " + k.name + " is a near-field kernel");
   if (c.format == io::FileFormat::table)
     throw UsageError("--format tab stores neither ids nor 2D particles: snapshots are csv, tipsy or bin");
   const int level = parse_level(c.level);
-  if (k.near_field && c.level.empty()) throw UsageError("--level is required by the near-field kernel " + k.name);
-  if (!k.near_field && level == kAutoLevel)
+  if (k.near_field() && c.level.empty()) throw UsageError("--level is required by the near-field kernel " + k.name);
+  if (!k.near_field() && level == kAutoLevel)
     throw UsageError("--level auto chooses the tree level of a near-field kernel; " + k.name + " uses none");
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
-  if (k.gpu) gpu::require("kernel " + k.name);
+  if (k.gpu()) gpu::require("kernel " + k.name);
   if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
   std::error_code ec;
   if (fs::exists(c.output_dir, ec) && !fs::is_directory(c.output_dir, ec))
@@ -354,7 +354,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     if (std::to_string(start.dim) != d.get("dim") || std::to_string(start.size()) != d.get("n"))
       throw InputError(snap, 0, "holds " + std::to_string(start.size()) + " particles in " + std::to_string(start.dim) +
                                     "D; the run has " + d.get("n") + " in " + d.get("dim") + "D");
-    level = k.near_field ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
+    level = k.near_field() ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
     if (c.render_every > 0) {
       const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");
       const std::vector<double> r = parse_numbers(d.get("render_density_range"), 2, ini + ": render_density_range");
@@ -404,7 +404,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   log << "simulate: " << n << " particles (" << dim << "D) from " << (c.input.empty() ? d.get("input") : c.input)
       << ", kernel " << k.name << " (" << k.trait_list() << "), " << to_string(c.precision) << ", dt "
       << format_double(c.dt) << ", steps " << first << ".." << last << ", softening " << format_double(c.softening)
-      << (k.near_field ? ", level " + std::to_string(level) : std::string()) << "\n";
+      << (k.near_field() ? ", level " + std::to_string(level) : std::string()) << "\n";
   log << "forces: " << field->describe() << "\n";
   log << "output: " << c.output_dir << ": snap_NNNNNN." << io::to_string(c.format) << " every "
       << (c.snapshot_every > 0 ? std::to_string(c.snapshot_every) + " steps and at the last" : "run: step 0 and the last")
@@ -422,7 +422,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     d.set("n", std::to_string(n));
     d.set("input", c.input);
     for (const Setting& s : compared_settings(c)) d.set(s.key, s.value);
-    d.set("level", k.near_field ? std::to_string(level) : std::string("-"));
+    d.set("level", k.near_field() ? std::to_string(level) : std::string("-"));
     if (c.render_every > 0) {
       const render::View& v = *frame.options.view;
       d.set("render_window", join_numbers({v.u0, v.u1, v.v0, v.v1}));
