@@ -58,11 +58,26 @@ class NearFieldRun {
   // The gather and the plan are timed by events read later (gather_ms, plan_ms).
   void rebuild(const DeviceParticles& p, const Domain* domain, GpuBuildTimes* build) {
     builder_.build(p, domain, build);
-    const DeviceTree& t = builder_.tree();
     gather_timer_.start();
-    gather_bodies<T>(p, t, bodies_);
+    gather_bodies<T>(p, builder_.tree(), bodies_);
     gather_timer_.stop();
-    // The builder may have grown its buffers: the view is refreshed after every build.
+    refresh_and_plan();
+  }
+  // The same for a simulation's state, which moves into the tree's order with the bodies
+  // (ForceField::accelerations_moving): afterwards p, v and index are in sorted order.
+  void rebuild_moving(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
+                      GpuBuildTimes* build) {
+    builder_.build(p, nullptr, build);
+    const DeviceTree& t = builder_.tree();
+    if (bodies_.size() != t.n) bodies_ = gpu::DeviceBuffer<Body<T>>(t.n);
+    gather_timer_.start();
+    field_gpu::reorder_state<T>(t.order.data(), p, v, index, spare_, bodies_.data());
+    gather_timer_.stop();
+    refresh_and_plan();
+  }
+  // The view of the last build (the builder may have grown its buffers), and the kernel's plan.
+  void refresh_and_plan() {
+    const DeviceTree& t = builder_.tree();
     view_.bodies = bodies_.data();
     view_.acc = acc_.data();
     view_.box_key = t.box_key.data();
@@ -115,6 +130,7 @@ class NearFieldRun {
   gpu::Workspace workspace_;
   NearFieldView<T> view_;
   gpu::EventTimer gather_timer_, plan_timer_;
+  field_gpu::StateSpare spare_;  // rebuild_moving's second set of state arrays
   DevicePlacement placement_;
   bool placed_ = false;
 };
@@ -197,13 +213,15 @@ class GpuNearFieldForces : public ForceField {
   void accelerations(const DeviceParticles& p, std::uint64_t, DeviceVectors& out) override {
     GpuBuildTimes build;
     run_.rebuild(p, nullptr, &build);
-    times_.tree = build.total;  // the build reads its events itself (it waits for counts anyway)
-    forces_timer_.start();
-    run_.launch();
-    forces_timer_.stop();
-    scatter_timer_.start();
-    field_gpu::scatter_accelerations<T>(run_.acc().data(), run_.tree().order.data(), out);
-    scatter_timer_.stop();
+    compute(build, run_.tree().order.data(), out);
+  }
+  // The simulation's path: the state follows the tree's order, so the accelerations need no scatter.
+  bool accelerations_moving(DeviceParticles& p, std::uint64_t, DeviceVectors& out, DeviceVectors& v,
+                            gpu::DeviceBuffer<std::uint32_t>& index) override {
+    GpuBuildTimes build;
+    run_.rebuild_moving(p, v, index, &build);
+    compute(build, nullptr, out);
+    return true;
   }
   FieldTimes times() override {
     times_.plan = run_.plan_ms();
@@ -219,6 +237,17 @@ class GpuNearFieldForces : public ForceField {
   }
 
  private:
+  // The kernel over the tree just built; accelerations into out, through `order` (null: as sorted).
+  void compute(const GpuBuildTimes& build, const std::uint32_t* order, DeviceVectors& out) {
+    times_.tree = build.total;  // the build reads its events itself (it waits for counts anyway)
+    forces_timer_.start();
+    run_.launch();
+    forces_timer_.stop();
+    scatter_timer_.start();
+    field_gpu::scatter_accelerations<T>(run_.acc().data(), order, out);
+    scatter_timer_.stop();
+  }
+
   NearFieldRun<D, T> run_;
   gpu::Workspace scratch_;
   gpu::EventTimer forces_timer_, scatter_timer_;

@@ -1,6 +1,7 @@
 // The device side of the GPU force fields: packing bodies, scattering accelerations, and the
 // potential energy (diagnostics) over all pairs or over the near field of a tree.
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -44,6 +45,32 @@ __global__ void scatter_kernel(const Acc4<T>* __restrict__ acc, const std::uint3
   ax[i] = a.x;
   ay[i] = a.y;
   if constexpr (D == 3) az[i] = a.z;
+}
+
+// One state array per pointer (null: an axis the dimension lacks).
+struct StateArrays {
+  double *x, *y, *z, *m, *vx, *vy, *vz;
+  std::uint32_t* index;
+};
+
+template <int D, class T>
+__global__ void reorder_kernel(StateArrays in, StateArrays out, const std::uint32_t* __restrict__ order,
+                               std::size_t n, Body<T>* __restrict__ bodies) {
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const std::size_t i = order[s];
+  const double x = in.x[i], y = in.y[i], z = D == 3 ? in.z[i] : 0.0, m = in.m[i];
+  out.x[s] = x;
+  out.y[s] = y;
+  out.m[s] = m;
+  out.vx[s] = in.vx[i];
+  out.vy[s] = in.vy[i];
+  if constexpr (D == 3) {
+    out.z[s] = z;
+    out.vz[s] = in.vz[i];
+  }
+  out.index[s] = in.index[i];
+  bodies[s] = Body<T>{T(x), T(y), T(z), T(m)};
 }
 
 // Sum of v over the block, in thread 0 (float64; fixed shuffle tree, so deterministic).
@@ -144,6 +171,31 @@ void scatter_accelerations(const Acc4<T>* acc, const std::uint32_t* order, Devic
   });
 }
 
+template <class T>
+void reorder_state(const std::uint32_t* order, DeviceParticles& p, DeviceVectors& v,
+                   gpu::DeviceBuffer<std::uint32_t>& index, StateSpare& spare, Body<T>* bodies) {
+  const std::size_t n = p.n;
+  if (n == 0) return;
+  if (spare.index.size() != n) {
+    spare.p = DeviceParticles{p.dim, n, gpu::DeviceBuffer<double>(n), gpu::DeviceBuffer<double>(n),
+                              gpu::DeviceBuffer<double>(p.dim == 3 ? n : 0), gpu::DeviceBuffer<double>(n)};
+    spare.v = DeviceVectors(p.dim, n);
+    spare.index = gpu::DeviceBuffer<std::uint32_t>(n);
+  }
+  auto arrays = [](DeviceParticles& q, DeviceVectors& w, gpu::DeviceBuffer<std::uint32_t>& k) {
+    return StateArrays{q.x.data(), q.y.data(), q.z.data(), q.m.data(), w.x.data(), w.y.data(), w.z.data(), k.data()};
+  };
+  gpu::dispatch_dim(p.dim, [&](auto dim) {
+    constexpr int D = decltype(dim)::value;
+    reorder_kernel<D, T><<<gpu::blocks_for(n, CopyPolicy::threads), CopyPolicy::threads>>>(
+        arrays(p, v, index), arrays(spare.p, spare.v, spare.index), order, n, bodies);
+    NF_CUDA_LAUNCHED();
+  });
+  std::swap(p, spare.p);
+  std::swap(v, spare.v);
+  std::swap(index, spare.index);
+}
+
 template <int D, class T>
 double allpairs_potential(const Body<T>* bodies, std::size_t n, T eps2, gpu::Workspace& scratch) {
   if (n < 2) return 0.0;
@@ -169,6 +221,10 @@ double near_field_potential(const Body<T>* sorted, const DeviceTree& t, T eps2, 
 
 template void pack_bodies<float>(const DeviceParticles&, std::size_t, std::size_t, std::size_t, double, Body<float>*);
 template void pack_bodies<double>(const DeviceParticles&, std::size_t, std::size_t, std::size_t, double, Body<double>*);
+template void reorder_state<float>(const std::uint32_t*, DeviceParticles&, DeviceVectors&,
+                                   gpu::DeviceBuffer<std::uint32_t>&, StateSpare&, Body<float>*);
+template void reorder_state<double>(const std::uint32_t*, DeviceParticles&, DeviceVectors&,
+                                    gpu::DeviceBuffer<std::uint32_t>&, StateSpare&, Body<double>*);
 template void scatter_accelerations<float>(const Acc4<float>*, const std::uint32_t*, DeviceVectors&);
 template void scatter_accelerations<double>(const Acc4<double>*, const std::uint32_t*, DeviceVectors&);
 #define NF_POTENTIALS(D, T)                                                                                 \

@@ -37,6 +37,22 @@ void pack_bodies(const DeviceParticles& p, std::size_t first, std::size_t stride
 template <class T>
 void scatter_accelerations(const Acc4<T>* acc, const std::uint32_t* order, DeviceVectors& out);
 
+//! The arrays reorder_state moves a simulation's state through: allocated on first use, then
+//! swapped with the state's at every call, so no step allocates.
+struct StateSpare {
+  DeviceParticles p;
+  DeviceVectors v;
+  gpu::DeviceBuffer<std::uint32_t> index;
+};
+
+//! A simulation's state moved into a tree's order: for every array a of x, y, z, m (p), of the
+//! velocities v and of `index`, a'[s] = a[order[s]] (order: sorted position -> current row,
+//! DeviceTree::order); also bodies[s] = particle s after the move, rounded to T (what
+//! gather_bodies writes). The moved arrays swap places with spare's.
+template <class T>
+void reorder_state(const std::uint32_t* order, DeviceParticles& p, DeviceVectors& v,
+                   gpu::DeviceBuffer<std::uint32_t>& index, StateSpare& spare, Body<T>* bodies);
+
 //! -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over every pair of the n bodies. Pair terms in T, summed
 //! in T over tiles of 256 sources, tile sums in float64; each block takes two rows of the triangle
 //! of tile pairs (rows b and last - b: equal work), per-block sums are added in block order on

@@ -26,6 +26,11 @@ void ForceField::accelerations(const Particles&, std::uint64_t, std::vector<doub
 void ForceField::accelerations(const DeviceParticles&, std::uint64_t, DeviceVectors&) {
   throw std::logic_error("a host force field was given device particles");
 }
+bool ForceField::accelerations_moving(DeviceParticles& p, std::uint64_t step, DeviceVectors& acc, DeviceVectors&,
+                                      gpu::DeviceBuffer<std::uint32_t>&) {
+  accelerations(p, step, acc);
+  return false;
+}
 double ForceField::host_potential(const Particles& p) const {
   if (model_ == FieldModel::near_field) return near_field_potential(p, setup_.level, default_domain(p), setup_.softening);
   return allpairs_potential(p, setup_.softening);

@@ -60,6 +60,15 @@ class ForceField {
   //! Device fields: the positions of p changed on the device; writes the accelerations (input
   //! order, float64) into acc, on the device.
   virtual void accelerations(const DeviceParticles& p, std::uint64_t step, DeviceVectors& acc);
+  //! Device fields, the simulation's path: the same accelerations, but a field that sorts the
+  //! particles into a tree (near-field kernels) may move the state into the tree's order instead
+  //! of gathering the bodies and scattering the accelerations through a random permutation every
+  //! step: it then permutes p (x, y, z, m), the velocities v and `index` (the state's row -> input
+  //! row) alike, writes acc in that order, and returns true. The next step's sort then finds the
+  //! particles almost in place, and its gathers read memory in order. Default: accelerations(p,
+  //! step, acc), nothing moved, false.
+  virtual bool accelerations_moving(DeviceParticles& p, std::uint64_t step, DeviceVectors& acc, DeviceVectors& v,
+                                    gpu::DeviceBuffer<std::uint32_t>& index);
   //! -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the field's kernel computes: all pairs,
   //! or the near field at the level over the boxes of p's default domain (the boxes the last
   //! `accelerations` call used, if it was given these positions). A sub-sampled field gives the

@@ -3,6 +3,8 @@
 #include "common/launch.cuh"
 #include "sim/integrate_gpu.h"
 
+#include <utility>
+
 namespace nf::sim_gpu {
 namespace {
 
@@ -40,7 +42,35 @@ void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, double h, double 
   });
 }
 
+// out[index[s]] = in[s] for one float64 array.
+__global__ void scatter_kernel(const double* __restrict__ in, const std::uint32_t* __restrict__ index, std::size_t n,
+                               double* __restrict__ out) {
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < n) out[index[s]] = in[s];
+}
+
+__global__ void identity_kernel(std::uint32_t* __restrict__ index, std::size_t n) {
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < n) index[s] = static_cast<std::uint32_t>(s);
+}
+
+void scatter(gpu::DeviceBuffer<double>& a, const gpu::DeviceBuffer<std::uint32_t>& index) {
+  if (a.size() == 0) return;
+  gpu::DeviceBuffer<double> out(a.size());
+  scatter_kernel<<<gpu::blocks_for(a.size(), IntegratePolicy::threads), IntegratePolicy::threads>>>(
+      a.data(), index.data(), a.size(), out.data());
+  NF_CUDA_LAUNCHED();
+  a = std::move(out);  // the old array is freed after the kernel: cudaFree waits for the device
+}
+
 }  // namespace
+
+void restore_input_order(DeviceParticles& p, DeviceVectors& v, DeviceVectors& acc, gpu::DeviceBuffer<std::uint32_t>& index) {
+  if (p.n == 0) return;
+  for (gpu::DeviceBuffer<double>* a : {&p.x, &p.y, &p.z, &p.m, &v.x, &v.y, &v.z, &acc.x, &acc.y, &acc.z}) scatter(*a, index);
+  identity_kernel<<<gpu::blocks_for(p.n, IntegratePolicy::threads), IntegratePolicy::threads>>>(index.data(), p.n);
+  NF_CUDA_LAUNCHED();
+}
 
 void kick(DeviceVectors& v, const DeviceVectors& a, double h) {
   launch<false>(v.dim, v.n, {nullptr, v.x.data(), a.x.data()}, {nullptr, v.y.data(), a.y.data()},

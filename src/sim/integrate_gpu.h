@@ -14,4 +14,9 @@ void kick(DeviceVectors& v, const DeviceVectors& a, double h);
 //! in the same order, as a kick followed by a drift).
 void kick_drift(DeviceParticles& p, DeviceVectors& v, const DeviceVectors& a, double h, double dt);
 
+//! The state back in input order after fields moved it (ForceField::accelerations_moving): every
+//! array a of p, v and acc goes to a'[index[s]] = a[s], and index becomes 0, 1, ..., n - 1.
+//! Allocates the new arrays (a random scatter: meant for the few steps that need input order).
+void restore_input_order(DeviceParticles& p, DeviceVectors& v, DeviceVectors& acc, gpu::DeviceBuffer<std::uint32_t>& index);
+
 }  // namespace nf::sim_gpu

@@ -455,6 +455,8 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   auto snapshot_step = [&](std::uint64_t s) {
     return s == last || s == first || (c.snapshot_every > 0 && s % std::uint64_t(c.snapshot_every) == 0);
   };
+  // The snapshot grid: steps a run resumed from its snapshots restarts at (--steps can grow).
+  auto on_grid = [&](std::uint64_t s) { return c.snapshot_every > 0 && s % std::uint64_t(c.snapshot_every) == 0; };
   auto frame_step = [&](std::uint64_t s) { return c.render_every > 0 && s % std::uint64_t(c.render_every) == 0; };
 
   // Diagnostics, snapshot and picture of step s (whichever are due).
@@ -505,6 +507,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     const auto t0 = Clock::now();
     StepCost cost;
     state->kick_drift(half, c.dt);
+    if (on_grid(s)) state->restore_input_order();  // a resume from this snapshot evaluates the same forces
     state->compute_accelerations(s);
     state->kick(half);
     cost.integrate = state->integrate_ms();  // waits for the kick: the step is complete on the device

@@ -56,7 +56,9 @@ class HostState : public State {
 
 #if defined(NF_HAVE_CUDA)
 // Positions and masses in DeviceParticles, velocities and accelerations in DeviceVectors: the
-// layout the tree builder and the field's packing kernels read.
+// layout the tree builder and the field's packing kernels read. Near-field fields keep the arrays
+// in their tree's order (ForceField::accelerations_moving); index_ then maps each row of the
+// device arrays to its input row, and the host sees input order only.
 class DeviceState : public State {
  public:
   DeviceState(Particles p, ForceField& field)
@@ -65,8 +67,18 @@ class DeviceState : public State {
     v_.x.upload(host_.vx);
     v_.y.upload(host_.vy);
     if (host_.dim == 3) v_.z.upload(host_.vz);
+    std::vector<std::uint32_t> rows(host_.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
+    index_ = gpu::DeviceBuffer<std::uint32_t>(rows);
   }
-  void compute_accelerations(std::uint64_t step) override { field_.accelerations(p_, step, a_); }
+  void compute_accelerations(std::uint64_t step) override {
+    if (field_.accelerations_moving(p_, step, a_, v_, index_)) moved_ = true;
+  }
+  void restore_input_order() override {
+    if (!moved_) return;
+    sim_gpu::restore_input_order(p_, v_, a_, index_);
+    moved_ = false;
+  }
   void kick(double h) override {
     kick_timer_.start();
     sim_gpu::kick(v_, a_, h);
@@ -79,13 +91,14 @@ class DeviceState : public State {
   }
   double integrate_ms() override { return drift_timer_.elapsed_ms() + kick_timer_.elapsed_ms(); }
   Particles& particles() override {
-    host_.x = p_.x.download();
-    host_.y = p_.y.download();
-    host_.vx = v_.x.download();
-    host_.vy = v_.y.download();
+    const std::vector<std::uint32_t> rows = input_rows();
+    download(p_.x, rows, host_.x);
+    download(p_.y, rows, host_.y);
+    download(v_.x, rows, host_.vx);
+    download(v_.y, rows, host_.vy);
     if (host_.dim == 3) {
-      host_.z = p_.z.download();
-      host_.vz = v_.z.download();
+      download(p_.z, rows, host_.z);
+      download(v_.z, rows, host_.vz);
     }
     return host_;
   }
@@ -93,25 +106,42 @@ class DeviceState : public State {
   std::vector<double> accelerations() override { return interleave(a_); }
   std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) override {
     DeviceVectors a(host_.dim, host_.size());
-    other.accelerations(p_, step, a);
+    other.accelerations(p_, step, a);  // in the state's current order, like p_
     return interleave(a);
   }
 
  private:
-  static std::vector<double> interleave(const DeviceVectors& a) {
-    const std::vector<double> x = a.x.download(), y = a.y.download(), z = a.dim == 3 ? a.z.download() : std::vector<double>();
-    std::vector<double> out(a.n * a.dim);
-    for (std::size_t i = 0; i < a.n; ++i) {
-      out[i * a.dim] = x[i];
-      out[i * a.dim + 1] = y[i];
-      if (a.dim == 3) out[i * a.dim + 2] = z[i];
+  // The input row of each device row (empty: the identity).
+  std::vector<std::uint32_t> input_rows() const { return moved_ ? index_.download() : std::vector<std::uint32_t>(); }
+  // out[rows[s]] = a[s] (rows empty: out = a).
+  static void download(const gpu::DeviceBuffer<double>& a, const std::vector<std::uint32_t>& rows,
+                       std::vector<double>& out) {
+    if (rows.empty()) {
+      out = a.download();
+      return;
     }
+    const std::vector<double> sorted = a.download();
+    out.resize(sorted.size());
+    for (std::size_t s = 0; s < sorted.size(); ++s) out[rows[s]] = sorted[s];
+  }
+  // dim values per particle in input order.
+  std::vector<double> interleave(const DeviceVectors& a) const {
+    const std::vector<std::uint32_t> rows = input_rows();
+    std::vector<double> axis[3];
+    download(a.x, rows, axis[0]);
+    download(a.y, rows, axis[1]);
+    if (a.dim == 3) download(a.z, rows, axis[2]);
+    std::vector<double> out(a.n * a.dim);
+    for (std::size_t i = 0; i < a.n; ++i)
+      for (int d = 0; d < a.dim; ++d) out[i * a.dim + d] = axis[d][i];
     return out;
   }
 
-  Particles host_;  // ids, masses, dim; positions and velocities as of the last particles()
+  Particles host_;  // ids, masses, dim; positions and velocities (input order) as of the last particles()
   DeviceParticles p_;
   DeviceVectors v_, a_;
+  gpu::DeviceBuffer<std::uint32_t> index_;  // device row -> input row
+  bool moved_ = false;                      // index_ is not the identity
   gpu::EventTimer drift_timer_, kick_timer_;
 };
 #endif

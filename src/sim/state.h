@@ -32,6 +32,11 @@ class State {
   virtual std::vector<double> accelerations() = 0;
   //! The accelerations another field (same kind: host or device) gives the current positions.
   virtual std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) = 0;
+  //! Device states that a field moved into its tree's order (ForceField::accelerations_moving)
+  //! go back to input order; host states are always in input order. The simulation calls it
+  //! before the force evaluation of every step on the snapshot grid, so that a run resumed from
+  //! such a snapshot (read in input order) evaluates the same forces in the same order, bit for bit.
+  virtual void restore_input_order() {}
   //! Milliseconds of the last kick_drift plus the last kick (CUDA events on the GPU, read here:
   //! waits for the kick).
   virtual double integrate_ms() = 0;
