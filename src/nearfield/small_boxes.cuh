@@ -7,8 +7,12 @@
 // small when it holds fewer than 32 particles and its whole near field at most 2048 sources (so
 // a small box beside a giant one stays with the work items: its threads would grind alone).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "common/cuda_check.cuh"
+#include "common/errors.h"
 #include "common/interaction.h"
 #include "nearfield/box_tiles.cuh"
 #include "nearfield/traversal.h"
@@ -20,16 +24,39 @@ struct SmallBoxPolicy {
   static constexpr std::uint32_t max_sources = 2048;  // its near field, own box included
 };
 
+//! The small-box limits in force: SmallBoxPolicy's, or for tuning sweeps the environment variable
+//! NEARFIELD_SMALL_BOX=COUNT,SOURCES (a box is small below COUNT particles with at most SOURCES in
+//! its near field; 0,0 turns small boxes off). Read once per process.
+struct SmallBoxLimits {
+  std::uint32_t max_count = SmallBoxPolicy::max_count, max_sources = SmallBoxPolicy::max_sources;
+};
+inline SmallBoxLimits small_box_limits() {
+  static const SmallBoxLimits limits = [] {
+    SmallBoxLimits l;
+    const char* env = std::getenv("NEARFIELD_SMALL_BOX");
+    if (!env || !*env) return l;
+    unsigned long long c = 0, s = 0;
+    char extra = 0;
+    if (std::sscanf(env, "%llu,%llu%c", &c, &s, &extra) != 2 || c > 0xffffffffull || s > 0xffffffffull)
+      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES (two counts), not '") + env + "'");
+    l.max_count = static_cast<std::uint32_t>(c);
+    l.max_sources = static_cast<std::uint32_t>(s);
+    return l;
+  }();
+  return limits;
+}
+
 namespace small_boxes_detail {
 
 struct FullLists {  // compact tree: box k is [first[k], first[k + 1]), full neighbor lists
   const std::uint32_t *first, *offset, *ids;
+  SmallBoxLimits limits;
   __device__ std::uint32_t count(std::uint32_t b) const { return first[b + 1] - first[b]; }
   __device__ bool small(std::uint32_t b) const {
-    if (count(b) >= SmallBoxPolicy::max_count) return false;
+    if (count(b) >= limits.max_count) return false;
     std::uint32_t s = count(b);
     for (std::uint32_t l = offset[b]; l < offset[b + 1]; ++l) s += count(ids[l]);
-    return s <= SmallBoxPolicy::max_sources;
+    return s <= limits.max_sources;
   }
 };
 
@@ -61,7 +88,7 @@ class SmallBoxes {
  public:
   template <class T>
   void plan(const NearFieldView<T>& v) {
-    g_ = {v.box_first, v.near_full_offset, v.near_full_ids};
+    g_ = {v.box_first, v.near_full_offset, v.near_full_ids, small_box_limits()};
     any_ = false;
     // Flags for every box of the tree (a multi-GPU part's halo boxes too: work items read them).
     const std::uint32_t m = v.tree_boxes;
