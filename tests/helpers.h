@@ -98,12 +98,13 @@ inline Particles from_points(int dim, const std::vector<std::vector<double>>& pt
 //! puts back what was there.
 class EnvScope {
  public:
-  EnvScope(std::string name, const char* value) : name_(std::move(name)) {
+  //! Records the variable's value, to be put back at scope exit; `set` changes it meanwhile.
+  explicit EnvScope(std::string name) : name_(std::move(name)) {
     const char* old = std::getenv(name_.c_str());
     had_ = old != nullptr;
     if (had_) old_ = old;
-    set(value);
   }
+  EnvScope(std::string name, const char* value) : EnvScope(std::move(name)) { set(value); }
   ~EnvScope() { set(had_ ? old_.c_str() : nullptr); }
   EnvScope(const EnvScope&) = delete;
   EnvScope& operator=(const EnvScope&) = delete;
