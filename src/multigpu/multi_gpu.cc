@@ -52,14 +52,18 @@ void check_gpus(const KernelInfo& k, int gpus) {
                      k.name + " is " + (k.gpu() ? "an all-pairs kernel" : "a CPU kernel") + " (it runs with --gpus 1)");
   gpu::require("--gpus " + std::to_string(gpus));
   if (emulating_gpus()) return;  // every part on device 0, no NCCL
-  if (!nccl_compiled()) load_nccl();  // throws the build's reason
-  const int devices = gpu::device_count();
-  if (devices < gpus)
-    throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) +
-                     " CUDA device" + (devices == 1 ? "" : "s") +
-                     " (to test the multi-GPU path on fewer, set NEARFIELD_EMULATE_GPUS=1: every part then runs on "
-                     "GPU 0, timings meaningless)");
-  load_nccl();
+  try {
+    if (!nccl_compiled()) load_nccl();  // throws the build's reason
+    const int devices = gpu::device_count();
+    if (devices < gpus)
+      throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) +
+                       " CUDA device" + (devices == 1 ? "" : "s"));
+    load_nccl();
+  } catch (const UsageError& e) {  // the GPUs or NCCL are missing: name the testing aid
+    throw UsageError(std::string(e.what()) +
+                     " (to test the multi-GPU path without them, set NEARFIELD_EMULATE_GPUS=1: every part then runs "
+                     "on GPU 0, timings meaningless)");
+  }
 }
 
 #if defined(NF_HAVE_CUDA)
