@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,6 +93,30 @@ inline Particles from_points(int dim, const std::vector<std::vector<double>>& pt
   }
   return p;
 }
+
+//! Sets (or with a null value unsets) an environment variable for the life of the scope, then
+//! puts back what was there.
+class EnvScope {
+ public:
+  //! Records the variable's value, to be put back at scope exit; `set` changes it meanwhile.
+  explicit EnvScope(std::string name) : name_(std::move(name)) {
+    const char* old = std::getenv(name_.c_str());
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+  }
+  EnvScope(std::string name, const char* value) : EnvScope(std::move(name)) { set(value); }
+  ~EnvScope() { set(had_ ? old_.c_str() : nullptr); }
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+  void set(const char* value) {
+    if (value) ::setenv(name_.c_str(), value, 1);
+    else ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
 
 //! True when the GPU tests can run here; otherwise records why (or fails if a GPU is required).
 inline bool gpu_or_skip() {

@@ -352,6 +352,50 @@ TEST_CASE("loopback transport refuses unmatched or mismatched messages") {
   CHECK_THROWS_AS(t.send(0, 1, &a, sizeof a), std::logic_error);
 }
 
+TEST_CASE("loopbacks check every message of a group before they move any; the device one copies on the GPU") {
+  int a = 1, b = 2, x = 0, y = 0;
+  auto mismatched_group = [&](LoopbackTransport& t) {
+    t.group_start();
+    t.send(0, 1, &a, sizeof a);
+    t.recv(1, 0, &x, sizeof x);  // matches
+    t.send(1, 0, &b, sizeof b);
+    t.recv(0, 1, &y, 1);  // does not
+    CHECK_THROWS_AS(t.group_end(), std::logic_error);
+  };
+  LoopbackTransport host;
+  mismatched_group(host);
+  CHECK(x == 0);  // nothing moved
+  CHECK(host.messages() == 0);
+  DeviceLoopbackTransport device;
+  mismatched_group(device);  // refused before any device copy, so also without a GPU
+  CHECK(device.messages() == 0);
+  device.group_start();
+  device.send(0, 1, &a, sizeof a);
+  CHECK_THROWS_AS(device.group_end(), std::logic_error);  // a send nobody receives
+  if (!gpu::available()) {  // a matched message is a device copy: refused with the reason
+    device.group_start();
+    device.send(0, 1, &a, sizeof a);
+    device.recv(1, 0, &x, sizeof x);
+    CHECK_THROWS_AS(device.group_end(), UsageError);
+  }
+}
+
+TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on; without a GPU it is refused like --gpus") {
+  test::EnvScope emulate("NEARFIELD_EMULATE_GPUS", nullptr);
+  CHECK_FALSE(emulating_gpus());
+  emulate.set("0");
+  CHECK_FALSE(emulating_gpus());
+  emulate.set("yes");
+  CHECK_FALSE(emulating_gpus());
+  emulate.set("1");
+  CHECK(emulating_gpus());
+  CHECK_THROWS_AS(check_gpus(find_kernel("cpu-serial"), 2), UsageError);  // still GPU near-field kernels only
+  CHECK_THROWS_AS(check_gpus(find_kernel("allpairs-tiled"), 2), UsageError);
+  CHECK_THROWS_AS(check_gpus(find_kernel("bpb"), 0), UsageError);
+  if (!gpu::available())
+    CHECK_THROWS_WITH_AS(check_gpus(find_kernel("bpb"), 2), doctest::Contains("needs a CUDA GPU"), UsageError);
+}
+
 TEST_CASE("uniform-fast: uniform in [0,1)^D, the same for any thread count, seeded") {
   GenerateOptions g;
   g.dist = "uniform-fast";

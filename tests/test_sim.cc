@@ -321,6 +321,18 @@ TEST_CASE("simulate refuses bad options before any work") {
       {{"--kernel", "cpu-serial", "--level", "40", "--dt", "0.1"}, "level"},
   };
   if (!gpu::available()) cases.push_back({{"--kernel", "allpairs-tiled", "--dt", "0.1"}, "needs a CUDA GPU"});
+  // --gpus: at least 1; above 1 only GPU near-field kernels, and only with GPUs.
+  cases.push_back({{"--kernel", "cpu-allpairs", "--dt", "0.1", "--gpus", "0"}, "--gpus must be at least 1, not 0"});
+  cases.push_back({{"--kernel", "bpb", "--level", "2", "--dt", "0.1", "--gpus", "-1"}, "--gpus must be at least 1"});
+  cases.push_back({{"--kernel", "cpu-serial", "--level", "2", "--dt", "0.1", "--gpus", "2"}, "cpu-serial is a CPU kernel"});
+  cases.push_back({{"--kernel", "cpu-omp-n3", "--level", "2", "--dt", "0.1", "--gpus", "3"}, "cpu-omp-n3 is a CPU kernel"});
+  cases.push_back({{"--kernel", "cpu-allpairs", "--dt", "0.1", "--gpus", "2"}, "cpu-allpairs is a CPU kernel"});
+  cases.push_back(
+      {{"--kernel", "allpairs-tiled", "--dt", "0.1", "--gpus", "2"}, "allpairs-tiled is an all-pairs kernel"});
+  cases.push_back({{"--kernel", "allpairs-naive", "--dt", "0.1", "--subsample", "2", "--gpus", "2"},
+                   "allpairs-naive is an all-pairs kernel"});
+  if (!gpu::available())
+    cases.push_back({{"--kernel", "bpb", "--level", "2", "--dt", "0.1", "--gpus", "2"}, "--gpus 2 needs a CUDA GPU"});
   for (const Bad& b : cases) {
     std::vector<std::string> args = {"simulate"};
     args.insert(args.end(), base.begin(), base.end());
@@ -383,7 +395,43 @@ TEST_CASE("simulate --timing appends the cost of a step to a results file") {
   simulate_ok({"--input", in, "--kernel", "cpu-omp", "--level", "3", "--dt", "0.001", "--steps", "5", "--output-dir",
                dir.file("t"), "--timing", dir.file("timing.csv")});
   const std::string csv = read_text(dir.file("timing.csv"));
-  CHECK(csv.rfind("kernel,dim,level,ppb,n,input,precision,softening,dt,subsample,steps,step_median_ms", 0) == 0);
+  CHECK(csv.rfind("kernel,dim,level,ppb,n,input,precision,softening,dt,subsample,gpus,steps,step_median_ms", 0) == 0);
   CHECK(csv.find("\ncpu-omp,2,3,4.6875,300,") != std::string::npos);
+  CHECK(csv.find(",0.001,1,1,5,") != std::string::npos);  // dt, subsample, gpus, steps
   CHECK(csv.find("beyond_forces_fraction") != std::string::npos);
+}
+
+TEST_CASE("simulate --gpus: refused without GPUs even when emulated; run.ini records gpus and --resume compares it") {
+  TempDir dir;
+  const std::string in = write_input(dir, make("uniform", 2, 60, 5));
+  if (!gpu::available()) {
+    // NEARFIELD_EMULATE_GPUS puts the parts on GPU 0: it still needs that GPU.
+    EnvScope emulate("NEARFIELD_EMULATE_GPUS", "1");
+    const CliResult r = run_cli({"simulate", "--input", in, "--kernel", "bpb", "--level", "2", "--dt", "0.01",
+                                 "--steps", "2", "--gpus", "2", "--output-dir", dir.file("emulated")});
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find("--gpus 2 needs a CUDA GPU") != std::string::npos, r.err);
+    CHECK_FALSE(fs::exists(dir.file("emulated")));
+  }
+  simulate_ok({"--input", in, "--kernel", "cpu-serial", "--level", "2", "--dt", "0.01", "--steps", "2",
+               "--output-dir", dir.file("r")});
+  const std::string ini = read_text(dir.file("r/run.ini"));
+  CHECK(ini.find("\ngpus = 1\n") != std::string::npos);
+  // A run.ini that says 2 GPUs is not continued on 1.
+  std::string two = ini;
+  two.replace(two.find("\ngpus = 1\n"), 10, "\ngpus = 2\n");
+  write_text(dir.file("r/run.ini"), two);
+  const CliResult r = run_cli({"simulate", "--kernel", "cpu-serial", "--level", "2", "--dt", "0.01", "--steps", "4",
+                               "--output-dir", dir.file("r"), "--resume"});
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find("--gpus 1 (the run has 2)") != std::string::npos, r.err);
+  CHECK_FALSE(fs::exists(dir.file("r/snap_000004.csv")));
+  // A run made before --gpus existed (no gpus line) ran on one GPU: it continues.
+  std::string old = ini;
+  old.erase(old.find("\ngpus = 1\n") + 1, 9);
+  CHECK(old.find("gpus") == std::string::npos);
+  write_text(dir.file("r/run.ini"), old);
+  simulate_ok({"--kernel", "cpu-serial", "--level", "2", "--dt", "0.01", "--steps", "4", "--output-dir", dir.file("r"),
+               "--resume"});
+  CHECK(energy_rows(dir, "r").back().step == 4);
 }

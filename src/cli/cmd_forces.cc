@@ -16,6 +16,10 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   int threads = 0, gpus = 1;
   std::string cross_pairs = "auto";
   bool round_inputs = false;
+  const std::string gpus_help = std::string(
+                                    "GPUs of this host to spread a GPU near-field kernel over (one process, halo "
+                                    "particles through NCCL; README \"Several GPUs\")") +
+                                emulate_gpus_help();
   po::options_description d("forces options");
   d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "kernel name (see nearfield bench --list)")(
       "level", po::value(&level), "tree level K (near-field kernels, --mask near, and generated --ppb inputs), or auto: least near-field pairs + a per-box overhead (README)")(
@@ -28,8 +32,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "domain", po::value(&domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")(
       "output", po::value(&output)->required(), "CSV to write: id,ax,ay[,az] in input order")(
       "gpus", po::value(&gpus)->default_value(gpus),
-      "GPUs of this host to spread a GPU near-field kernel over (one process, halo particles through NCCL; README "
-      "\"Several GPUs\")")(
+      gpus_help.c_str())(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");

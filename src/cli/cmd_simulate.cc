@@ -3,6 +3,7 @@
 #include "common/errors.h"
 #include "harness/auto_level.h"
 #include "io/particle_file.h"
+#include "multigpu/multi_gpu.h"
 #include "render/density_image.h"
 #include "sim/simulation.h"
 
@@ -24,6 +25,11 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
   sim::SimulationConfig c;
   std::string precision = "float", format = "csv", plane = "xy";
   int threads = 0;
+  const std::string gpus_help =
+      std::string("G > 1, GPU near-field kernels: each step's forces spread over G GPUs of this host (decomposition and "
+                  "halo exchange as forces --gpus); positions pass through the host every step and the leapfrog runs "
+                  "there") +
+      emulate_gpus_help();
   po::options_description d("simulate options");
   d.add_options()("help", "this help")("kernel", po::value(&c.kernel)->required(),
                                        "any kernel (nearfield bench --list): all-pairs kernels give the exact softened "
@@ -49,6 +55,8 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
       "part of the plane the frames show, U0,U1,V0,V1 (default: a square around the particles of step 0)")(
       "resume", po::bool_switch(&c.resume),
       "continue the run in --output-dir from its last snapshot (same settings; --steps may be larger)")(
+      "gpus", po::value(&c.gpus)->default_value(c.gpus),
+      gpus_help.c_str())(
       "timing", po::value(&c.timing_csv),
       "results CSV to append the cost of a step to: forces, tree, plan, transfers, integration, diagnostics "
       "(median/min/max over the steps)");
@@ -58,7 +66,7 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
   if (!parse_args(args, d, vm, out,
                   "usage: nearfield simulate --input F --kernel K --dt DT --steps S [--softening EPS] [--level K|auto] "
                   "[--precision float|double] [--snapshot-every M] --output-dir DIR [--format csv|tipsy|bin] "
-                  "[--subsample k] [--render-every R] [--resume] [--timing RESULTS.csv] [--threads T]\n"
+                  "[--subsample k] [--gpus G] [--render-every R] [--resume] [--timing RESULTS.csv] [--threads T]\n"
                   "Leapfrog kick-drift-kick (velocity Verlet). Writes DIR/snap_NNNNNN.EXT at steps 0, M, 2M, ... and "
                   "the last, DIR/energy.csv (step,time,kinetic,potential,total,rel_energy_error,px,py,pz,force_model) "
                   "at the same steps, and DIR/run.ini; progress with the time left on stderr. GPU kernels keep the "

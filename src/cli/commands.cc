@@ -12,6 +12,7 @@
 #include "common/version.h"
 #include "harness/kernels.h"
 #include "io/particle_file.h"
+#include "multigpu/multi_gpu.h"
 #include "multigpu/nccl_transport.h"
 
 namespace nf::cli {
@@ -55,6 +56,9 @@ void version(std::ostream& out) {
       << "CPU-only build (no CUDA kernels)\n";
 #endif
   // Several GPUs: whether this build can, and which libnccl a run would load (README "Several GPUs").
+  if (emulating_gpus())
+    out << "multi-GPU (--gpus): emulated, NEARFIELD_EMULATE_GPUS=1: every part on GPU 0, no NCCL (timings "
+           "meaningless)\n";
   if (!nccl_compiled()) {
     out << "multi-GPU (--gpus): not built (no nccl.h at configure time)\n";
     return;

@@ -298,6 +298,10 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode) {
+  const std::string gpus_help =
+      std::string("GPUs of this host to spread each GPU near-field kernel over, comma list (1,2): one process drives "
+                  "them, halo particles move through NCCL (README \"Several GPUs\")") +
+      emulate_gpus_help();
   add_input_options(d, c.in);
   d.add_options()
       ("kernel", po::value(&c.kernels), "kernels, comma-separated (default: every kernel this machine can run)")
@@ -309,8 +313,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("resume", po::bool_switch(&c.resume), "skip points whose rows are already in --output")
       ("remeasure", po::bool_switch(&c.remeasure), "measure points already in --output again and replace their rows")
       ("gpus", po::value(&c.gpus)->default_value(c.gpus),
-       "GPUs of this host to spread each GPU near-field kernel over, comma list (1,2): one process drives them, halo "
-       "particles move through NCCL (README \"Several GPUs\")")
+       gpus_help.c_str())
       ("cross-pairs", po::value(&c.cross_pairs)->default_value(c.cross_pairs),
        "on several GPUs, pairs across two GPUs' parts: once (Newton-3 kernels: computed on one side, counterforces "
        "sent back), twice (computed on both sides), auto (once for Newton-3 kernels that are not deterministic); comma "

@@ -59,7 +59,7 @@ void* allocate(std::size_t bytes);
 void release(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
-void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);  //!< asynchronous on the default stream
 void fill_bytes(void* dst, int value, std::size_t bytes);  //!< asynchronous on the default stream
 void synchronize();
 

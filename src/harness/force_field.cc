@@ -7,6 +7,8 @@
 #include "common/domain.h"
 #include "common/gpu_runtime.h"
 #include "harness/potential.h"
+#include "multigpu/multi_gpu.h"
+#include "multigpu/multi_gpu_field.h"
 #include "quadtree/tree.h"
 
 namespace nf {
@@ -64,8 +66,10 @@ std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particle
     throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
                      " is a near-field kernel (its sources are the neighbor boxes, which a sub-sample would thin "
                      "unevenly)");
+  check_gpus(k, s.gpus);  // before the kernel's own refusals: the message names --gpus
   if (k.gpu()) gpu::require("kernel " + k.name);
   if (k.near_field()) check_level(initial.dim, s.level, initial.size(), ~0ull, "memory", k.dense_tree());
+  if (s.gpus > 1) return make_multi_gpu_field(k, initial, s);
   if (!k.make_field) throw UsageError("kernel " + k.name + " cannot drive a simulation (no force field)");
   return k.make_field(k, initial, s);
 }

@@ -28,6 +28,9 @@ struct FieldSetup {
   //! All-pairs kernels: k > 1 uses every k-th source (offset = step mod k), masses times k (the
   //! "approximation" of 001_d513da1f99233eaa.txt). Near-field kernels refuse k > 1.
   int subsample = 1;
+  //! > 1: a GPU near-field kernel spread over this many GPUs (multigpu/multi_gpu_field.h): a host
+  //! field, positions pass through the host every step.
+  int gpus = 1;
 };
 
 //! Milliseconds the last `accelerations` call spent in each part (CUDA events on the GPU, the
@@ -96,7 +99,8 @@ class ForceField {
 
 //! The force field of kernel k for particles like `initial` (dimension, N and masses fixed). Refuses
 //! (UsageError) a kernel that cannot drive a simulation, a GPU kernel without a GPU, --subsample
-//! with a near-field kernel, and a level the kernel cannot take.
+//! with a near-field kernel, a level the kernel cannot take, and gpus the kernel or machine cannot
+//! serve (multi_gpu.h's check_gpus).
 std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particles& initial, const FieldSetup& setup);
 
 //! Sources every k-th particle from `offset`: how many of n there are.

@@ -7,7 +7,8 @@
 //! 4. with CrossPairs::once, a second group sends the counterforces accumulated on halo particles
 //!    back to their owners, which add them onto their own particles.
 //! The parts (PartDevice) are GPUs driven by this process (multi_gpu.h) or host memory in the
-//! tests; the transport is NCCL (nccl_transport.h) or the loopback below.
+//! tests; the transport is NCCL (nccl_transport.h) or one of the loopbacks below (host memory, or
+//! device memory when every part is on one GPU: NEARFIELD_EMULATE_GPUS, multi_gpu.h).
 
 #include <cstddef>
 #include <map>
@@ -55,9 +56,9 @@ class Transport {
 void evaluate_parts(const ExchangePlan& plan, const std::vector<PartDevice*>& parts, Transport& t);
 
 //! Host-memory transport: group_end copies each receive from its matching send and refuses a
-//! receive without a send of the same size (or a send nobody receives). For tests, and as the
-//! definition of what a transport must do.
-class LoopbackTransport final : public Transport {
+//! receive without a send of the same size (or a send nobody receives) before it copies anything.
+//! For tests, and as the definition of what a transport must do.
+class LoopbackTransport : public Transport {
  public:
   void group_start() override;
   void send(int part, int peer, const void* data, std::size_t bytes) override;
@@ -66,11 +67,25 @@ class LoopbackTransport final : public Transport {
   std::size_t messages() const { return messages_; }  //!< messages delivered so far
   std::size_t bytes() const { return bytes_; }        //!< bytes delivered so far
 
+ protected:
+  //! Moves one message (memcpy here).
+  virtual void copy(void* dst, const void* src, std::size_t bytes);
+
  private:
   std::map<std::pair<int, int>, std::pair<const void*, std::size_t>> sends_;  // (from, to)
   std::map<std::pair<int, int>, std::pair<void*, std::size_t>> recvs_;        // (from, to)
   bool open_ = false;
   std::size_t messages_ = 0, bytes_ = 0;
+};
+
+//! The loopback between parts that all live on the current CUDA device (emulated GPUs,
+//! NEARFIELD_EMULATE_GPUS in multi_gpu.h): each message is a device-to-device copy enqueued on the
+//! default stream (gpu::copy_on_device), so it follows the packing before it and precedes the
+//! kernels after it, like NCCL's group chained to the default streams. Same matching and refusals
+//! as LoopbackTransport; in a build without CUDA a delivery throws UsageError.
+class DeviceLoopbackTransport final : public LoopbackTransport {
+ protected:
+  void copy(void* dst, const void* src, std::size_t bytes) override;
 };
 
 }  // namespace nf

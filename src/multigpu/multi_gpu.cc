@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -31,6 +34,16 @@ bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested) {
   return k.deterministic() && resolve_cross_pairs(k, requested) == CrossPairs::twice;
 }
 
+bool emulating_gpus() {
+  const char* v = std::getenv("NEARFIELD_EMULATE_GPUS");
+  return v && std::strcmp(v, "1") == 0;
+}
+
+const char* emulate_gpus_help() {
+  return "; NEARFIELD_EMULATE_GPUS=1 puts every part on GPU 0 and moves the messages by device copies instead of NCCL "
+         "(a testing aid for one-GPU machines: results as on G GPUs, timings meaningless)";
+}
+
 void check_gpus(const KernelInfo& k, int gpus) {
   if (gpus < 1) throw UsageError("--gpus must be at least 1, not " + std::to_string(gpus));
   if (gpus == 1) return;
@@ -38,12 +51,19 @@ void check_gpus(const KernelInfo& k, int gpus) {
     throw UsageError("--gpus " + std::to_string(gpus) + " spreads the GPU near-field kernels over several GPUs; " +
                      k.name + " is " + (k.gpu() ? "an all-pairs kernel" : "a CPU kernel") + " (it runs with --gpus 1)");
   gpu::require("--gpus " + std::to_string(gpus));
-  if (!nccl_compiled()) load_nccl();  // throws the build's reason
-  const int devices = gpu::device_count();
-  if (devices < gpus)
-    throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) +
-                     " CUDA device" + (devices == 1 ? "" : "s"));
-  load_nccl();
+  if (emulating_gpus()) return;  // every part on device 0, no NCCL
+  try {
+    if (!nccl_compiled()) load_nccl();  // throws the build's reason
+    const int devices = gpu::device_count();
+    if (devices < gpus)
+      throw UsageError("--gpus " + std::to_string(gpus) + ": this machine has " + std::to_string(devices) +
+                       " CUDA device" + (devices == 1 ? "" : "s"));
+    load_nccl();
+  } catch (const UsageError& e) {  // the GPUs or NCCL are missing: name the testing aid
+    throw UsageError(std::string(e.what()) +
+                     " (to test the multi-GPU path without them, set NEARFIELD_EMULATE_GPUS=1: every part then runs "
+                     "on GPU 0, timings meaningless)");
+  }
 }
 
 #if defined(NF_HAVE_CUDA)
@@ -149,7 +169,10 @@ class MultiGpuEvaluation final : public Evaluation {
       where[g].max_box_count = boxes.max_count();
       if (cross == CrossPairs::once) where[g].target_boxes = plan_.parts[g].layout.own_end;  // own boxes come first
     }
-    // One host thread per local GPU prepares its part (selection, upload, tree build, plan) at once.
+    // One host thread per local GPU prepares its part (selection, upload, tree build, plan) at once;
+    // parts that share a device (emulated GPUs) are prepared one after another, as they run.
+    const bool shared_device =
+        std::set<int>(cluster_.device.begin(), cluster_.device.end()).size() < cluster_.device.size();
     parts_.resize(parts);
     std::vector<std::exception_ptr> failed(cluster_.local.size());
     std::vector<std::thread> threads;
@@ -169,8 +192,10 @@ class MultiGpuEvaluation final : public Evaluation {
           failed[i] = std::current_exception();
         }
       });
+      if (shared_device) threads.back().join();
     }
-    for (std::thread& t : threads) t.join();
+    for (std::thread& t : threads)
+      if (t.joinable()) t.join();
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
     for (int g = 0; g < parts; ++g) {
@@ -319,8 +344,12 @@ std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particl
   if (s.gpus == 1) return prepare(k, p, s);
   GpuCluster c;
   c.parts = s.gpus;
-  for (int g = 0; g < s.gpus; ++g) c.local.push_back(g), c.device.push_back(g);
-  c.transport = NcclTransport::for_devices(s.gpus);  // before any work: a missing library fails at once
+  const bool emulated = emulating_gpus();
+  for (int g = 0; g < s.gpus; ++g) c.local.push_back(g), c.device.push_back(emulated ? 0 : g);
+  if (emulated)
+    c.transport = std::make_shared<DeviceLoopbackTransport>();
+  else
+    c.transport = NcclTransport::for_devices(s.gpus);  // before any work: a missing library fails at once
   return prepare_on_cluster(k, p, s, std::move(c));
 }
 

@@ -30,13 +30,25 @@ CrossPairs resolve_cross_pairs(const KernelInfo& k, CrossPairs requested);
 //! order).
 bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested);
 
+//! True when the environment variable NEARFIELD_EMULATE_GPUS is 1: `--gpus G` then places all G
+//! parts on CUDA device 0 and moves their messages with device-memory copies
+//! (DeviceLoopbackTransport) instead of NCCL, so the multi-GPU path runs, and its results can be
+//! checked, on a machine with one GPU and without NCCL. A testing aid: the parts run one after
+//! another on one GPU, so timings are meaningless.
+bool emulating_gpus();
+
+//! The sentence commands add to their --gpus help about NEARFIELD_EMULATE_GPUS.
+const char* emulate_gpus_help();
+
 //! Refuses (UsageError), before any work, a request for `gpus` GPUs this build or machine cannot
-//! serve: fewer than 1, a kernel that is not a GPU near-field kernel, a build without NCCL, fewer
-//! CUDA devices than asked for, or no loadable libnccl. gpus == 1 always passes.
+//! serve: fewer than 1, a kernel that is not a GPU near-field kernel, no GPU, and unless
+//! emulating_gpus(): a build without NCCL, fewer CUDA devices than asked for, or no loadable
+//! libnccl. gpus == 1 always passes.
 void check_gpus(const KernelInfo& k, int gpus);
 
 //! The evaluation of `k` over setup.gpus GPUs of this process (checked as check_gpus does;
-//! counting mode refused): parts 0..G-1 on devices 0..G-1, NCCL between them.
+//! counting mode refused): parts 0..G-1 on devices 0..G-1, NCCL between them; with
+//! emulating_gpus(), every part on device 0 and DeviceLoopbackTransport between them.
 std::unique_ptr<Evaluation> prepare_multi_gpu(const KernelInfo& k, const Particles& p, const ForceSetup& setup);
 
 //! Which parts of a multi-GPU evaluation this process drives and how they reach the others: every

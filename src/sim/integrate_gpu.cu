@@ -26,9 +26,13 @@ __global__ void step_kernel(Axis ax, Axis ay, Axis az, std::size_t n, double h, 
   const Axis axes[3] = {ax, ay, az};
 #pragma unroll
   for (int d = 0; d < D; ++d) {
-    const double v = axes[d].v[i] + axes[d].a[i] * h;  // kick
+    // Rounded products and sums, never contracted into an FMA: the same arithmetic as the host
+    // leapfrog (sim/state.cc; C++17 without extensions does not contract), so a run on the GPU and
+    // one whose forces come back to the host (simulate --gpus G) follow bitwise the same
+    // trajectory from bitwise the same forces.
+    const double v = __dadd_rn(axes[d].v[i], __dmul_rn(axes[d].a[i], h));  // kick
     axes[d].v[i] = v;
-    if constexpr (Drift) axes[d].x[i] = axes[d].x[i] + v * dt;  // drift
+    if constexpr (Drift) axes[d].x[i] = __dadd_rn(axes[d].x[i], __dmul_rn(v, dt));  // drift
   }
 }
 

@@ -21,6 +21,7 @@
 #include "harness/kernels.h"
 #include "harness/results.h"
 #include "harness/stats.h"
+#include "multigpu/multi_gpu.h"
 #include "render/png_file.h"
 #include "sim/state.h"
 
@@ -38,11 +39,13 @@ constexpr std::size_t kHostPotentialMax = 20000;
 
 std::string in_dir(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
-// A setting --resume compares, keyed as run.ini records it, with the option that sets it.
+// A setting --resume compares, keyed as run.ini records it, with the option that sets it, and
+// what a run.ini without the key means (runs made before the option existed; null: nothing).
 struct Setting {
   const char* key;
   const char* option;
   std::string value;
+  const char* absent = nullptr;
 };
 
 std::vector<Setting> compared_settings(const SimulationConfig& c) {
@@ -53,6 +56,7 @@ std::vector<Setting> compared_settings(const SimulationConfig& c) {
           {"level_requested", "--level", c.level.empty() ? "-" : c.level},
           {"precision", "--precision", to_string(c.precision)},
           {"subsample", "--subsample", std::to_string(c.subsample)},
+          {"gpus", "--gpus", std::to_string(c.gpus), "1"},
           {"snapshot_every", "--snapshot-every", std::to_string(c.snapshot_every)},
           {"format", "--format", io::to_string(c.format)},
           {"render_every", "--render-every", std::to_string(c.render_every)},
@@ -168,7 +172,7 @@ void write_timing_row(const SimulationConfig& c, const KernelInfo& k, int dim, s
                       const std::vector<double>& output_ms, std::ostream& log) {
   const std::vector<std::string> parts = {"step", "forces", "tree", "plan", "transfer", "integrate", "other"};
   std::vector<std::string> columns = {"kernel", "dim", "level", "ppb", "n", "input", "precision", "softening",
-                                      "dt", "subsample", "steps"};
+                                      "dt", "subsample", "gpus", "steps"};
   for (const std::string& part : parts)
     for (const char* stat : {"median_ms", "min_ms", "max_ms"}) columns.push_back(part + "_" + stat);
   for (const char* col : {"diagnostics_count", "diagnostics_median_ms", "diagnostics_min_ms", "diagnostics_max_ms",
@@ -189,6 +193,7 @@ void write_timing_row(const SimulationConfig& c, const KernelInfo& k, int dim, s
   row["softening"] = format_double(c.softening);
   row["dt"] = format_double(c.dt);
   row["subsample"] = std::to_string(c.subsample);
+  row["gpus"] = std::to_string(c.gpus);
   row["steps"] = std::to_string(costs.size());
   auto put = [&](const std::string& part, const std::vector<double>& ms) {
     const TimingStats t = summarize(ms);
@@ -291,6 +296,7 @@ void check_config(const SimulationConfig& c) {
   if (!k.near_field() && level == kAutoLevel)
     throw UsageError("--level auto chooses the tree level of a near-field kernel; " + k.name + " uses none");
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
+  check_gpus(k, c.gpus);  // before the GPU check below: a CPU build's refusal then names --gpus
   if (k.gpu()) gpu::require("kernel " + k.name);
   if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
   std::error_code ec;
@@ -307,7 +313,7 @@ void check_config(const SimulationConfig& c) {
   const RunDescription d = RunDescription::read(ini);
   std::string differences;
   for (const Setting& s : compared_settings(c))
-    if (d.get(s.key) != s.value)
+    if ((d.has(s.key) ? d.get(s.key) : std::string(s.absent ? s.absent : "")) != s.value)
       differences += std::string(differences.empty() ? "" : "; ") + s.option + " " + s.value + " (the run has " +
                      (d.has(s.key) ? d.get(s.key) : std::string("none")) + ")";
   if (!c.input.empty() && d.get("input") != c.input)
@@ -382,6 +388,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   setup.softening = c.softening;
   setup.precision = c.precision;
   setup.subsample = c.subsample;
+  setup.gpus = c.gpus;
   std::unique_ptr<ForceField> field = make_force_field(k, start, setup);
   std::unique_ptr<ForceField> exact;  // sub-sampled runs: the exact forces, for the force error
   if (c.subsample > 1) {
@@ -406,6 +413,11 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
       << format_double(c.dt) << ", steps " << first << ".." << last << ", softening " << format_double(c.softening)
       << (k.near_field() ? ", level " + std::to_string(level) : std::string()) << "\n";
   log << "forces: " << field->describe() << "\n";
+  if (c.gpus > 1)
+    log << "forces on " << c.gpus << " GPUs: positions pass through the host every step (decomposition, halo "
+        << "exchange and tree built anew each step; the leapfrog runs on the host)"
+        << (emulating_gpus() ? "; NEARFIELD_EMULATE_GPUS=1: every part runs on GPU 0, timings are meaningless" : "")
+        << "\n";
   log << "output: " << c.output_dir << ": snap_NNNNNN." << io::to_string(c.format) << " every "
       << (c.snapshot_every > 0 ? std::to_string(c.snapshot_every) + " steps and at the last" : "run: step 0 and the last")
       << ", energy.csv at the same steps"

@@ -32,6 +32,7 @@ struct SimulationConfig {
   std::string output_dir;
   io::FileFormat format = io::FileFormat::csv;
   int subsample = 1;                 //!< k > 1: every k-th source per step (all-pairs kernels)
+  int gpus = 1;                      //!< G > 1: a GPU near-field kernel over G GPUs (positions through the host)
   std::int64_t render_every = 0;     //!< R > 0: frame_NNNNNN.png every R steps (and step 0)
   int render_size = 512;             //!< frame width in pixels
   render::Plane render_plane = render::Plane::xy;
@@ -47,7 +48,8 @@ int parse_level(const std::string& level);
 //! Refuses, before any work, what cannot run (UsageError naming the option): dt not finite and
 //! positive, negative steps / --snapshot-every / --render-every / softening, --subsample below 1
 //! or with a near-field kernel, a near-field kernel without --level, --level auto with an
-//! all-pairs kernel, a format other than csv/tipsy/bin, a GPU kernel without a GPU, an output
+//! all-pairs kernel, a format other than csv/tipsy/bin, a GPU kernel without a GPU, --gpus below 1
+//! or above 1 with a kernel other than a GPU near-field kernel or without the GPUs, an output
 //! folder that holds a run (without --resume) or none (with --resume), a resumed run whose
 //! recorded settings differ (every difference named), a --timing file that cannot be written.
 void check_config(const SimulationConfig& c);
