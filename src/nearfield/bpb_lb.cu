@@ -236,7 +236,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   NearList g_{};
   std::uint32_t n_ = 0;
   bool split_ = false;
-  SmallBoxes small_;
+  SmallBoxes small_{LaneShape::pow2};
   std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
   gpu::DeviceBuffer<SourceItem> items_;
   gpu::DeviceBuffer<Acc4<T>> partial_;

@@ -96,7 +96,7 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
   }
 
   bool hybrid_ = false;
-  SmallBoxes small_;
+  SmallBoxes small_{LaneShape::warps};
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;
 };

@@ -24,23 +24,33 @@ struct SmallBoxPolicy {
   static constexpr std::uint32_t max_sources = 2048;  // its near field, own box included
 };
 
+//! How a kernel's work items lay a box's targets on lanes: blocks of a power of two of threads
+//! (32 .. 512, bpb-lb) or whole warps (the Newton-3 item kernels).
+enum class LaneShape : std::uint8_t { pow2, warps };
+
 //! The small-box limits in force: SmallBoxPolicy's, or for tuning sweeps the environment variable
-//! NEARFIELD_SMALL_BOX=COUNT,SOURCES (a box is small below COUNT particles with at most SOURCES in
-//! its near field; 0,0 turns small boxes off). Read once per process.
+//! NEARFIELD_SMALL_BOX=COUNT,SOURCES[,USE] (a box is small below COUNT particles with at most
+//! SOURCES in its near field; 0,0 turns small boxes off; USE > 0: also a box of fewer than 512
+//! particles whose work items would keep under USE percent of their lanes busy, near field as
+//! before). Read once per process.
 struct SmallBoxLimits {
   std::uint32_t max_count = SmallBoxPolicy::max_count, max_sources = SmallBoxPolicy::max_sources;
+  std::uint32_t min_lane_use = 0;  // percent
 };
 inline SmallBoxLimits small_box_limits() {
   static const SmallBoxLimits limits = [] {
     SmallBoxLimits l;
     const char* env = std::getenv("NEARFIELD_SMALL_BOX");
     if (!env || !*env) return l;
-    unsigned long long c = 0, s = 0;
+    unsigned long long c = 0, s = 0, u = 0;
     char extra = 0;
-    if (std::sscanf(env, "%llu,%llu%c", &c, &s, &extra) != 2 || c > 0xffffffffull || s > 0xffffffffull)
-      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES (two counts), not '") + env + "'");
+    const int got = std::sscanf(env, "%llu,%llu,%llu%c", &c, &s, &u, &extra);
+    if ((got != 2 && got != 3) || c > 0xffffffffull || s > 0xffffffffull || u > 100)
+      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES[,USE] (counts; USE a percentage), not '") +
+                       env + "'");
     l.max_count = static_cast<std::uint32_t>(c);
     l.max_sources = static_cast<std::uint32_t>(s);
+    l.min_lane_use = static_cast<std::uint32_t>(u);
     return l;
   }();
   return limits;
@@ -51,10 +61,21 @@ namespace small_boxes_detail {
 struct FullLists {  // compact tree: box k is [first[k], first[k + 1]), full neighbor lists
   const std::uint32_t *first, *offset, *ids;
   SmallBoxLimits limits;
+  LaneShape shape;
   __device__ std::uint32_t count(std::uint32_t b) const { return first[b + 1] - first[b]; }
+  // Lanes the work items of a box of c targets (0 < c < 512) occupy.
+  __device__ std::uint32_t lanes(std::uint32_t c) const {
+    if (shape == LaneShape::warps) return (c + 31) / 32 * 32;
+    std::uint32_t l = 32;
+    while (l < c) l *= 2;
+    return l;
+  }
   __device__ bool small(std::uint32_t b) const {
-    if (count(b) >= limits.max_count) return false;
-    std::uint32_t s = count(b);
+    const std::uint32_t c = count(b);
+    const bool few = c < limits.max_count;
+    const bool wasteful = limits.min_lane_use > 0 && c < 512 && 100 * c < limits.min_lane_use * lanes(c);
+    if (!few && !wasteful) return false;
+    std::uint32_t s = c;
     for (std::uint32_t l = offset[b]; l < offset[b + 1]; ++l) s += count(ids[l]);
     return s <= limits.max_sources;
   }
@@ -86,9 +107,10 @@ __global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uin
 //! Which boxes of a tree are small (plan) and their particles' forces (launch, stored into acc).
 class SmallBoxes {
  public:
+  explicit SmallBoxes(LaneShape shape) : shape_(shape) {}
   template <class T>
   void plan(const NearFieldView<T>& v) {
-    g_ = {v.box_first, v.near_full_offset, v.near_full_ids, small_box_limits()};
+    g_ = {v.box_first, v.near_full_offset, v.near_full_ids, small_box_limits(), shape_};
     any_ = false;
     // Flags for every box of the tree (a multi-GPU part's halo boxes too: work items read them).
     const std::uint32_t m = v.tree_boxes;
@@ -113,6 +135,7 @@ class SmallBoxes {
   }
 
  private:
+  LaneShape shape_;
   small_boxes_detail::FullLists g_{};
   gpu::DeviceBuffer<std::uint8_t> flags_;
   std::uint32_t targets_ = 0;
