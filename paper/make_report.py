@@ -1322,7 +1322,10 @@ def simulation(report):
                      f"float64 integration; inputs: {distinct(rs, 'input')}; ms, median [min-max] over the steps; the "
                      "parts are medians of their own). "
                      "*Tree + plan*: the GPU tree rebuilt from the moved particles and the kernel's work lists; *in/out*: "
-                     "bodies gathered into box order for the kernel and accelerations scattered back to input order; "
+                     "for near-field kernels the particles' state (positions, masses, velocities, input rows) moved "
+                     "into the new tree's order together with the kernel's bodies, and the accelerations widened to "
+                     "float64 in that order (the state stays in tree order between snapshot steps); for all-pairs "
+                     "kernels the bodies packed and the accelerations widened; "
                      "*other*: the rest of the step's wall time (launches, synchronisation). Diagnostics (potential, "
                      "kinetic energy, momentum, with the copy to the host) run only at snapshot steps: their time is "
                      "per evaluation (how many), and the last column spreads them over the steps of the run.\n\n" +
