@@ -67,19 +67,22 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
                  /*classify=*/true, hybrid_ && small_.any() ? small_.flags() : nullptr);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
+  // The small boxes and each class on a stream of their own, as bpb-lb does: the small boxes'
+  // threads store their own particles' sums and the items add only onto big boxes' particles, so
+  // the launches overlap safely; the blocking streams join the default stream before and after.
   void launch(const NearFieldView<T>& v) override {
+    if (items_.size() > 0) counter_.fill(0);  // on the default stream: before every launch below
     if (hybrid_)
       gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-        small_.launch<D, T, guarded(), counting()>(v);
+        small_.launch<D, T, guarded(), counting()>(v, streams_[PairItemList::kClasses].handle());
       });
     if (items_.size() == 0) return;
-    counter_.fill(0);
     for (int c = 0; c < PairItemList::kClasses; ++c) {
       const std::uint32_t first = items_.class_begin(c), count = items_.class_begin(c + 1) - first;
       if (count == 0) continue;
       dispatch_r<RMax>(1 << c, [&](auto r) {
         gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-          run<r(), guarded(), counting()>(v, items_.items() + first, count, counter_.data() + c);
+          run<r(), guarded(), counting()>(v, items_.items() + first, count, counter_.data() + c, streams_[c].handle());
         });
       });
     }
@@ -87,16 +90,17 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
 
  private:
   template <int R, bool Guarded, bool Counting>
-  static void run(const NearFieldView<T>& v, const PairItem* items, std::uint32_t n, std::uint32_t* next) {
+  static void run(const NearFieldView<T>& v, const PairItem* items, std::uint32_t n, std::uint32_t* next, void* stream) {
     auto kernel = item_kernel<Agent, D, T, R, Guarded, Counting>;
     const int threads = 32 * ItemKernelPolicy::warps;
     const unsigned grid = std::min<unsigned>(resident_blocks(kernel, threads, 0), gpu::div_up(n, ItemKernelPolicy::warps));
-    kernel<<<grid, threads>>>(v, items, n, next);
+    kernel<<<grid, threads, 0, static_cast<cudaStream_t>(stream)>>>(v, items, n, next);
     NF_CUDA_LAUNCHED();
   }
 
   bool hybrid_ = false;
   SmallBoxes small_{LaneShape::warps};
+  gpu::Stream streams_[PairItemList::kClasses + 1];  // one per class, and the small boxes'
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;
 };

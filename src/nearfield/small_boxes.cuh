@@ -126,11 +126,12 @@ class SmallBoxes {
   //! Per compact box: 1 when small (valid after plan).
   const std::uint8_t* flags() const { return flags_.data(); }
   bool any() const { return any_; }
+  //! On `stream` (a cudaStream_t; null: the default stream).
   template <int D, class T, bool Guarded, bool Counting>
-  void launch(const NearFieldView<T>& v) const {
+  void launch(const NearFieldView<T>& v, void* stream = nullptr) const {
     if (!any_) return;
-    small_boxes_detail::small_box_kernel<D, T, Guarded, Counting><<<gpu::div_up(v.n, 256), 256>>>(v, g_, flags_.data(),
-                                                                                                   targets_);
+    small_boxes_detail::small_box_kernel<D, T, Guarded, Counting>
+        <<<gpu::div_up(v.n, 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(v, g_, flags_.data(), targets_);
     NF_CUDA_LAUNCHED();
   }
 
