@@ -93,23 +93,16 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const SourceItem item = items[blockIdx.x];
   // The item's sources are positions [v0, v1) of the list "own box, then each neighbor": the
   // ranges of that list (first sorted index, and start position in the list) go to shared memory.
-  // The first warp scans the range sizes with shuffles (at most 27 ranges: one warp, every block
-  // has at least 32 threads); a serial sum in one thread cost a tenth of a small box's time.
   const std::uint32_t nr = 1 + g.offset[item.box + 1] - g.offset[item.box];
-  if (threadIdx.x < 32) {
-    const std::uint32_t lane = threadIdx.x;
-    std::uint32_t count = 0;
-    if (lane < nr) {
-      const std::uint32_t b = lane == 0 ? item.box : g.ids[g.offset[item.box] + lane - 1];
-      range_first[lane] = g.box_start[b];
-      count = g.count(b);
-    }
-    for (std::uint32_t o = 1; o < 32; o <<= 1) {
-      const std::uint32_t below = __shfl_up_sync(0xffffffffu, count, o);
-      if (lane >= o) count += below;
-    }
-    if (lane < nr) range_start[lane + 1] = count;
-    if (lane == 0) range_start[0] = 0;
+  if (threadIdx.x < nr) {
+    const std::uint32_t b = threadIdx.x == 0 ? item.box : g.ids[g.offset[item.box] + threadIdx.x - 1];
+    range_first[threadIdx.x] = g.box_start[b];
+    range_start[threadIdx.x + 1] = g.count(b);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    range_start[0] = 0;
+    for (std::uint32_t r = 1; r <= nr; ++r) range_start[r] += range_start[r - 1];
   }
   const std::uint32_t i = item.t0 + threadIdx.x;
   const bool active = i < item.t1;
@@ -117,16 +110,19 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const std::uint32_t self = i - g.box_start[item.box];  // the own box comes first in the list
   const std::uint32_t own_count = g.count(item.box);
   // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair
-  // per blockDim sources, not per neighbor box). A thread's position grows from tile to tile, so
-  // its range (r with range_start[r] <= pos < range_start[r + 1]) only moves forward.
-  std::uint32_t r = 0;
+  // per blockDim sources, not per neighbor box).
   for (std::uint32_t vb = item.v0; vb < item.v1; vb += blockDim.x) {
     const std::uint32_t m = min(blockDim.x, item.v1 - vb);
-    __syncthreads();  // the first time: the ranges are written; later: the last tile is used
+    __syncthreads();
     if (threadIdx.x < m) {
       const std::uint32_t pos = vb + threadIdx.x;
-      while (r + 1 < nr && range_start[r + 1] <= pos) ++r;
-      tile[threadIdx.x] = v.bodies[range_first[r] + pos - range_start[r]];
+      std::uint32_t lo = 0, hi = nr;  // the range r with range_start[r] <= pos < range_start[r + 1]
+      while (hi - lo > 1) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (range_start[mid] <= pos) lo = mid;
+        else hi = mid;
+      }
+      tile[threadIdx.x] = v.bodies[range_first[lo] + pos - range_start[lo]];
     }
     __syncthreads();
     // A tile with own-box sources leaves out the thread's own particle (self - vb wraps past m when
