@@ -868,12 +868,15 @@ def nonuniform(report):
                     for k in ("bpb-lb", "n3-rotate"):
                         cmp = []
                         for lv, rule in levels:
-                            r, pr = by.get((k, d, dim, lv, rule)), by.get(("ppt", d, dim, lv, rule))
+                            # ppt at the same level (its own auto row, else its row at that level: the same run).
+                            r = by.get((k, d, dim, lv, rule))
+                            pr = by.get(("ppt", d, dim, lv, rule)) or by.get(("ppt", d, dim, lv, ""))
                             if r is None:
                                 continue
                             u, pu = uniform_rate(report, k, dim, num(r, "interactions") / (num(r, "n") * 3 ** int(dim)))
                             cmp.append(f"level {lv}{' (auto)' if rule else ''}: "
-                                       f"{num(pr, 'median_ms') / num(r, 'median_ms'):.2f}x ppt's speed"
+                                       + (f"{num(pr, 'median_ms') / num(r, 'median_ms'):.2f}x ppt's speed" if pr
+                                          else "no ppt row")
                                        + (f", {100 * num(r, 'interactions_per_s') / u:.0f}% of its uniform-exact rate at "
                                           f"P = {pu}" if u else ""))
                         if cmp:
