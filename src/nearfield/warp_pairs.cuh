@@ -6,6 +6,9 @@
 // (a warp-shuffle reduction, or an accumulator that rotates from lane to lane) and how results
 // reach global memory (atomics, or a conflict-free schedule with plain stores).
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "common/interaction.h"
 #include "common/launch.cuh"
@@ -140,12 +143,30 @@ __device__ __forceinline__ void sweep_sources(Agent& agent, const Body<T>* __res
   }
 }
 
+namespace detail {
+// Blocks per SM of a (device, kernel, block size, shared bytes), asked of CUDA once and kept: the
+// occupancy query costs host time at every launch otherwise, while the GPU waits for the launch.
+inline int blocks_per_sm(const void* kernel, int threads, std::size_t smem) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, const void*, int, std::size_t>, int> known;
+  int device = 0;
+  NF_CUDA(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, kernel, threads, smem);
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = known.find(key);
+  if (it != known.end()) return it->second;
+  int per_sm = 0;
+  NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  known.emplace(key, per_sm);
+  return per_sm;
+}
+}  // namespace detail
+
 //! Grid of a persistent launch: as many blocks as fit on the GPU at once (items are fetched
 //! dynamically, so more blocks would only wait).
 template <class Kernel>
 unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem) {
-  int per_sm = 0;
-  NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  const int per_sm = detail::blocks_per_sm(reinterpret_cast<const void*>(kernel), threads, smem);
   return static_cast<unsigned>(std::max(1, per_sm) * gpu::sm_count());
 }
 
