@@ -32,7 +32,7 @@ constexpr const char* kEmulate = "NEARFIELD_EMULATE_GPUS";
 bool gpus_or_skip(int gpus, test::EnvScope& emulate) {
   if (!test::gpu_or_skip()) return false;
   if (emulating_gpus()) {
-    MESSAGE(kEmulate << "=1 (set outside): " << gpus << " GPUs emulated on GPU 0");
+    MESSAGE(std::string(kEmulate) << "=1 (set outside): " << gpus << " GPUs emulated on GPU 0");
     return true;
   }
   const char* env = std::getenv("NEARFIELD_REQUIRE_GPUS");
@@ -51,7 +51,7 @@ bool gpus_or_skip(int gpus, test::EnvScope& emulate) {
   if (why.empty()) return true;
   if (required) FAIL("NEARFIELD_REQUIRE_GPUS=" << env << " but " << why);
   emulate.set("1");
-  MESSAGE("emulated: " << gpus << " GPUs on GPU 0 (" << kEmulate << "=1) because " << why);
+  MESSAGE("emulated: " << gpus << " GPUs on GPU 0 (" << std::string(kEmulate) << "=1) because " << why);
   return true;
 }
 

@@ -95,7 +95,8 @@ void LoopbackTransport::group_end() {
 void LoopbackTransport::copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 
 void DeviceLoopbackTransport::copy(void* dst, const void* src, std::size_t bytes) {
-  gpu::copy_on_device(dst, src, bytes);  // cudaMemcpyAsync, device to device, default stream
+  gpu::require("the device loopback transport");  // a CUDA build on a machine without a GPU too
+  gpu::copy_on_device(dst, src, bytes);            // cudaMemcpyAsync, device to device, default stream
 }
 
 }  // namespace nf
