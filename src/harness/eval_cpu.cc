@@ -87,35 +87,6 @@ class CpuAllPairs : public Evaluation {
   std::vector<double> acc_;
 };
 
-// A simulation's near-field forces on the CPU: every step builds the tree of the current
-// positions over their default domain and runs the kernel, exactly as one evaluation does.
-template <int D, class T>
-class CpuNearFieldForces : public ForceField {
- public:
-  CpuNearFieldForces(const PerShape<CpuNearFieldFn>& drivers, const KernelInfo& k, const Particles&, const FieldSetup& s)
-      : ForceField(FieldModel::near_field, s), drivers_(drivers), kernel_(k) {}
-  bool on_device() const override { return false; }
-  void accelerations(const Particles& p, std::uint64_t, std::vector<double>& acc) override {
-    ForceSetup s;
-    s.level = setup_.level;
-    s.domain = default_domain(p);
-    s.softening = setup_.softening;
-    s.precision = setup_.precision;
-    const auto t0 = Clock::now();
-    CpuNearField<D, T> e(drivers_, kernel_, p, s);
-    const double prepared = ms_since(t0);
-    times_.tree = e.tree_ms;
-    times_.forces = e.run_timed_ms();
-    const auto t1 = Clock::now();
-    acc = e.accelerations();
-    times_.transfer = prepared - e.tree_ms + ms_since(t1);  // bodies sorted in, accelerations scattered out
-  }
-
- private:
-  PerShape<CpuNearFieldFn> drivers_;
-  const KernelInfo& kernel_;
-};
-
 // A simulation's all-pairs forces on the CPU (float64 arithmetic on the inputs as the precision
 // rounds them), optionally over a sub-sample of the sources.
 class CpuAllPairsForces : public ForceField {
@@ -145,8 +116,9 @@ KernelFamily cpu_near_field(PerShape<CpuNearFieldFn> drivers) {
   KernelFactory make = [drivers](const KernelInfo& k, const Particles& p, const ForceSetup& s) -> std::unique_ptr<Evaluation> {
     return detail::make_shaped<CpuNearField>(p.dim, s.precision, drivers, k, p, s);
   };
-  ForceFieldFactory field = [drivers](const KernelInfo& k, const Particles& p, const FieldSetup& s) -> std::unique_ptr<ForceField> {
-    return detail::make_shaped_as<ForceField, CpuNearFieldForces>(p.dim, s.precision, drivers, k, p, s);
+  // A simulation's step prepares and runs one evaluation, as forces does (tree of the current positions).
+  ForceFieldFactory field = [](const KernelInfo& k, const Particles&, const FieldSetup& s) -> std::unique_ptr<ForceField> {
+    return make_evaluation_field(k, s);
   };
   return {std::move(make), std::move(field)};
 }

@@ -1,17 +1,57 @@
 #include "harness/force_field.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
 #include "common/errors.h"
 #include "common/domain.h"
 #include "common/gpu_runtime.h"
+#include "harness/evaluation.h"
 #include "harness/potential.h"
 #include "multigpu/multi_gpu.h"
-#include "multigpu/multi_gpu_field.h"
 #include "quadtree/tree.h"
 
 namespace nf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// make_evaluation_field's field.
+class EvaluationForces final : public ForceField {
+ public:
+  EvaluationForces(const KernelInfo& k, const FieldSetup& s) : ForceField(FieldModel::near_field, s), kernel_(k) {}
+  bool on_device() const override { return false; }
+  void accelerations(const Particles& p, std::uint64_t, std::vector<double>& acc) override {
+    ForceSetup s;
+    s.level = setup_.level;
+    s.domain = default_domain(p);  // the boxes host_potential uses
+    s.softening = setup_.softening;
+    s.precision = setup_.precision;
+    s.gpus = setup_.gpus;
+    const auto t0 = Clock::now();
+    std::unique_ptr<Evaluation> e = prepare(kernel_, p, s);
+    const double prepared = ms_since(t0);
+    times_.tree = e->tree_ms;
+    times_.plan = e->plan_ms;
+    times_.forces = e->run_timed_ms();
+    const auto t1 = Clock::now();
+    acc = e->accelerations();
+    // Bodies sorted in (several GPUs: the decomposition, selections and uploads too), accelerations out.
+    times_.transfer = std::max(0.0, prepared - e->tree_ms - e->plan_ms) + ms_since(t1);
+  }
+
+ private:
+  const KernelInfo& kernel_;
+};
+
+}  // namespace
+
+std::unique_ptr<ForceField> make_evaluation_field(const KernelInfo& k, const FieldSetup& setup) {
+  return std::make_unique<EvaluationForces>(k, setup);
+}
 
 const char* to_string(FieldModel m) {
   switch (m) {
@@ -69,7 +109,7 @@ std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particle
   check_gpus(k, s.gpus);  // before the kernel's own refusals: the message names --gpus
   if (k.gpu()) gpu::require("kernel " + k.name);
   if (k.near_field()) check_level(initial.dim, s.level, initial.size(), ~0ull, "memory", k.dense_tree());
-  if (s.gpus > 1) return make_multi_gpu_field(k, initial, s);
+  if (s.gpus > 1) return make_evaluation_field(k, s);  // check_gpus above: a GPU near-field kernel
   if (!k.make_field) throw UsageError("kernel " + k.name + " cannot drive a simulation (no force field)");
   return k.make_field(k, initial, s);
 }

@@ -28,8 +28,8 @@ struct FieldSetup {
   //! All-pairs kernels: k > 1 uses every k-th source (offset = step mod k), masses times k (the
   //! "approximation" of 001_d513da1f99233eaa.txt). Near-field kernels refuse k > 1.
   int subsample = 1;
-  //! > 1: a GPU near-field kernel spread over this many GPUs (multigpu/multi_gpu_field.h): a host
-  //! field, positions pass through the host every step.
+  //! > 1: a GPU near-field kernel spread over this many GPUs (multigpu/multi_gpu.h) through
+  //! make_evaluation_field: a host field, positions pass through the host every step.
   int gpus = 1;
 };
 
@@ -102,6 +102,15 @@ class ForceField {
 //! with a near-field kernel, a level the kernel cannot take, and gpus the kernel or machine cannot
 //! serve (multi_gpu.h's check_gpus).
 std::unique_ptr<ForceField> make_force_field(const KernelInfo& k, const Particles& initial, const FieldSetup& setup);
+
+//! A host field (on_device() false) that prepares one evaluation of near-field kernel k
+//! (harness/evaluation.h's prepare, so ForceSetup::gpus = setup.gpus) over every step's
+//! positions and default domain, runs it and returns its accelerations in input order: the
+//! field of the CPU near-field kernels, and of any GPU near-field kernel over several GPUs
+//! (setup.gpus > 1: decomposition, uploads, trees and halo exchange every step). Its times: tree
+//! and plan as the evaluation reports them (several GPUs: the slowest part's), forces its timed
+//! run, transfer the rest of the host's time for the step's forces.
+std::unique_ptr<ForceField> make_evaluation_field(const KernelInfo& k, const FieldSetup& setup);
 
 //! Sources every k-th particle from `offset`: how many of n there are.
 inline std::size_t subsample_count(std::size_t n, int k, std::size_t offset) {
