@@ -53,10 +53,10 @@ TEST_CASE("GPU near-field kernels match the float64 reference on random and adve
       }
 }
 
-TEST_CASE("GPU near-field kernels: uniform-exact boxes of 1..600 particles (block sizes and chunks)" *
+TEST_CASE("GPU near-field kernels: uniform-exact boxes of 1..600 particles (block sizes, chunks, last partial warps)" *
           doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
-  for (std::int64_t ppb : {1, 2, 31, 33, 64, 100, 513, 600}) {
+  for (std::int64_t ppb : {1, 2, 31, 33, 56, 57, 64, 100, 513, 600}) {
     const Particles p = test::make_exact(2, ppb > 100 ? 2 : 4, ppb, 900 + ppb);
     const int level = ppb > 100 ? 2 : 4;
     for (Precision prec : {Precision::f32, Precision::f64}) {

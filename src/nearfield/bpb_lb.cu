@@ -4,9 +4,10 @@
 // segment of at most kSegment of its sources (the box itself, then its neighbors in list order,
 // seen as one long list). Each item is one block with one thread per target, staging the sources
 // in shared memory as bpb does (tiles gather sources across box boundaries). Items come in size
-// classes (blocks of 32 .. 512 threads), and boxes of fewer than 32 particles with a small near
-// field take one thread per particle instead (ppt's mapping), so small boxes idle no lanes. An
-// item that holds all of its targets' sources stores the result
+// classes (blocks of 32 .. 512 threads). The thread path (small_boxes.cuh) takes ppt's mapping,
+// one thread per particle, for boxes of fewer than 32 particles with a small near field, and for
+// the last partial warp of a bigger box (a few targets that would keep a whole warp busy), so
+// blocks idle few lanes. An item that holds all of its targets' sources stores the result
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
@@ -52,7 +53,9 @@ struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full n
 };
 
 // Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
-__global__ void count_kernel(NearList g, std::uint32_t m, const std::uint8_t* small, std::uint32_t* items,
+// The box's first n - (threads[b + 1] - threads[b]) particles are the items' targets; the rest go
+// one per thread (small_boxes.cuh).
+__global__ void count_kernel(NearList g, std::uint32_t m, const std::uint32_t* threads, std::uint32_t* items,
                              std::uint32_t* partials) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k > m) return;
@@ -60,22 +63,23 @@ __global__ void count_kernel(NearList g, std::uint32_t m, const std::uint8_t* sm
     items[m] = partials[m] = 0;
     return;
   }
-  const std::uint32_t b = k, n = g.count(b), c = small[b] ? 0 : gpu::div_up(n, g.chunk_of(n));
+  const std::uint32_t b = k, n = g.count(b) - (threads[b + 1] - threads[b]), c = n ? gpu::div_up(n, g.chunk_of(n)) : 0;
   const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
   items[k] = c * segs;
   partials[k] = segs > 1 ? c * segs : 0;
 }
 
-__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint8_t* small, const std::uint32_t* item_offset,
+__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* threads, const std::uint32_t* item_offset,
                             const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  const std::uint32_t b = k, n = g.count(b), chunk = g.chunk_of(n), c = small[b] ? 0 : gpu::div_up(n, chunk);
+  const std::uint32_t b = k, n = g.count(b) - (threads[b + 1] - threads[b]);
+  const std::uint32_t chunk = n ? g.chunk_of(n) : 1, c = gpu::div_up(n, chunk);
   const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
   std::uint32_t out = item_offset[k];
   for (std::uint32_t ci = 0; ci < c; ++ci)
     for (std::uint32_t si = 0; si < segs; ++si, ++out) {
-      const std::uint32_t t0 = g.box_start[b] + ci * chunk, t1 = min(t0 + chunk, g.box_start[b + 1]);
+      const std::uint32_t t0 = g.box_start[b] + ci * chunk, t1 = min(t0 + chunk, g.box_start[b] + n);
       const std::uint32_t slot = segs > 1 ? partial_offset[k] + ci * segs + si : kWhole;
       items[out] = {t0, t1, si * BpbLbPolicy::kSegment, min((si + 1) * BpbLbPolicy::kSegment, total), b, slot, segs, 0};
       classes[out] = static_cast<std::uint8_t>(block_class(t1 - t0));
@@ -110,19 +114,17 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const std::uint32_t self = i - g.box_start[item.box];  // the own box comes first in the list
   const std::uint32_t own_count = g.count(item.box);
   // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair
-  // per blockDim sources, not per neighbor box).
+  // per blockDim sources, not per neighbor box). Each thread loads list position vb + threadIdx.x
+  // of every tile; its range r (range_start[r] <= pos < range_start[r + 1]) only moves forward,
+  // by one or two ranges a tile, so a cursor finds it (a binary search cost ~8% at P = 32).
+  std::uint32_t r = 0;
   for (std::uint32_t vb = item.v0; vb < item.v1; vb += blockDim.x) {
     const std::uint32_t m = min(blockDim.x, item.v1 - vb);
     __syncthreads();
     if (threadIdx.x < m) {
       const std::uint32_t pos = vb + threadIdx.x;
-      std::uint32_t lo = 0, hi = nr;  // the range r with range_start[r] <= pos < range_start[r + 1]
-      while (hi - lo > 1) {
-        const std::uint32_t mid = (lo + hi) / 2;
-        if (range_start[mid] <= pos) lo = mid;
-        else hi = mid;
-      }
-      tile[threadIdx.x] = v.bodies[range_first[lo] + pos - range_start[lo]];
+      while (range_start[r + 1] <= pos) ++r;
+      tile[threadIdx.x] = v.bodies[range_first[r] + pos - range_start[r]];
     }
     __syncthreads();
     // A tile with own-box sources leaves out the thread's own particle (self - vb wraps past m when
@@ -182,7 +184,8 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     gpu::DeviceBuffer<unsigned char> temp(need);
     small_.plan(v);
-    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, small_.flags(), item_offset.data(), partial_offset.data());
+    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, small_.thread_offset(), item_offset.data(),
+                                                   partial_offset.data());
     NF_CUDA_LAUNCHED();
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, partial_offset.data(), partial_offset.data(),
@@ -191,13 +194,13 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     NF_CUDA(cudaMemcpy(&n_, item_offset.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
     NF_CUDA(cudaMemcpy(&partials, partial_offset.data() + m, sizeof(partials), cudaMemcpyDeviceToHost));
     split_ = partials > 0;
-    if (n_ == 0) return;  // every box small
+    if (n_ == 0) return;  // every target on the thread path
     gpu::DeviceBuffer<SourceItem> unsorted(n_);
     gpu::DeviceBuffer<std::uint8_t> classes(n_), sorted_classes(n_);
     items_ = gpu::DeviceBuffer<SourceItem>(n_);
     partial_ = gpu::DeviceBuffer<Acc4<T>>(std::size_t(partials) * BpbLbPolicy::kMaxThreads);
-    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, small_.flags(), item_offset.data(), partial_offset.data(), unsorted.data(),
-                                              classes.data());
+    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, small_.thread_offset(), item_offset.data(), partial_offset.data(),
+                                              unsorted.data(), classes.data());
     NF_CUDA_LAUNCHED();
     NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, classes.data(), sorted_classes.data(), unsorted.data(),
                                             items_.data(), static_cast<int>(n_), 0, 3));
@@ -220,21 +223,29 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   }
 
  private:
-  // The small boxes and each class on a stream of their own: they write disjoint outputs, so their
+  // The thread path and each class on a stream of their own: they write disjoint outputs, so their
   // launches overlap instead of each one's tail idling the GPU (at a fraction of a millisecond per
   // evaluation six launches in a row cost about a tenth). The streams are blocking streams: they
   // start after the default stream's earlier work, and its later work (the partial sums' pass,
-  // the timing event) waits for them, so callers see one launch on the default stream.
+  // the timing event) waits for them, so callers see one launch on the default stream. A single
+  // launch (uniform input: one class) goes on the default stream itself: joining another stream
+  // costs a few microseconds, ~5% of a 0.09 ms evaluation. The thread path goes first, then the
+  // classes from the biggest blocks down, so that the longest-running launches do not start last
+  // (H100, float, N = 2M, medians of 15, against the classes upwards: 2D clusters level 11 0.50
+  // against 0.53-0.56 ms, 3D Plummer level 8 1.72 against 1.89; 2D clusters level 10 1.73
+  // against 1.69-1.70, the one point it costs).
   template <bool Guarded, bool Counting>
   void run(const NearFieldView<T>& v) {
-    small_.launch<D, T, Guarded, Counting>(v, streams_[BpbLbPolicy::kClasses].handle());
-    for (int c = 0; c < BpbLbPolicy::kClasses; ++c) {
+    int launches = small_.any() ? 1 : 0;
+    for (int c = 0; c < BpbLbPolicy::kClasses; ++c) launches += class_begin_[c + 1] > class_begin_[c];
+    const auto stream = [&](int s) { return launches > 1 ? static_cast<cudaStream_t>(streams_[s].handle()) : cudaStream_t{}; };
+    small_.launch<D, T, Guarded, Counting>(v, stream(BpbLbPolicy::kClasses));
+    for (int c = BpbLbPolicy::kClasses - 1; c >= 0; --c) {
       const std::uint32_t count = class_begin_[c + 1] - class_begin_[c];
       if (count == 0) continue;
       const std::uint32_t threads = 32u << c;
-      bpb_lb_kernel<D, T, Guarded, Counting>
-          <<<count, threads, threads * sizeof(Body<T>), static_cast<cudaStream_t>(streams_[c].handle())>>>(
-              v, g_, items_.data() + class_begin_[c], partial_.data());
+      bpb_lb_kernel<D, T, Guarded, Counting><<<count, threads, threads * sizeof(Body<T>), stream(c)>>>(
+          v, g_, items_.data() + class_begin_[c], partial_.data());
       NF_CUDA_LAUNCHED();
     }
   }
@@ -242,8 +253,8 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   NearList g_{};
   std::uint32_t n_ = 0;
   bool split_ = false;
-  SmallBoxes small_{LaneShape::pow2};
-  gpu::Stream streams_[BpbLbPolicy::kClasses + 1];  // one per class, and the small boxes'
+  SmallBoxes small_{BpbLbPolicy::kSegment};  // remainders too, of boxes whose sources are not split
+  gpu::Stream streams_[BpbLbPolicy::kClasses + 1];  // one per class, and the thread path's
   std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
   gpu::DeviceBuffer<SourceItem> items_;
   gpu::DeviceBuffer<Acc4<T>> partial_;
