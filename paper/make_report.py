@@ -553,6 +553,11 @@ def verdict(report):
             f"as bpb at P = {join(map(str, wins)) or 'none'}" +
             (f" and slower at P = {join(map(str, loses))} ({join(f'{sp[p]:.2f}x' for p in loses)}; see the section on Newton's third law)."
              if loses else "."))
+    lb = load_balance_verdict(report)
+    if lb:
+        lines.append(f"- **New here: load balance on clustered input** (section {section_no(nonuniform)}; targets: at "
+                     "least ppt's speed, at least 70% of the kernel's uniform rate, within 5% of bpb on uniform boxes). "
+                     + "; ".join(lb) + ".")
     t2 = model_table2(report)
     if t2:
         agree = sorted(q for q in ("computation", "register", "shared", "global") if all(v[q][2] for v in t2.values()))
@@ -817,6 +822,58 @@ def uniform_rate(report, kernel, dim, p_eff):
     return (num(best[2], "interactions_per_s"), best[1]) if best else (None, None)
 
 
+def nonuniform_tables(report):
+    """Per non-uniform experiment and machine: its rows, latest per (kernel, distribution, dim,
+    level, level rule)."""
+    for name in ("nonuniform", "nonuniform-2d"):
+        for m, rows in report.tables(name):
+            yield name, m, latest(rows, lambda r: (r["kernel"], r["distribution"], r["dim"], int(r["level"]),
+                                                   r.get("level_rule", "")))
+
+
+def against_ppt(report, by, kernel, dist, dim):
+    """The kernel at each level of one input against ppt at the same level (ppt's own auto row,
+    else its row at that level), and its rate against its own uniform-exact rate at the nearest
+    P: dicts with level, auto, speed (ppt's time / the kernel's, None without a ppt row), rate
+    (percent, None without a uniform row) and p."""
+    out = []
+    for lv, rule in sorted({(k[3], k[4]) for k in by if k[1:3] == (dist, dim)}):
+        r = by.get((kernel, dist, dim, lv, rule))
+        if r is None:
+            continue
+        pr = by.get(("ppt", dist, dim, lv, rule)) or by.get(("ppt", dist, dim, lv, ""))
+        u, pu = uniform_rate(report, kernel, dim, num(r, "interactions") / (num(r, "n") * 3 ** int(dim)))
+        out.append({"level": lv, "auto": bool(rule), "speed": num(pr, "median_ms") / num(r, "median_ms") if pr else None,
+                    "rate": 100 * num(r, "interactions_per_s") / u if u else None, "p": pu})
+    return out
+
+
+def load_balance_verdict(report):
+    """The issue's targets for bpb-lb, from the non-uniform runs and Table III."""
+    lines = []
+    for name, m, by in nonuniform_tables(report):
+        inputs = [(d, dim) for d, dim in sorted({(k[1], k[2]) for k in by}) if d != "uniform"]
+        pts = [(d, dim, c) for d, dim in inputs for c in against_ppt(report, by, "bpb-lb", d, dim)]
+        speeds = [(c["speed"], d, dim, c["level"]) for d, dim, c in pts if c["speed"]]
+        rates = [(c["rate"], d, dim, c["level"]) for d, dim, c in pts if c["rate"]]
+        if not speeds:
+            continue
+        slow = [s for s in speeds if s[0] < 1]
+        low = min(speeds)
+        lines.append(f"{name} ({join(f'{d} {dim}D' for d, dim in inputs)}): bpb-lb at least as fast as ppt at "
+                     f"{len(speeds) - len(slow)} of {len(speeds)} points (slowest {low[0]:.2f}x ppt's speed, {low[1]} "
+                     f"{low[2]}D level {low[3]})" +
+                     (f", its rate {min(rates)[0]:.0f}% to {max(rates)[0]:.0f}% of its uniform-exact rate" if rates else ""))
+    for m, by in table3_tables(report):
+        ps = [p for p in sorted({k[2] for k in by if k[1] == FULL_LEVEL and k[0] == "bpb"}) if ("bpb-lb", FULL_LEVEL, p) in by]
+        if ps:
+            worst = max((time_of(by, "bpb-lb", p) / time_of(by, "bpb", p), p) for p in ps)
+            lines.append(f"on `uniform-exact` (level {FULL_LEVEL}, P = {ps[0]} to {ps[-1]}) at most "
+                         f"{100 * (worst[0] - 1):.1f}% slower than bpb (P = {worst[1]})" if worst[0] > 1 else
+                         f"on `uniform-exact` (level {FULL_LEVEL}) at least as fast as bpb at every P")
+    return lines
+
+
 def nonuniform(report):
     """Clustered inputs: time and rate against level per kernel, the automatic level, the targets."""
     parts = []
@@ -866,19 +923,10 @@ def nonuniform(report):
                     text.append("The automatic level against the measured ones: " + "; ".join(notes) + ".")
                 if d != "uniform":
                     for k in ("bpb-lb", "n3-rotate"):
-                        cmp = []
-                        for lv, rule in levels:
-                            # ppt at the same level (its own auto row, else its row at that level: the same run).
-                            r = by.get((k, d, dim, lv, rule))
-                            pr = by.get(("ppt", d, dim, lv, rule)) or by.get(("ppt", d, dim, lv, ""))
-                            if r is None:
-                                continue
-                            u, pu = uniform_rate(report, k, dim, num(r, "interactions") / (num(r, "n") * 3 ** int(dim)))
-                            cmp.append(f"level {lv}{' (auto)' if rule else ''}: "
-                                       + (f"{num(pr, 'median_ms') / num(r, 'median_ms'):.2f}x ppt's speed" if pr
-                                          else "no ppt row")
-                                       + (f", {100 * num(r, 'interactions_per_s') / u:.0f}% of its uniform-exact rate at "
-                                          f"P = {pu}" if u else ""))
+                        cmp = [f"level {c['level']}{' (auto)' if c['auto'] else ''}: "
+                               + (f"{c['speed']:.2f}x ppt's speed" if c["speed"] else "no ppt row")
+                               + (f", {c['rate']:.0f}% of its uniform-exact rate at P = {c['p']}" if c["rate"] else "")
+                               for c in against_ppt(report, by, k, d, dim)]
                         if cmp:
                             text.append(f"`{k}` on {d} {dim}D: " + "; ".join(cmp) + ".")
             text.append(f"![non-uniform inputs](figures/{fig})")
