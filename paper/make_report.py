@@ -577,9 +577,15 @@ def verdict(report):
 
 
 def provenance(report):
+    # The script's commit, "-dirty" when the script or the results differ from it (the report's
+    # own outputs, which this run rewrites, do not count).
     try:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=HERE).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", os.path.abspath(__file__), report.results],
+                                 capture_output=True, text=True, cwd=HERE).stdout.strip()
+        if commit and changed:
+            commit += "-dirty"
     except OSError:
         commit = ""
     names = sorted({os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(report.results, "*", "*.csv"))})
