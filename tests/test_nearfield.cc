@@ -1,6 +1,7 @@
 // The CPU near-field kernels against the float64 reference, counting mode, and validate.
 #include <omp.h>
 
+#include <chrono>
 #include <limits>
 #include <set>
 
@@ -191,4 +192,26 @@ TEST_CASE("CPU near-field kernels on extreme layouts (dense-layout kernels where
     const auto ref = test::naive_reference(in.particles, in.level, default_domain(in.particles), 1e-3, Precision::f64, false);
     for (const std::string& k : kCpuKernels) test::check_kernel(in.particles, {k, Precision::f64, in.level, 1e-3, Mask::near, ""}, ref);
   }
+}
+
+TEST_CASE("benchmark warm-up: with any warm-up run, at least kMinWarmupMs of them; none when asked for none") {
+  const Particles p = test::make("uniform", 2, 40, 3);
+  ForceSetup s;
+  s.level = 2;
+  s.domain = default_domain(p);
+  const KernelInfo& k = find_kernel("cpu-serial");
+  using clock = std::chrono::steady_clock;
+  // One warm-up run of a kernel of microseconds: the floor keeps warming up for kMinWarmupMs.
+  auto t0 = clock::now();
+  const KernelTiming warm = time_kernel(k, p, s, 1, 1, 0);
+  const double with_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  CHECK(with_ms >= kMinWarmupMs);
+  CHECK(warm.warmup == 1);  // the requested count, as the results file records it
+  // No warm-up asked for: none done (a CPU point of minutes must not run once more). Its one
+  // timed run of 40 particles takes far less than the floor.
+  t0 = clock::now();
+  const KernelTiming cold = time_kernel(k, p, s, 0, 1, 0);
+  const double without_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  CHECK(cold.reps == 1);
+  CHECK(without_ms < with_ms);
 }

@@ -325,7 +325,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
     d.add_options()
         ("mask", po::value(&c.mask)->default_value(c.mask), "all-pairs kernels: all or near")
         ("reps", po::value(&c.reps)->default_value(c.reps), "timed runs per point (median, min, max reported)")
-        ("warmup", po::value(&c.warmup)->default_value(c.warmup), "untimed runs first")
+        ("warmup", po::value(&c.warmup)->default_value(c.warmup), "untimed runs first (with any, they go on for at least 50 ms)")
         ("cpu-reps", po::value(&c.cpu_reps)->default_value(c.cpu_reps), "timed runs of CPU kernels (-1: --reps)")
         ("cpu-warmup", po::value(&c.cpu_warmup)->default_value(c.cpu_warmup), "warm-up runs of CPU kernels (-1: --warmup)")
         ("tree", po::bool_switch(&c.tree), "time the GPU tree build (stages + a bare CUB sort) instead of kernels");

@@ -37,7 +37,12 @@ struct KernelTiming {
 //! kernels (a Newton-3 pair counts twice), N^2 for all-pairs kernels (masked or not).
 std::uint64_t credited_interactions(const KernelInfo& k, std::size_t n, std::uint64_t near_field);
 
-//! Prepares `k` on `p` and times it: `warmup` untimed runs, then `reps` timed ones.
+//! With a warm-up, untimed runs continue until at least this long has passed (up to kMaxWarmupRuns).
+constexpr double kMinWarmupMs = 50.0;
+constexpr int kMaxWarmupRuns = 10000;
+
+//! Prepares `k` on `p` and times it: `warmup` untimed runs (with warmup >= 1, at least
+//! kMinWarmupMs of them), then `reps` timed ones.
 //! `near_field` is near_field_interactions() of the input's tree (used for near-field kernels).
 KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSetup& s, int warmup, int reps,
                          std::uint64_t near_field);
