@@ -39,7 +39,7 @@ std::uint64_t credited_interactions(const KernelInfo& k, std::size_t n, std::uin
 
 //! With a warm-up, untimed runs continue until at least this long has passed (up to kMaxWarmupRuns).
 constexpr double kMinWarmupMs = 50.0;
-constexpr int kMaxWarmupRuns = 10000;
+constexpr int kMaxWarmupRuns = 1000000;
 
 //! Prepares `k` on `p` and times it: `warmup` untimed runs (with warmup >= 1, at least
 //! kMinWarmupMs of them), then `reps` timed ones.
