@@ -953,7 +953,7 @@ def gpu_perf(report):
     rows = report.rows("gpu-perf")
     if not rows:
         return "(no GPU build or all-pairs figures yet: scripts/gpu-perf.sh)"
-    by_k = latest(rows, lambda r: (r["kernel"], r["dim"], r["n"]))
+    by_k = latest(rows, lambda r: (r["kernel"], r["dim"], r["level"], r["n"]))
     text = []
     tree_rows = [r for r in by_k.values() if r["kernel"].startswith("tree-")]
     configs = sorted({(r["kernel"].split(":")[0], r["dim"], r["level"], r["n"]) for r in tree_rows
@@ -961,8 +961,8 @@ def gpu_perf(report):
     if configs:
         body = []
         for prefix, dim, level, n in configs:
-            get = lambda stage: by_k.get((f"{prefix}:{stage}", dim, n))
-            tot, sort, cpu = get("total"), get("bare-sort"), by_k.get(("tree-cpu:total", dim, n))
+            get = lambda stage: by_k.get((f"{prefix}:{stage}", dim, level, n))
+            tot, sort, cpu = get("total"), get("bare-sort"), by_k.get(("tree-cpu:total", dim, level, n))
             ratio = num(tot, "median_ms") / num(sort, "median_ms") if tot and sort else math.nan
             body.append([f"{dim}D", level, n, "given" if "domain-given" in prefix else "reduced on the GPU"] +
                         [fmt_ms(num(get(st), "median_ms")) for st in ("domain", "keys", "sort", "box_starts", "neighbors")] +
