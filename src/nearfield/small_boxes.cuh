@@ -132,7 +132,8 @@ __global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uin
 //! small (plan), how many of each box's particles go one per thread, and their forces (launch,
 //! stored into acc). Small boxes go whole; with `remainder_sources` > 0 (bpb-lb) also the last
 //! partial warp of a bigger box whose near field holds at most that many sources (and at most
-//! SmallBoxLimits::max_sources), when it is at most SmallBoxLimits::max_remainder particles. Threads of one warp take consecutive particles.
+//! SmallBoxLimits::max_sources), when it is at most SmallBoxLimits::max_remainder particles.
+//! Threads of one warp take consecutive particles.
 class SmallBoxes {
  public:
   explicit SmallBoxes(std::uint32_t remainder_sources = 0) : remainder_sources_(remainder_sources) {}
