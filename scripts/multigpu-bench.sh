@@ -37,7 +37,7 @@ grep -E "NCCL:|skipped|test cases|assertions" "$OUTDIR/multigpu-tests.log" | sor
 
 step "validate --gpus 2"
 timeout "${VALIDATE_LIMIT:-60}" "$NF" validate --gpus 2 --cross-pairs auto,twice --dist uniform,clusters --dim 2,3 \
-  --n 20000 --level 4 --precision float,double --output "$OUTDIR/results/validation-multigpu/$slug.csv" 2>/dev/null \
+  --n 20000 --level 4 --precision float,double --output "$OUTDIR/results/validation-distributed/$slug.csv" 2>/dev/null \
   | tee -a "$LOG"
 echo "validate exit status ${PIPESTATUS[0]}" | tee -a "$LOG"
 

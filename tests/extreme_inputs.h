@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "common/box_rule.h"
-#include "common/generate.h"
+#include "tree/box_rule.h"
+#include "ic/generate.h"
 #include "helpers.h"
-#include "quadtree/tree.h"
+#include "tree/tree.h"
 
 namespace nf::test {
 

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "allpairs/allpairs_cpu.h"
-#include "common/domain.h"
-#include "harness/benchmark.h"
-#include "harness/evaluation.h"
-#include "harness/validation.h"
+#include "tree/domain.h"
+#include "measure/benchmark.h"
+#include "methods/evaluation.h"
+#include "measure/validation.h"
 #include "helpers.h"
-#include "quadtree/tree.h"
+#include "tree/tree.h"
 
 namespace nf::test {
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/generate.h"
-#include "common/gpu_runtime.h"
-#include "common/particles.h"
-#include "common/random.h"
+#include "ic/generate.h"
+#include "core/gpu_runtime.h"
+#include "core/particles.h"
+#include "core/random.h"
 
 namespace nf::test {
 

@@ -6,12 +6,12 @@
 #include <memory>
 #include <vector>
 
-#include "common/body.h"
-#include "common/domain.h"
-#include "common/interaction.h"
-#include "multigpu/decomposition.h"
-#include "multigpu/exchange.h"
-#include "quadtree/tree.h"
+#include "core/body.h"
+#include "tree/domain.h"
+#include "physics/interaction.h"
+#include "distributed/decomposition.h"
+#include "distributed/exchange.h"
+#include "tree/tree.h"
 
 namespace nf::test {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/particles.h"
+#include "core/particles.h"
 #include "helpers.h"
 
 namespace nf::test {

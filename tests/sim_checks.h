@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/particles.h"
+#include "core/particles.h"
 #include "helpers.h"
 #include "io/particle_file.h"
 #include "sim/run_files.h"

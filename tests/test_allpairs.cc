@@ -1,7 +1,7 @@
 // cpu-allpairs against the naive float64 loop of the tests, with both masks, and the forces
 // command's output order and ids.
-#include "common/csv_io.h"
-#include "common/numbers.h"
+#include "io/csv_file.h"
+#include "core/numbers.h"
 #include "force_checks.h"
 
 using namespace nf;

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <map>
 
-#include "common/csv_io.h"
-#include "common/numbers.h"
-#include "common/version.h"
-#include "harness/model.h"
-#include "harness/results.h"
+#include "io/csv_file.h"
+#include "core/numbers.h"
+#include "core/version.h"
+#include "measure/model.h"
+#include "measure/results.h"
 #include "helpers.h"
 
 using namespace nf;

@@ -4,14 +4,14 @@
 #include <limits>
 #include <tuple>
 
-#include "common/atomic_file.h"
-#include "common/box_rule.h"
-#include "common/csv_io.h"
-#include "common/domain.h"
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "io/atomic_file.h"
+#include "tree/box_rule.h"
+#include "io/csv_file.h"
+#include "tree/domain.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 #include "helpers.h"
-#include "quadtree/tree.h"
+#include "tree/tree.h"
 
 using namespace nf;
 using nf::test::TempDir;

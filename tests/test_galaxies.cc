@@ -4,8 +4,8 @@
 #include <Eigen/Geometry>  // cross products
 #include <cmath>
 
-#include "common/errors.h"
-#include "common/galaxies.h"
+#include "core/errors.h"
+#include "ic/galaxies.h"
 #include "helpers.h"
 
 using namespace nf;

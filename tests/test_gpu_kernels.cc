@@ -2,7 +2,7 @@
 // near-field kernels on the shared random and adversarial inputs, counting mode, validate.
 #include "extreme_inputs.h"
 #include "force_checks.h"
-#include "harness/model.h"
+#include "measure/model.h"
 
 using namespace nf;
 

@@ -10,14 +10,14 @@
 #include <cstring>
 #include <filesystem>
 
-#include "common/domain.h"
-#include "common/errors.h"
-#include "harness/evaluation.h"
-#include "harness/validation.h"
+#include "tree/domain.h"
+#include "core/errors.h"
+#include "methods/evaluation.h"
+#include "measure/validation.h"
 #include "helpers.h"
 #include "io/particle_file.h"
-#include "multigpu/multi_gpu.h"
-#include "multigpu/nccl_transport.h"
+#include "distributed/multi_gpu.h"
+#include "distributed/nccl_transport.h"
 #include "sim_checks.h"
 
 using namespace nf;

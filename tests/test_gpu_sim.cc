@@ -3,7 +3,7 @@
 // the sub-sample, bitwise --resume of deterministic kernels, the energy check in float32, --timing.
 #include <filesystem>
 
-#include "harness/kernels.h"
+#include "methods/registry.h"
 #include "helpers.h"
 #include "sim_checks.h"
 

@@ -2,12 +2,12 @@
 // levels; its stage timings add up under a total that has its own events (GPU suite).
 #include <chrono>
 
-#include "common/box_rule.h"
-#include "common/domain.h"
+#include "tree/box_rule.h"
+#include "tree/domain.h"
 #include "extreme_inputs.h"
 #include "helpers.h"
-#include "quadtree/tree.h"
-#include "quadtree/tree_gpu.h"
+#include "tree/tree.h"
+#include "tree/tree_gpu.h"
 #include "tree_checks.h"
 
 using namespace nf;

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "common/errors.h"
+#include "core/errors.h"
 #include "io/bin_file.h"
 #include "io/particle_file.h"
 #include "io/table.h"

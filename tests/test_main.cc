@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "common/gpu_runtime.h"
+#include "core/gpu_runtime.h"
 
 int main(int argc, char** argv) {
   bool gpu_suite = false;

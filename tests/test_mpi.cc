@@ -9,7 +9,7 @@
 
 #include "helpers.h"
 #include "host_part.h"
-#include "multigpu/mpi_transport.h"
+#include "distributed/mpi_transport.h"
 
 using namespace nf;
 

@@ -13,21 +13,21 @@
 #include <set>
 #include <sstream>
 
-#include "common/body.h"
-#include "common/domain.h"
-#include "common/errors.h"
-#include "common/generate.h"
-#include "common/interaction.h"
-#include "harness/evaluation.h"
-#include "harness/results.h"
+#include "core/body.h"
+#include "tree/domain.h"
+#include "core/errors.h"
+#include "ic/generate.h"
+#include "physics/interaction.h"
+#include "methods/evaluation.h"
+#include "measure/results.h"
 #include "helpers.h"
 #include "host_part.h"
-#include "multigpu/decomposition.h"
-#include "multigpu/exchange.h"
-#include "multigpu/multi_gpu.h"
-#include "multigpu/nccl_transport.h"
-#include "quadtree/morton.h"
-#include "quadtree/tree.h"
+#include "distributed/decomposition.h"
+#include "distributed/exchange.h"
+#include "distributed/multi_gpu.h"
+#include "distributed/nccl_transport.h"
+#include "tree/morton.h"
+#include "tree/tree.h"
 
 using namespace nf;
 

@@ -5,11 +5,11 @@
 #include <limits>
 #include <set>
 
-#include "common/errors.h"
-#include "common/interaction.h"
+#include "core/errors.h"
+#include "physics/interaction.h"
 #include "extreme_inputs.h"
 #include "force_checks.h"
-#include "harness/model.h"
+#include "measure/model.h"
 
 using namespace nf;
 

@@ -7,17 +7,17 @@
 #include <sstream>
 
 #include "allpairs/near_mask.h"
-#include "common/box_rule.h"
-#include "common/csv_io.h"
-#include "common/domain.h"
-#include "common/errors.h"
+#include "tree/box_rule.h"
+#include "io/csv_file.h"
+#include "tree/domain.h"
+#include "core/errors.h"
 #include "extreme_inputs.h"
-#include "harness/auto_level.h"
+#include "methods/auto_level.h"
 #include "helpers.h"
-#include "quadtree/level_rule.h"
-#include "quadtree/morton.h"
-#include "quadtree/neighbors.h"
-#include "quadtree/tree.h"
+#include "tree/level_rule.h"
+#include "tree/morton.h"
+#include "tree/neighbors.h"
+#include "tree/tree.h"
 #include "tree_checks.h"
 
 using namespace nf;

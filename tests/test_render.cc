@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "common/errors.h"
+#include "core/errors.h"
 #include "io/particle_file.h"
 #include "render/colormap.h"
 #include "render/density_image.h"

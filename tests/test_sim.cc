@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <set>
 
-#include "common/csv_io.h"
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "io/csv_file.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 #include "helpers.h"
 #include "io/particle_file.h"
 #include "sim/run_files.h"

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "helpers.h"
-#include "quadtree/tree.h"
+#include "tree/tree.h"
 
 namespace nf::test {
 

@@ -1,6 +1,6 @@
 #include "allpairs/allpairs_cpu.h"
 
-#include "common/interaction.h"
+#include "physics/interaction.h"
 
 namespace nf {
 namespace {

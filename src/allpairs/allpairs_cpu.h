@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "allpairs/near_mask.h"
-#include "common/body.h"
+#include "core/body.h"
 
 namespace nf {
 

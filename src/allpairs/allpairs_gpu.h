@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "allpairs/near_mask.h"
-#include "common/body.h"
-#include "common/gpu_runtime.h"
+#include "core/body.h"
+#include "core/gpu_runtime.h"
 
 namespace nf {
 

@@ -2,7 +2,7 @@
 // caches) with no shared-memory staging. The baseline the tiled kernels are measured against.
 #include "allpairs/allpairs_gpu.h"
 #include "allpairs/source_loop.cuh"
-#include "common/launch.cuh"
+#include "core/launch.cuh"
 
 namespace nf {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "allpairs/allpairs_gpu.h"
 #include "allpairs/source_loop.cuh"
-#include "common/launch.cuh"
+#include "core/launch.cuh"
 
 namespace nf {
 namespace {

@@ -1,6 +1,6 @@
 #include "allpairs/near_mask.h"
 
-#include "common/box_rule.h"
+#include "tree/box_rule.h"
 
 namespace nf {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/domain.h"
-#include "common/hd.h"
-#include "common/particles.h"
+#include "tree/domain.h"
+#include "core/hd.h"
+#include "core/particles.h"
 
 namespace nf {
 

@@ -2,7 +2,7 @@
 // The inner step every all-pairs kernel shares: one target accumulates one source, skipping
 // sources outside the near field when the mask is on.
 #include "allpairs/near_mask.h"
-#include "common/interaction.h"
+#include "physics/interaction.h"
 
 namespace nf::allpairs_detail {
 

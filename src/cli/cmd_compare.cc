@@ -4,10 +4,10 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
-#include "common/csv_io.h"
-#include "common/errors.h"
-#include "common/numbers.h"
-#include "harness/validation.h"
+#include "io/csv_file.h"
+#include "core/errors.h"
+#include "core/numbers.h"
+#include "measure/validation.h"
 
 namespace nf::cli {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "common/errors.h"
+#include "core/errors.h"
 #include "io/particle_file.h"
 
 namespace nf::cli {

@@ -1,11 +1,11 @@
 // nearfield forces: one kernel, accelerations written in input order with ids.
 #include "cli/commands.h"
-#include "common/atomic_file.h"
-#include "common/csv_io.h"
-#include "common/errors.h"
-#include "harness/auto_level.h"
-#include "harness/evaluation.h"
-#include "multigpu/multi_gpu.h"
+#include "io/atomic_file.h"
+#include "io/csv_file.h"
+#include "core/errors.h"
+#include "methods/auto_level.h"
+#include "methods/evaluation.h"
+#include "distributed/multi_gpu.h"
 
 namespace nf::cli {
 

@@ -1,7 +1,7 @@
 // nearfield generate: write a distribution to a particle file.
 #include "cli/commands.h"
-#include "common/atomic_file.h"
-#include "common/errors.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
 #include "io/particle_file.h"
 
 namespace nf::cli {
@@ -14,7 +14,7 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream& err) {
   d.add_options()("help", "this help")("output", po::value(&output)->required(),
                                        "file to write; the format follows the extension (.csv, .tipsy, .tab, .bin)")(
       "format", po::value(&format), "output format when the extension does not say: csv, tipsy, tab, bin")(
-      "level", po::value(&level), "with --ppb: quadtree/octree level whose boxes get --ppb particles each");
+      "level", po::value(&level), "with --ppb: tree/octree level whose boxes get --ppb particles each");
   add_input_options(d, in, false);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,

@@ -1,8 +1,8 @@
 // nearfield model: the paper's Table I/II operation counts at one level and P.
 #include "cli/commands.h"
-#include "common/box_rule.h"
-#include "common/errors.h"
-#include "harness/model.h"
+#include "tree/box_rule.h"
+#include "core/errors.h"
+#include "measure/model.h"
 
 namespace nf::cli {
 

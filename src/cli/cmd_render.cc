@@ -1,7 +1,7 @@
 // nearfield render: a log-scaled surface density picture of a particle file (DESIGN.md section 14).
 #include "cli/commands.h"
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 #include "io/particle_file.h"
 #include "render/density_image.h"
 #include "render/png_file.h"

@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "cli/experiment.h"
-#include "common/atomic_file.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "harness/model.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "measure/model.h"
 
 namespace nf::cli {
 

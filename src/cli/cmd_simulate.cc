@@ -1,9 +1,9 @@
 // nearfield simulate: leapfrog integration with any kernel (the loop is sim/simulation.h).
 #include "cli/commands.h"
-#include "common/errors.h"
-#include "harness/auto_level.h"
+#include "core/errors.h"
+#include "methods/auto_level.h"
 #include "io/particle_file.h"
-#include "multigpu/multi_gpu.h"
+#include "distributed/multi_gpu.h"
 #include "render/density_image.h"
 #include "sim/simulation.h"
 

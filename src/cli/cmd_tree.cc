@@ -3,14 +3,14 @@
 #include <chrono>
 
 #include "cli/commands.h"
-#include "common/atomic_file.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "common/numbers.h"
-#include "harness/auto_level.h"
-#include "quadtree/morton.h"
-#include "quadtree/tree.h"
-#include "quadtree/tree_gpu.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "core/numbers.h"
+#include "methods/auto_level.h"
+#include "tree/morton.h"
+#include "tree/tree.h"
+#include "tree/tree_gpu.h"
 
 namespace nf::cli {
 

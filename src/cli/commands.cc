@@ -5,15 +5,15 @@
 
 #include <omp.h>
 
-#include "common/csv_io.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "common/numbers.h"
-#include "common/version.h"
-#include "harness/kernels.h"
+#include "io/csv_file.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "core/numbers.h"
+#include "core/version.h"
+#include "methods/registry.h"
 #include "io/particle_file.h"
-#include "multigpu/multi_gpu.h"
-#include "multigpu/nccl_transport.h"
+#include "distributed/multi_gpu.h"
+#include "distributed/nccl_transport.h"
 
 namespace nf::cli {
 
@@ -25,7 +25,7 @@ struct Command {
 };
 const Command kCommands[] = {
     {"generate", cmd_generate, "write a particle distribution to a file (csv, tipsy, tab, bin)"},
-    {"tree", cmd_tree, "build the quadtree/octree of a file and print its summary"},
+    {"tree", cmd_tree, "build the tree/octree of a file and print its summary"},
     {"forces", cmd_forces, "compute near-field (or all-pairs) accelerations with one kernel"},
     {"validate", cmd_validate, "check kernels against the float64 all-pairs ground truth"},
     {"bench", cmd_bench, "time kernels (or the GPU tree build) over a sweep"},

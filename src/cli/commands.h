@@ -11,8 +11,8 @@
 
 #include <boost/program_options.hpp>
 
-#include "common/generate.h"
-#include "common/particles.h"
+#include "ic/generate.h"
+#include "core/particles.h"
 
 namespace nf::cli {
 

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "cli/sweep_checks.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "harness/context.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "measure/context.h"
 
 namespace nf::cli {
 namespace {

@@ -14,15 +14,15 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "common/atomic_file.h"
-#include "common/csv_io.h"
-#include "common/domain.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "harness/evaluation.h"
-#include "harness/stats.h"
-#include "multigpu/multi_gpu.h"
-#include "multigpu/nccl_transport.h"
+#include "io/atomic_file.h"
+#include "io/csv_file.h"
+#include "tree/domain.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "methods/evaluation.h"
+#include "measure/stats.h"
+#include "distributed/multi_gpu.h"
+#include "distributed/nccl_transport.h"
 
 namespace {
 

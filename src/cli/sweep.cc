@@ -6,18 +6,18 @@
 #include <map>
 #include <sstream>
 
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "common/numbers.h"
-#include "harness/auto_level.h"
-#include "harness/benchmark.h"
-#include "harness/context.h"
-#include "harness/evaluation.h"
-#include "harness/results.h"
-#include "harness/stats.h"
-#include "harness/validation.h"
-#include "multigpu/decomposition.h"
-#include "multigpu/multi_gpu.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "core/numbers.h"
+#include "methods/auto_level.h"
+#include "measure/benchmark.h"
+#include "measure/context.h"
+#include "methods/evaluation.h"
+#include "measure/results.h"
+#include "measure/stats.h"
+#include "measure/validation.h"
+#include "distributed/decomposition.h"
+#include "distributed/multi_gpu.h"
 
 namespace nf::cli {
 
@@ -231,7 +231,7 @@ ForceSetup point_setup(const SweepConfig& c, Point& pt, const Particles& p, cons
   return s;
 }
 
-// Measurement columns, then the context (harness/context.h).
+// Measurement columns, then the context (measure/context.h).
 std::vector<std::string> with_context(std::vector<std::string> columns) {
   columns.insert(columns.end(), context_columns().begin(), context_columns().end());
   return columns;

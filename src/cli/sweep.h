@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "multigpu/cross_pairs.h"
+#include "distributed/cross_pairs.h"
 
 namespace nf::cli {
 
@@ -30,7 +30,7 @@ struct SweepConfig {
   std::string scale;                  //!< "full" or "reduced" in experiments (recorded in every row)
   bool tree = false;                  //!< bench: time the tree build instead of kernels
   std::string label;                  //!< progress prefix (experiment name)
-  std::string gpus = "1";             //!< --gpus: comma list; above 1 for the GPU near-field kernels (multigpu/)
+  std::string gpus = "1";             //!< --gpus: comma list; above 1 for the GPU near-field kernels (distributed/)
   std::string cross_pairs = "auto";   //!< --cross-pairs: comma list of auto, once, twice (multi-GPU runs)
 };
 

@@ -2,11 +2,11 @@
 
 #include "cli/sweep.h"
 
-#include "common/atomic_file.h"
-#include "common/errors.h"
-#include "common/gpu_runtime.h"
-#include "harness/evaluation.h"
-#include "multigpu/multi_gpu.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "methods/evaluation.h"
+#include "distributed/multi_gpu.h"
 
 namespace nf::cli {
 

@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "common/atomic_file.h"
-#include "common/errors.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
 #include "io/byte_order.h"
 #include "io/input_file.h"
 

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/particles.h"
+#include "core/particles.h"
 
 namespace nf::io {
 

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 
 namespace nf::io {
 

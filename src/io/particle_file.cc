@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "common/csv_io.h"
-#include "common/errors.h"
+#include "io/csv_file.h"
+#include "core/errors.h"
 #include "io/bin_file.h"
 #include "io/table.h"
 #include "io/tipsy.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/particles.h"
+#include "core/particles.h"
 
 namespace nf::io {
 

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "common/atomic_file.h"
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 #include "io/input_file.h"
 
 namespace nf::io {

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "common/particles.h"
+#include "core/particles.h"
 
 namespace nf::io {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/particles.h"
+#include "core/particles.h"
 #include "io/byte_order.h"
 
 namespace nf::io {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/body.h"
-#include "common/launch.cuh"
+#include "core/body.h"
+#include "core/launch.cuh"
 #include "nearfield/nearfield_gpu.h"
 
 namespace nf::box_tiles {

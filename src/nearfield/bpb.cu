@@ -3,7 +3,7 @@
 // every thread adds the other particles to its register accumulator; then each neighbor box in
 // turn is staged and added. A box with more particles than the block has threads is processed in
 // chunks: target chunks one after another, source boxes in tiles of blockDim bodies.
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/bpb_agent.cuh"
 
 namespace nf {

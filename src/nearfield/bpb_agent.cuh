@@ -1,7 +1,7 @@
 #pragma once
 // The per-thread work of the box-per-block kernels (bpb, bpb-lb): one target particle in
 // registers against a tile of sources staged in shared memory.
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
 
 namespace nf {

@@ -9,7 +9,7 @@
 //   7. d_acc is added into global acc, atomically (other blocks add into the same particles).
 // Boxes larger than the block are processed in chunks: a target chunk meets the later chunks of
 // its own box and every chunk of each neighbor. acc must be zero before the launch.
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
 
 namespace nf {

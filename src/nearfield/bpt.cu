@@ -1,7 +1,7 @@
 // bpt (box per thread), a mapping strategy of the paper's reference [1]: one thread owns a box
 // and computes each of its particles in turn against the box and the neighbor boxes, from global
 // memory. Only one thread per box: the GPU is starved unless there are very many boxes.
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
 #include "nearfield/traversal.h"
 

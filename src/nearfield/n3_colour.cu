@@ -12,7 +12,7 @@
 
 #include "nearfield/n3_common.cuh"
 #include "nearfield/rotate_agent.cuh"
-#include "quadtree/morton.h"
+#include "tree/morton.h"
 
 namespace nf {
 namespace {

@@ -4,7 +4,7 @@
 // instantiations of a kernel.
 #include <algorithm>
 
-#include "common/cuda_check.cuh"
+#include "core/cuda_check.cuh"
 #include "nearfield/pair_items.cuh"
 #include "nearfield/small_boxes.cuh"
 #include "nearfield/warp_pairs.cuh"

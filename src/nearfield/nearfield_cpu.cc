@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/traversal.h"
 
 namespace nf {

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "common/body.h"
-#include "quadtree/tree.h"
+#include "core/body.h"
+#include "tree/tree.h"
 
 namespace nf {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "common/body.h"
-#include "common/gpu_runtime.h"
+#include "core/body.h"
+#include "core/gpu_runtime.h"
 
 namespace nf {
 

@@ -3,8 +3,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "common/cuda_check.cuh"
-#include "common/launch.cuh"
+#include "core/cuda_check.cuh"
+#include "core/launch.cuh"
 
 namespace nf {
 namespace {

@@ -9,7 +9,7 @@
 // count and not the largest box: a box of 100k particles becomes thousands of items.
 #include <cstdint>
 
-#include "common/gpu_runtime.h"
+#include "core/gpu_runtime.h"
 
 namespace nf {
 

@@ -1,7 +1,7 @@
 // ppt (particle per thread), a mapping strategy of the paper's reference [1]: thread i computes
 // sorted particle i against the other particles of its box and of each neighbor box, reading
 // them straight from global memory (the caches are the only reuse).
-#include "common/interaction.h"
+#include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
 #include "nearfield/traversal.h"
 

@@ -15,9 +15,9 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "common/cuda_check.cuh"
-#include "common/errors.h"
-#include "common/interaction.h"
+#include "core/cuda_check.cuh"
+#include "core/errors.h"
+#include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
 #include "nearfield/traversal.h"
 

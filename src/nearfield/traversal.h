@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "common/body.h"
-#include "common/hd.h"
+#include "core/body.h"
+#include "core/hd.h"
 
 namespace nf {
 

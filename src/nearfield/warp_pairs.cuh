@@ -10,8 +10,8 @@
 #include <mutex>
 #include <tuple>
 
-#include "common/interaction.h"
-#include "common/launch.cuh"
+#include "physics/interaction.h"
+#include "core/launch.cuh"
 #include "nearfield/box_tiles.cuh"
 #include "nearfield/nearfield_gpu.h"
 #include "nearfield/pair_items.cuh"

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 #include "render/colormap.h"
 
 namespace nf::render {

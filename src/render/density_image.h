@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/particles.h"
+#include "core/particles.h"
 
 namespace nf::render {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "common/atomic_file.h"
+#include "io/atomic_file.h"
 
 namespace nf::render {
 namespace {

@@ -1,6 +1,6 @@
 // Kicks and drifts of the leapfrog on the GPU: one thread per particle, float64.
-#include "common/cuda_check.cuh"
-#include "common/launch.cuh"
+#include "core/cuda_check.cuh"
+#include "core/launch.cuh"
 #include "sim/integrate_gpu.h"
 
 #include <utility>

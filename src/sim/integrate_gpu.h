@@ -2,8 +2,8 @@
 //! The leapfrog's kicks and drifts on device-resident particles, float64, as plain C++ drivers
 //! (integrate_gpu.cu). Memory-bound passes over the arrays; no host copies.
 
-#include "harness/field_gpu.h"
-#include "quadtree/tree_gpu.h"
+#include "methods/field_gpu.h"
+#include "tree/tree_gpu.h"
 
 namespace nf::sim_gpu {
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/atomic_file.h"
-#include "common/errors.h"
-#include "common/numbers.h"
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "core/numbers.h"
 
 namespace nf::sim {
 namespace {

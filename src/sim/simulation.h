@@ -1,6 +1,6 @@
 #pragma once
 //! `nearfield simulate` (DESIGN.md section 12): leapfrog kick-drift-kick (velocity Verlet) with any
-//! registered kernel, through its force field (harness/force_field.h). GPU kernels keep the
+//! registered kernel, through its force field (methods/force_field.h). GPU kernels keep the
 //! particles on the device from the first step to the last; the host sees them only at snapshot
 //! and picture steps.
 //!
@@ -13,7 +13,7 @@
 #include <ostream>
 #include <string>
 
-#include "common/particles.h"
+#include "core/particles.h"
 #include "io/particle_file.h"
 #include "render/density_image.h"
 #include "sim/run_files.h"

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "common/gpu_runtime.h"
+#include "core/gpu_runtime.h"
 #if defined(NF_HAVE_CUDA)
 #include "sim/integrate_gpu.h"
 #endif

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "common/particles.h"
-#include "harness/force_field.h"
+#include "core/particles.h"
+#include "methods/force_field.h"
 
 namespace nf::sim {
 

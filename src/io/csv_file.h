@@ -1,0 +1,37 @@
+#pragma once
+//! Particle and acceleration CSV files (DESIGN.md section 5).
+//!
+//! Input: a header row naming x, y[, z] and m (or mass); optional id, vx, vy[, vz]; other columns
+//! are ignored. A z column makes the file 3D. Numbers are converted with std::from_chars, so every
+//! decimal reads to the nearest double. Errors name the file, the line and the problem.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/particles.h"
+
+namespace nf {
+
+//! Reads a particle file; throws InputError on any problem (nothing is partially returned).
+Particles read_particles_csv(const std::string& path);
+
+//! Writes x,y[,z],m[,id][,vx,vy[,vz]] with shortest round-trip numbers (atomically).
+void write_particles_csv(const std::string& path, const Particles& p);
+
+//! Writes id,ax,ay[,az]: one row per particle in input order (atomically). `acc` holds dim
+//! values per particle.
+void write_accelerations_csv(const std::string& path, const Particles& p, const std::vector<double>& acc);
+
+//! Accelerations as `forces` writes them (id,ax,ay[,az]), in file order.
+struct Accelerations {
+  int dim = 2;
+  std::vector<std::int64_t> id;
+  std::vector<double> acc;  //!< dim values per row
+};
+
+//! Reads an accelerations file; errors (InputError) name the file, the line and the problem,
+//! repeated ids included.
+Accelerations read_accelerations_csv(const std::string& path);
+
+}  // namespace nf

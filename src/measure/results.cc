@@ -1,0 +1,127 @@
+#include "measure/results.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "io/atomic_file.h"
+#include "core/errors.h"
+#include "measure/context.h"
+
+namespace nf {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  std::stringstream ss(line);
+  while (std::getline(ss, field, ',')) out.push_back(field);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+std::string csv_field(std::string text) {
+  for (char& c : text)
+    if (c == ',' || c == '\n' || c == '\r') c = ';';
+  return text;
+}
+
+const std::vector<std::string>& added_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = context_columns();
+    for (const char* name : {"plan_ms", "repeat", "level_rule"}) c.push_back(name);  // bench, validate
+    // Multi-GPU runs: bench and validate, then bench's split of the time, then validate's check.
+    for (const char* name : {"gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms", "kernel_imbalance",
+                             "halo_bodies", "one_gpu"})
+      c.push_back(name);
+    return c;
+  }();
+  return columns;
+}
+
+std::string added_column_default(const std::string& column) {
+  return column == "gpus" ? "1" : "";  // every row written before multi-GPU runs used one GPU
+}
+
+ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
+    : path_(std::move(path)), columns_(std::move(columns)) {
+  check_output_path(path_);
+  std::ifstream in(path_);
+  if (!in) return;
+  std::string line;
+  if (!std::getline(in, line)) return;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> header = split_csv_line(line);
+  const auto has = [](const std::vector<std::string>& v, const std::string& c) {
+    return std::find(v.begin(), v.end(), c) != v.end();
+  };
+  for (const std::string& c : columns_)
+    if (!has(header, c) && !has(added_columns(), c))
+      throw InputError(path_, 1, "existing results file has no column '" + c +
+                                     "' (it was written by another command); move it away");
+  for (const std::string& c : header)
+    if (!has(columns_, c)) columns_.push_back(c);
+  // Where each of our columns sits in the file's rows (-1: absent in this file).
+  std::vector<long> from(columns_.size(), -1);
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const auto it = std::find(header.begin(), header.end(), columns_[c]);
+    if (it != header.end()) from[c] = it - header.begin();
+  }
+  long number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = split_csv_line(line);
+    if (fields.size() != header.size())
+      throw InputError(path_, number, "row has " + std::to_string(fields.size()) + " fields, the header " +
+                                          std::to_string(header.size()));
+    std::vector<std::string> row(columns_.size());
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      row[c] = from[c] >= 0 ? fields[static_cast<std::size_t>(from[c])] : added_column_default(columns_[c]);
+    rows_.push_back(std::move(row));
+  }
+}
+
+bool ResultsFile::matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const {
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const auto it = key.find(columns_[c]);
+    if (it != key.end() && csv_field(it->second) != row[c]) return false;
+  }
+  return true;
+}
+
+bool ResultsFile::contains(const std::map<std::string, std::string>& key) const {
+  return std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return matches(row, key); });
+}
+
+void ResultsFile::append(const std::map<std::string, std::string>& values) {
+  std::vector<std::string> row(columns_.size());
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const auto it = values.find(columns_[c]);
+    if (it != values.end()) row[c] = csv_field(it->second);
+  }
+  rows_.push_back(row);
+  write();
+}
+
+std::size_t ResultsFile::replace(const std::map<std::string, std::string>& key,
+                                 const std::map<std::string, std::string>& row) {
+  const std::size_t before = rows_.size();
+  rows_.erase(std::remove_if(rows_.begin(), rows_.end(), [&](const auto& r) { return matches(r, key); }), rows_.end());
+  const std::size_t removed = before - rows_.size();
+  append(row);
+  return removed;
+}
+
+void ResultsFile::write() const {
+  std::string text;
+  for (std::size_t c = 0; c < columns_.size(); ++c) text += (c ? "," : "") + columns_[c];
+  text += '\n';
+  for (const auto& r : rows_) {
+    for (std::size_t c = 0; c < r.size(); ++c) text += (c ? "," : "") + r[c];
+    text += '\n';
+  }
+  write_file_atomically(path_, text);
+}
+
+}  // namespace nf

@@ -1,0 +1,69 @@
+#include "measure/validation.h"
+
+#include <cmath>
+
+#include "core/gpu_runtime.h"
+
+namespace nf {
+
+Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses, int dim) {
+  Metrics m;
+  const std::size_t n = masses.size();
+  double err2 = 0, ref2 = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (!std::isfinite(a[k])) m.finite = false;
+    err2 += (a[k] - ref[k]) * (a[k] - ref[k]);
+    ref2 += ref[k] * ref[k];
+  }
+  m.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
+  const double floor = n ? 1e-6 * std::sqrt(ref2 / static_cast<double>(n)) : 0.0;
+  double p[3] = {0, 0, 0}, pabs = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double e2 = 0, r2 = 0, a2 = 0;
+    for (int d = 0; d < dim; ++d) {
+      const double ai = a[i * dim + d], ri = ref[i * dim + d];
+      e2 += (ai - ri) * (ai - ri);
+      r2 += ri * ri;
+      a2 += ai * ai;
+      p[d] += masses[i] * ai;
+    }
+    pabs += masses[i] * std::sqrt(a2);
+    const double denom = std::max(std::sqrt(r2), floor);
+    if (denom > 0) m.max_rel = std::max(m.max_rel, std::sqrt(e2) / denom);
+    else if (e2 > 0) m.max_rel = INFINITY;
+  }
+  const double pn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  m.momentum = pabs > 0 ? pn / pabs : 0.0;
+  if (!m.finite) m.rel_l2 = m.max_rel = m.momentum = NAN;
+  return m;
+}
+
+double tolerance(Precision p) { return p == Precision::f32 ? 1e-5 : 1e-12; }
+
+bool passes(const Metrics& m, Precision p) { return m.finite && m.rel_l2 <= tolerance(p); }
+
+std::vector<double> masses_as_seen(const Particles& p, Precision precision) {
+  std::vector<double> m = p.m;
+  if (precision == Precision::f32)
+    for (double& v : m) v = static_cast<float>(v);
+  return m;
+}
+
+std::vector<double> ground_truth(const Particles& p, const ForceSetup& setup, Precision kernel_precision,
+                                 std::size_t cpu_limit, std::string& name) {
+  ForceSetup ref = setup;
+  ref.mask = Mask::near;
+  ref.count_interactions = false;
+  ref.precision = Precision::f64;
+  ref.round_inputs_to_float = kernel_precision == Precision::f32;
+  ref.gpus = 1;  // the reference runs on one device, whatever the kernels under test use
+  ref.placement = nullptr;
+  const bool on_gpu = p.size() > cpu_limit && gpu::available();
+  const KernelInfo& k = find_kernel(on_gpu ? "allpairs-tiled" : "cpu-allpairs");
+  name = k.name + " --mask near, float64" + std::string(ref.round_inputs_to_float ? " on float32-rounded inputs" : "");
+  auto e = prepare(k, p, ref);
+  e->run();
+  return e->accelerations();
+}
+
+}  // namespace nf

@@ -1,0 +1,128 @@
+#include "methods/registry.h"
+
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+
+namespace nf {
+
+KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFamily f)
+    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_field(std::move(f.make_field)) {}
+
+std::string KernelInfo::trait_list() const {
+  std::string s = gpu() ? "gpu" : "cpu";
+  s += near_field() ? ", near-field" : ", all-pairs";
+  if (newton3()) s += ", Newton-3";
+  if (atomics()) s += ", atomics";
+  s += deterministic() ? ", deterministic" : ", not deterministic";
+  if (scratch()) s += ", scratch";
+  if (dense_tree()) s += ", dense tree";
+  if (openmp()) s += ", OpenMP";
+  if (small_boxes()) s += ", small boxes one-sided";
+  return s;
+}
+
+namespace {
+
+// The table. Traits that follow from the family (gpu, near-field) are added here, the rest are
+// the kernel's own. Summaries are what `bench --list` prints.
+std::list<KernelInfo> builtin_kernels() {
+  const unsigned cpu_nf = kNearField | kDeterministic | kDenseTree;
+  const unsigned gpu_nf = kGpu | kNearField | kDenseTree;
+  const unsigned gpu_ap = kGpu | kDeterministic;
+  const unsigned gpu_n3 = kGpu | kNearField | kNewton3;  // compact tree: any level
+  return {
+      {"cpu-serial", cpu_nf, "one thread, boxes in Z-order, own box then each neighbor (the paper's CPU)",
+       cpu_near_field(NF_PER_SHAPE(cpu_serial))},
+      {"cpu-n3", cpu_nf | kNewton3, "one thread, half lists, each pair once (Newton's third law)",
+       cpu_near_field(NF_PER_SHAPE(cpu_n3))},
+      {"cpu-omp", cpu_nf | kOpenMP, "OpenMP over boxes, full lists", cpu_near_field(NF_PER_SHAPE(cpu_omp))},
+      {"cpu-omp-n3", cpu_nf | kNewton3 | kScratch | kOpenMP,
+       "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
+       cpu_near_field(NF_PER_SHAPE(cpu_omp_n3))},
+      {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
+      {"allpairs-naive", gpu_ap, "thread per body, sources from global memory",
+       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_naive))},
+      {"allpairs-tiled", gpu_ap, "GPU Gems 3 ch. 31 shared-memory tiles (ground truth)",
+       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_tiled))},
+      {"allpairs-2d", gpu_ap | kScratch, "2D-tiled: source slices with partial sums, then a reduction",
+       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_2d))},
+      {"ppt", gpu_nf | kDeterministic, "particle per thread, neighbors from global memory",
+       gpu_near_field(NF_GPU_PER_SHAPE(launch_ppt))},
+      {"bpt", gpu_nf | kDeterministic, "box per thread", gpu_near_field(NF_GPU_PER_SHAPE(launch_bpt))},
+      {"bpb", gpu_nf | kDeterministic, "box per block, boxes staged in shared memory (original BPB)",
+       gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
+      {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
+       gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
+      {"bpb-lb", kGpu | kNearField | kDeterministic | kSmallBoxes,
+       "BPB over bounded work items (target chunks x source segments) in block-size classes: load-balanced",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_bpb_lb))},
+      {"n3-shfl", gpu_n3 | kAtomics | kSmallBoxes,
+       "Newton-3, warp per work item: reaction summed in registers, reduced by warp shuffles; red.add out",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_shfl))},
+      {"n3-rotate", gpu_n3 | kAtomics | kSmallBoxes,
+       "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_rotate))},
+      {"n3-colour", gpu_n3 | kDeterministic,
+       "Newton-3, lane rotation over box pairs in conflict-free colours: plain stores, no atomics, bitwise repeatable",
+       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_colour))},
+  };
+}
+
+std::list<KernelInfo>& registry() {
+  static std::list<KernelInfo> kernels = builtin_kernels();
+  return kernels;
+}
+
+}  // namespace
+
+const std::list<KernelInfo>& all_kernels() { return registry(); }
+
+const KernelInfo& find_kernel(const std::string& name) {
+  for (const KernelInfo& k : registry())
+    if (k.name == name) return k;
+  std::string names;
+  for (const KernelInfo& k : registry()) names += (names.empty() ? "" : ", ") + k.name;
+  throw UsageError("unknown kernel '" + name + "' (kernels: " + names + ")");
+}
+
+std::vector<std::string> available_kernels() {
+  std::vector<std::string> names;
+  const bool gpu = gpu::available();
+  for (const KernelInfo& k : registry())
+    if (!k.gpu() || gpu) names.push_back(k.name);
+  return names;
+}
+
+std::vector<std::string> parse_kernel_list(const std::string& text) {
+  if (text.empty() || text == "all") return available_kernels();
+  std::vector<std::string> names;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    find_kernel(item);
+    names.push_back(item);
+  }
+  if (names.empty()) throw UsageError("--kernel: no kernel named in '" + text + "'");
+  return names;
+}
+
+std::vector<const KernelInfo*> kernels_with(unsigned required, unsigned excluded) {
+  std::vector<const KernelInfo*> out;
+  for (const KernelInfo& k : registry())
+    if ((k.traits & required) == required && (k.traits & excluded) == 0) out.push_back(&k);
+  return out;
+}
+
+KernelRegistration::KernelRegistration(KernelInfo k) : name_(k.name) {
+  for (const KernelInfo& e : registry())
+    if (e.name == k.name) throw UsageError("kernel '" + k.name + "' is already registered");
+  registry().push_back(std::move(k));
+}
+
+KernelRegistration::~KernelRegistration() {
+  registry().remove_if([this](const KernelInfo& k) { return k.name == name_; });
+}
+
+}  // namespace nf

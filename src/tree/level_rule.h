@@ -1,0 +1,67 @@
+#pragma once
+//! `--level auto`: the level whose near field costs least by an operation-count estimate.
+//!
+//! cost(K) = pairs(K) + c * M(K), where
+//! - pairs(K) = sum over non-empty boxes b of n_b * (n_b + sum of n over b's neighbor boxes): the
+//!   (directed) pairs a box-wise near-field kernel evaluates at level K;
+//! - M(K) = the number of non-empty boxes, and c = 3^d * P_t^2 the overhead of one box (staging,
+//!   launch, list traversal) in interaction-equivalents, with P_t = AutoLevelPolicy::target_occupancy.
+//! On uniform input with P particles per box the cost is about 3^d N (P + P_t^2 / P), smallest at
+//! P = P_t; clustered input has crowded boxes and so chooses deeper levels than uniform input of
+//! the same N. Ties go to the shallower level.
+//!
+//! Levels are evaluated from 0 down; pairs(K) >= N and M(K) grows with K, so the search stops at
+//! the first level where c * M(K) + N reaches the best cost so far (no deeper level can win), or
+//! at `deepest`. Each level costs one pass over the particles' keys (sorted once at `deepest` and
+//! coarsened) plus a neighbor lookup per non-empty box.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tree/domain.h"
+#include "core/particles.h"
+
+namespace nf {
+
+//! The knob of the rule.
+struct AutoLevelPolicy {
+  //! P_t: on uniform input the rule picks about this many particles per box. 16 is where the
+  //! paper's bpb was fastest in the depth sweep on the H100 (2D uniform, N = 2^20: level 8,
+  //! 0.346 ms, against 0.422 ms at P = 64 and 0.444 ms at P = 4; results/depth).
+  static constexpr double target_occupancy = 16.0;
+};
+
+//! c of the rule for this dimension: 3^dim * P_t^2.
+double auto_box_overhead(int dim);
+
+//! The rule's figures at one level.
+struct LevelCost {
+  int level = 0;
+  std::uint64_t boxes = 0;  //!< M(K), non-empty boxes
+  std::uint64_t pairs = 0;  //!< pairs(K) (exact: at most N^2)
+  double cost = 0;          //!< pairs(K) + c M(K)
+};
+
+//! What the rule chose, and the levels it evaluated (ascending).
+struct LevelChoice {
+  int level = 0;
+  int deepest = 0;  //!< the deepest level it was allowed to consider
+  int dim = 2;
+  std::uint64_t particles = 0;
+  double overhead = 0;  //!< c
+  std::vector<LevelCost> evaluated;
+  //! The evaluated entry of the chosen level.
+  const LevelCost& chosen() const;
+};
+
+//! Applies the rule to `p` over `domain`, considering levels 0..deepest (deepest <= max_level).
+LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest);
+
+//! The rule's figures at exactly one level (the same computation choose_level runs).
+LevelCost level_cost(const Particles& p, const Domain& domain, int level);
+
+//! One line for users: the level chosen, and why.
+std::string describe(const LevelChoice& c);
+
+}  // namespace nf
