@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The report generator: on the committed results it writes every section and figure and starts
 # with a verdict; on a small results folder made here by the nearfield binary it labels the table
-# with its rows' context and flags a row measured unlike the others (re-measured with other reps).
+# with its rows' context and flags a row measured unlike the others (re-measured with other reps);
+# its sets of kernels follow the traits of `nearfield bench --list`, not names typed in the script.
 # Usage: report_test.sh SOURCE_DIR NEARFIELD_BINARY
 set -euo pipefail
 src="$1"
@@ -78,4 +79,22 @@ grep -q "Energy drift of the CPU float all-pairs run (cpu-allpairs, 600 particle
 [ -f "$tmp/small/figures/collision-cpu.png" ] || fail "no strip of frames"
 grep -q "^\*\*Not measured yet:\*\* results/energy-check/ (the energy check on the GPU)\. " "$small" \
   || fail "the missing energy check is not named alone"
+# 4. Kernel sets come from `nearfield bench --list`, parsed by columns: through a binary whose list
+#    drops n3-shfl (a kernel removed since its rows were written), takes Newton-3 from n3-colour's
+#    traits and drops the "scratch" trait (narrowing the traits column of some rows), the Newton-3
+#    table of the committed Table III shows only n3-rotate beside the paper's kernels, while the
+#    table of all kernels keeps the rows of the unlisted and the changed kernel.
+printf '#!/usr/bin/env bash\nif [ "$1 $2" = "bench --list" ]; then\n  %q bench --list | grep -v "^n3-shfl " | sed -e "s/, scratch//" -e "/^n3-colour /s/Newton-3, //"\nelse\n  exec %q "$@"\nfi\n' \
+  "$nearfield" "$nearfield" > "$tmp/nearfield-list"
+chmod +x "$tmp/nearfield-list"
+mkdir -p "$tmp/registry/results" "$tmp/registry/paper"
+cp -r "$src/results/table3" "$tmp/registry/results/"
+cp -r "$src/paper/reference" "$tmp/registry/paper/"
+"$python" "$src/paper/make_report.py" --results "$tmp/registry/results" --paper "$tmp/registry/paper" \
+  --nearfield "$tmp/nearfield-list" > /dev/null || fail "the report fails on a changed kernel list"
+reg="$tmp/registry/paper/README.md"
+grep -qx '| P | bpb | bpb-n3 | speedup | n3-rotate | speedup |' "$reg" \
+  || fail "the new Newton-3 kernels are not the listed GPU kernels with the Newton-3 trait"
+grep -E '^\| P \| bpb \| bpb-lb \|' "$reg" | grep -q '| n3-colour |.*| n3-shfl |' \
+  || fail "the rows of an unlisted or changed kernel are gone from the table of all kernels"
 echo "report OK"
