@@ -4,11 +4,11 @@
 #include <cmath>
 #include <string>
 
-#include "allpairs/allpairs_cpu.h"
-#include "tree/domain.h"
-#include "measure/benchmark.h"
-#include "methods/evaluation.h"
+#include "core/bodies.h"
 #include "measure/validation.h"
+#include "methods/force_method.h"
+#include "methods/registry.h"
+#include "tree/domain.h"
 #include "helpers.h"
 #include "tree/tree.h"
 
@@ -63,7 +63,7 @@ inline Metrics check_kernel(const Particles& p, const KernelCase& c, const std::
   CAPTURE(c.level);
   CAPTURE(c.softening);
   const KernelInfo& k = find_kernel(c.kernel);
-  ForceSetup s;
+  MethodSetup s;
   s.level = c.level;
   s.domain = resolve_domain(p, c.domain, "test");
   s.softening = c.softening;
@@ -84,6 +84,14 @@ inline Metrics check_kernel(const Particles& p, const KernelCase& c, const std::
   return m;
 }
 
+//! One evaluation of kernel k on p: its accelerations in input order.
+inline std::vector<double> forces(const KernelInfo& k, const Particles& p, const MethodSetup& s) {
+  auto m = make_method(k, s, p);
+  m->prepare(p);
+  m->evaluate();
+  return m->accelerations();
+}
+
 //! check_kernel against the naive reference of the case's own inputs.
 inline Metrics check_kernel(const Particles& p, const KernelCase& c) {
   const Domain d = resolve_domain(p, c.domain, "test");
@@ -101,13 +109,14 @@ inline std::vector<std::string> kernel_names(unsigned required, unsigned exclude
 
 //! Interactions a near-field kernel evaluates when run in counting mode.
 inline unsigned long long count_interactions(const Particles& p, const std::string& kernel, int level) {
-  ForceSetup s;
+  MethodSetup s;
   s.level = level;
   s.domain = default_domain(p);
   s.count_interactions = true;
-  auto e = prepare(find_kernel(kernel), p, s);
-  e->run();
-  return e->counted_interactions();
+  auto m = make_method(find_kernel(kernel), s, p);
+  m->prepare(p);
+  m->evaluate();
+  return m->counted_interactions();
 }
 
 //! The near-field inputs every near-field kernel is checked on: (particles, level, domain text).

@@ -18,7 +18,7 @@ namespace nf::test {
 // One part in host memory with a float64 reference kernel over its own tree: full lists over
 // every box (CrossPairs::twice), or half lists over the own boxes only, each pair applied to both
 // particles (CrossPairs::once). Halo bodies start as NaN: only the exchange can make them right.
-class HostPart final : public PartDevice {
+class HostPart final : public PartArrays {
  public:
   HostPart(const Particles& part, int level, const Domain& dom, const PartPlan& plan, CrossPairs cross, double eps)
       : tree_(build_tree(part, level, dom, false)), plan_(plan), cross_(cross), g_{eps * eps} {
@@ -114,7 +114,7 @@ inline std::vector<double> evaluate_split(const Particles& p, int level, int par
   if (local.empty())
     for (int g = 0; g < parts; ++g) local.push_back(g);
   std::vector<std::unique_ptr<HostPart>> devices(parts);
-  std::vector<PartDevice*> raw(parts, nullptr);
+  std::vector<PartArrays*> raw(parts, nullptr);
   for (int g : local) {
     devices[g] = std::make_unique<HostPart>(select_rows(p, rows[g]), level, dom, plan.parts[g], cross, 1e-3);
     raw[g] = devices[g].get();

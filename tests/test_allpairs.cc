@@ -25,14 +25,12 @@ TEST_CASE("eps = 0 with coincident points gives finite forces; the pair contribu
     test::KernelCase c{"cpu-allpairs", Precision::f64, 2, 0.0, mask, ""};
     test::check_kernel(p, c);
   }
-  ForceSetup s;
+  MethodSetup s;
   s.level = 2;
   s.domain = default_domain(p);
   s.softening = 0.0;
   s.precision = Precision::f64;
-  auto e = prepare(find_kernel("cpu-allpairs"), p, s);
-  e->run();
-  const auto a = e->accelerations();
+  const auto a = test::forces(find_kernel("cpu-allpairs"), p, s);
   // Particle 3 is pulled by the other three, at distance 0.25: a_x = (sum of masses) / 0.0625.
   CHECK(a[9] == doctest::Approx((p.m[0] + p.m[1] + p.m[2]) / 0.0625));
   // The coincident ones feel only particle 3.

@@ -12,11 +12,11 @@
 
 #include "tree/domain.h"
 #include "core/errors.h"
-#include "methods/evaluation.h"
+#include "methods/force_method.h"
 #include "measure/validation.h"
 #include "helpers.h"
 #include "io/particle_file.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 #include "distributed/nccl_transport.h"
 #include "sim_checks.h"
 
@@ -55,18 +55,21 @@ bool gpus_or_skip(int gpus, test::EnvScope& emulate) {
   return true;
 }
 
-// Accelerations of one evaluation (output poisoned first); on several GPUs also a timed one.
-std::vector<double> forces(const KernelInfo& k, const Particles& p, const ForceSetup& s) {
-  auto e = prepare(k, p, s);
-  e->poison_output();
-  e->run();
-  if (s.gpus > 1) {
-    CHECK(e->run_timed_ms() > 0);  // a second, timed evaluation: the exchange runs again
-    CHECK(e->span.gpus == s.gpus);
-    CHECK(e->span.kernel_max_ms > 0);
-    CHECK(e->span.kernel_max_ms >= e->span.kernel_mean_ms);
+// Accelerations of one evaluation (output poisoned first); spread, also a second evaluation
+// (the exchange runs again) with its stage times.
+std::vector<double> forces(const KernelInfo& k, const Particles& p, const MethodSetup& s, const Spread& spread = {}) {
+  auto m = make_spread_method(k, s, p, spread);
+  m->prepare(p);
+  m->poison_output();
+  m->evaluate();
+  if (spread.gpus > 1) {
+    m->evaluate();
+    const StageTimes t = m->times();
+    CHECK(t.evaluate_ms > 0);
+    CHECK(t.get("kernel_max") > 0);
+    CHECK(t.get("kernel_max") >= t.get("kernel_mean"));
   }
-  return e->accelerations();
+  return m->accelerations();
 }
 
 double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
@@ -99,15 +102,13 @@ TEST_CASE("forces on 2 GPUs equal forces on 1 for every GPU near-field kernel" *
           CAPTURE(k->name);
           CAPTURE(to_string(prec));
           CAPTURE(to_string(cross));
-          ForceSetup s;
+          MethodSetup s;
           s.level = in.level;
           s.domain = default_domain(in.p);
           s.softening = 1e-3;
           s.precision = prec;
           const std::vector<double> one = forces(*k, in.p, s);
-          s.gpus = 2;
-          s.cross_pairs = cross;
-          const std::vector<double> two = forces(*k, in.p, s);
+          const std::vector<double> two = forces(*k, in.p, s, {2, cross});
           REQUIRE(two.size() == one.size());
           bool finite = true;
           for (double v : two) finite = finite && std::isfinite(v);
@@ -132,13 +133,12 @@ TEST_CASE("2 GPUs: one box (an empty part), two particles, a lopsided input" * d
       CAPTURE(in.name);
       CAPTURE(name);
       const KernelInfo& k = find_kernel(name);
-      ForceSetup s;
+      MethodSetup s;
       s.level = in.level;
       s.domain = default_domain(in.p);
       const std::vector<double> one = forces(k, in.p, s);
-      s.gpus = 2;
-      const std::vector<double> two = forces(k, in.p, s);
-      if (matches_one_gpu_bitwise(k, s.cross_pairs))
+      const std::vector<double> two = forces(k, in.p, s, {2, CrossPairs::automatic});
+      if (matches_one_gpu_bitwise(k, CrossPairs::automatic))
         CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0);
       else
         CHECK(rel_l2(two, one) <= tolerance(s.precision));
@@ -205,14 +205,13 @@ TEST_CASE("emulated GPUs: 3 and 5 parts on GPU 0 equal one GPU (2D and 3D, once 
         CAPTURE(name);
         CAPTURE(gpus);
         const KernelInfo& k = find_kernel(name);
-        ForceSetup s;
+        MethodSetup s;
         s.level = in.level;
         s.domain = default_domain(in.p);
         const std::vector<double> one = forces(k, in.p, s);
-        s.gpus = gpus;
-        const std::vector<double> many = forces(k, in.p, s);
+        const std::vector<double> many = forces(k, in.p, s, {gpus, CrossPairs::automatic});
         REQUIRE(many.size() == one.size());
-        if (matches_one_gpu_bitwise(k, s.cross_pairs))
+        if (matches_one_gpu_bitwise(k, CrossPairs::automatic))
           CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(double)) == 0);
         else
           CHECK(rel_l2(many, one) <= tolerance(s.precision));

@@ -7,6 +7,7 @@
 #include "extreme_inputs.h"
 #include "helpers.h"
 #include "tree/tree.h"
+#include "core/device_bodies.h"
 #include "tree/tree_gpu.h"
 #include "tree_checks.h"
 
@@ -54,8 +55,8 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
   if (p.size() <= 3000) test::check_compact(p, gpu, level, d);
 
   // The sorted bodies every near-field kernel reads.
-  gpu::DeviceBuffer<Body<float>> bodies;
-  gather_bodies<float>(dp, builder.tree(), bodies);
+  gpu::DeviceBuffer<Body<float>> bodies(builder.tree().n);
+  gather_bodies<float>(dp, builder.tree().order.data(), builder.tree().n, bodies.data());
   const std::vector<Body<float>> b = bodies.download();
   REQUIRE(b.size() == p.size());
   std::size_t bad = 0;

@@ -9,7 +9,9 @@
 #include "physics/interaction.h"
 #include "extreme_inputs.h"
 #include "force_checks.h"
+#include "measure/benchmark.h"
 #include "measure/model.h"
+#include "tree/box_set.h"
 
 using namespace nf;
 
@@ -48,9 +50,8 @@ TEST_CASE("counting mode: kernels evaluate exactly the near-field pairs (half of
       for (std::int64_t ppb : {1, 3, 8}) {
         if (dim == 3 && level == 3 && ppb == 8) continue;
         const Particles p = test::make_exact(dim, level, ppb);
-        const Tree t = build_tree(p, level, default_domain(p), false);
         const std::uint64_t full = cp_bpb(dim, level, ppb);  // the model's N(P-1) + B P^2
-        CHECK(near_field_interactions(t) == full);
+        CHECK(near_field_interactions(count_boxes(p, level, default_domain(p))) == full);
         for (const std::string& k : kCpuKernels) {
           CAPTURE(k);
           CHECK(test::count_interactions(p, k, level) == (find_kernel(k).newton3() ? cp_bpb_n3(dim, level, ppb) : full));
@@ -70,7 +71,15 @@ TEST_CASE("validate runs every CPU kernel and reports PASS; a failing kernel exi
 }
 
 // --- the registry ------------------------------------------------------------------------------
+namespace nf {
+extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
+}
 namespace {
+
+template <int D, class T>
+void cpu_serial(const HostNearField<T>& f) {
+  cpu_serial_kernels.get<D, T>()(f);
+}
 
 // Deliberately wrong kernels, registered only inside the tests below.
 template <int D, class T>
@@ -132,7 +141,7 @@ TEST_CASE("the registry: unique names, a factory for every kernel, unknown names
 TEST_CASE("a registered kernel runs in every command; validate FAILs wrong ones, NaN never passes") {
   const unsigned traits = kNearField | kDeterministic | kDenseTree;
   {
-    KernelRegistration reg({"test-skips-own-box", traits, "test only", cpu_near_field(NF_PER_SHAPE(wrong_skips_own_box))});
+    KernelRegistration reg({"test-skips-own-box", traits, "test only", cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_skips_own_box))});
     CHECK(test::kernel_names(kNearField, kGpu).back() == "test-skips-own-box");
     const auto r = validate_clusters("cpu-serial,test-skips-own-box");
     INFO(r.out);
@@ -147,7 +156,7 @@ TEST_CASE("a registered kernel runs in every command; validate FAILs wrong ones,
   }
   CHECK_THROWS_AS(find_kernel("test-skips-own-box"), UsageError);  // gone with its registration
   {
-    KernelRegistration reg({"test-one-nan", traits, "test only", cpu_near_field(NF_PER_SHAPE(wrong_one_nan))});
+    KernelRegistration reg({"test-one-nan", traits, "test only", cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_one_nan))});
     const auto r = validate_clusters("test-one-nan");
     INFO(r.out);
     CHECK(r.code == 1);
@@ -155,13 +164,13 @@ TEST_CASE("a registered kernel runs in every command; validate FAILs wrong ones,
     CHECK(r.out.find("PASS") == std::string::npos);
   }
   {
-    KernelRegistration reg({"test-not-repeatable", traits, "test only", cpu_near_field(NF_PER_SHAPE(wrong_not_repeatable))});
+    KernelRegistration reg({"test-not-repeatable", traits, "test only", cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_not_repeatable))});
     const auto r = validate_clusters("test-not-repeatable");
     INFO(r.out);
     CHECK(r.code == 1);
     CHECK(r.out.find("DIFFERS") != std::string::npos);
   }
-  CHECK_THROWS_AS(KernelRegistration({"bpb", traits, "duplicate", cpu_near_field(NF_PER_SHAPE(cpu_serial))}), UsageError);
+  CHECK_THROWS_AS(KernelRegistration({"bpb", traits, "duplicate", cpu_near_field(cpu_serial_kernels)}), UsageError);
 }
 
 TEST_CASE("cpu-omp-n3 is bitwise repeatable at a fixed thread count, on clustered input") {
@@ -169,17 +178,18 @@ TEST_CASE("cpu-omp-n3 is bitwise repeatable at a fixed thread count, on clustere
   const Particles p = test::make("clusters", 3, 4000, 11);
   for (int threads : {3, 4}) {
     omp_set_num_threads(threads);
-    ForceSetup s;
+    MethodSetup s;
     s.level = 3;
     s.domain = default_domain(p);
     s.precision = Precision::f32;
-    auto e = prepare(find_kernel("cpu-omp-n3"), p, s);
-    e->run();
-    const std::vector<double> first = e->accelerations();
+    auto m = make_method(find_kernel("cpu-omp-n3"), s, p);
+    m->prepare(p);
+    m->evaluate();
+    const std::vector<double> first = m->accelerations();
     for (int run = 0; run < 4; ++run) {
-      e->poison_output();
-      e->run();
-      CHECK(e->accelerations() == first);
+      m->poison_output();
+      m->evaluate();
+      CHECK(m->accelerations() == first);
     }
   }
   omp_set_num_threads(before);
@@ -196,21 +206,26 @@ TEST_CASE("CPU near-field kernels on extreme layouts (dense-layout kernels where
 
 TEST_CASE("benchmark warm-up: with any warm-up run, at least kMinWarmupMs of them; none when asked for none") {
   const Particles p = test::make("uniform", 2, 40, 3);
-  ForceSetup s;
+  MethodSetup s;
   s.level = 2;
   s.domain = default_domain(p);
   const KernelInfo& k = find_kernel("cpu-serial");
+  const auto time = [&](int warmup) {
+    auto m = make_method(k, s, p);
+    m->prepare(p);
+    return time_method(*m, warmup, 1);
+  };
   using clock = std::chrono::steady_clock;
   // One warm-up run of a kernel of microseconds: the floor keeps warming up for kMinWarmupMs.
   auto t0 = clock::now();
-  const KernelTiming warm = time_kernel(k, p, s, 1, 1, 0);
+  const MethodTiming warm = time(1);
   const double with_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   CHECK(with_ms >= kMinWarmupMs);
   CHECK(warm.warmup == 1);  // the requested count, as the results file records it
   // No warm-up asked for: none done (a CPU point of minutes must not run once more). Its one
   // timed run of 40 particles takes far less than the floor.
   t0 = clock::now();
-  const KernelTiming cold = time_kernel(k, p, s, 0, 1, 0);
+  const MethodTiming cold = time(0);
   const double without_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   CHECK(cold.reps == 1);
   CHECK(without_ms < with_ms);

@@ -22,7 +22,7 @@ struct TwoDPolicy {
 
 template <int D, class T, bool Guarded, bool Masked>
 __global__ void __launch_bounds__(TwoDPolicy::threads)
-    slice_kernel(AllPairsView<T> v, std::uint32_t slice_len, Acc4<T>* __restrict__ partial) {
+    slice_kernel(AllPairsView<T> v, std::uint32_t slice_len, Acc4<T>* __restrict__ partial, bool into_acc) {
   constexpr int P = TwoDPolicy::threads;
   __shared__ Body<T> tile[P];
   __shared__ Cell tile_cells[Masked ? P : 1];
@@ -46,7 +46,11 @@ __global__ void __launch_bounds__(TwoDPolicy::threads)
     }
     __syncthreads();
   }
-  if (i < v.n) partial[std::size_t(blockIdx.y) * v.n + i] = t.acc;
+  if (i >= v.n) return;
+  if (into_acc)  // one slice: the result itself, added into acc
+    add_into(partial + i, t.acc);
+  else
+    partial[std::size_t(blockIdx.y) * v.n + i] = t.acc;
 }
 
 template <class T>
@@ -61,7 +65,7 @@ __global__ void reduce_slices_kernel(const Acc4<T>* __restrict__ partial, std::u
     a.y += p.y;
     a.z += p.z;
   }
-  acc[i] = a;
+  add_into(acc + i, a);
 }
 
 std::uint32_t slice_length(std::uint32_t n, std::uint32_t slices) {
@@ -91,7 +95,7 @@ void allpairs_2d(const AllPairsView<T>& view) {
   Acc4<T>* out = slices == 1 ? v.acc : partial;
   gpu::dispatch_bool(v.guarded, [&](auto guarded) {
     gpu::dispatch_bool(v.cells != nullptr, [&](auto masked) {
-      slice_kernel<D, T, guarded(), masked()><<<dim3(gpu::div_up(v.n, P), slices), P>>>(v, len, out);
+      slice_kernel<D, T, guarded(), masked()><<<dim3(gpu::div_up(v.n, P), slices), P>>>(v, len, out, slices == 1);
     });
   });
   NF_CUDA_LAUNCHED();
@@ -101,6 +105,6 @@ void allpairs_2d(const AllPairsView<T>& view) {
   }
 }
 
-NF_INSTANTIATE_DRIVER(allpairs_2d, AllPairsView)
+NF_EXPORT_GPU_ALL_PAIRS(allpairs_2d, allpairs_2d)
 
 }  // namespace nf

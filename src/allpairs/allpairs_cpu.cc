@@ -6,7 +6,7 @@ namespace nf {
 namespace {
 
 template <int D>
-void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, std::vector<double>& out) {
+void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, double* out) {
   const SoftenedGravity<D, double> g{softening * softening};
   const long n = static_cast<long>(b.size());
 #pragma omp parallel for schedule(dynamic, 64)
@@ -17,47 +17,43 @@ void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, dou
       if (cells && !near_cells<D>((*cells)[i], (*cells)[j])) continue;
       g(b[i], b[j], a);
     }
-    out[i * D] = a.x;
-    out[i * D + 1] = a.y;
-    if constexpr (D == 3) out[i * D + 2] = a.z;
+    out[i * D] += a.x;
+    out[i * D + 1] += a.y;
+    if constexpr (D == 3) out[i * D + 2] += a.z;
   }
 }
 
 template <int D>
 void run_sources(const std::vector<Body<double>>& t, const std::vector<Body<double>>& src, double softening,
-                 std::vector<double>& out) {
+                 double* out) {
   const SoftenedGravity<D, double> g{softening * softening};
   const long n = static_cast<long>(t.size());
 #pragma omp parallel for schedule(dynamic, 64)
   for (long i = 0; i < n; ++i) {
     Acc4<double> a{0, 0, 0, 0};
     for (const Body<double>& s : src) g(t[i], s, a);
-    out[i * D] = a.x;
-    out[i * D + 1] = a.y;
-    if constexpr (D == 3) out[i * D + 2] = a.z;
+    out[i * D] += a.x;
+    out[i * D + 1] += a.y;
+    if constexpr (D == 3) out[i * D + 2] += a.z;
   }
 }
 
 }  // namespace
 
-std::vector<double> cpu_allpairs_sources(int dim, const std::vector<Body<double>>& targets,
-                                         const std::vector<Body<double>>& sources, double softening) {
-  std::vector<double> out(targets.size() * dim);
+void cpu_allpairs_sources(int dim, const std::vector<Body<double>>& targets, const std::vector<Body<double>>& sources,
+                          double softening, double* acc) {
   if (dim == 2)
-    run_sources<2>(targets, sources, softening, out);
+    run_sources<2>(targets, sources, softening, acc);
   else
-    run_sources<3>(targets, sources, softening, out);
-  return out;
+    run_sources<3>(targets, sources, softening, acc);
 }
 
-std::vector<double> cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
-                                 double softening) {
-  std::vector<double> out(bodies.size() * dim);
+void cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells, double softening,
+                  double* acc) {
   if (dim == 2)
-    run<2>(bodies, cells, softening, out);
+    run<2>(bodies, cells, softening, acc);
   else
-    run<3>(bodies, cells, softening, out);
-  return out;
+    run<3>(bodies, cells, softening, acc);
 }
 
 }  // namespace nf

@@ -1,5 +1,7 @@
 #pragma once
-//! GPU all-pairs kernels (drivers; the kernels are in the .cu files of this folder):
+//! GPU all-pairs kernels (drivers; the kernels are in the .cu files of this folder, each ending
+//! with an NF_EXPORT_GPU_ALL_PAIRS line the registry names; like every kernel they ADD their
+//! forces into acc, which the caller zeroed):
 //! - allpairs-naive: one thread per body, sources read straight from global memory;
 //! - allpairs-tiled: GPU Gems 3 ch. 31: tiles of p bodies staged in shared memory, unrolled loop;
 //! - allpairs-2d: the 2D-tiled scheme of 004_efc2d18ad8f67007.txt: the sources are cut into
@@ -13,6 +15,7 @@
 #include "allpairs/near_mask.h"
 #include "core/body.h"
 #include "core/gpu_runtime.h"
+#include "core/per_shape.h"
 
 namespace nf {
 
@@ -45,16 +48,18 @@ AllPairsView<T> with_sources(AllPairsView<T> v) {
   return v;
 }
 
-template <int D, class T>
-void allpairs_naive(const AllPairsView<T>& v);
-template <int D, class T>
-void allpairs_tiled(const AllPairsView<T>& v);
-
 //! Number of source slices allpairs-2d uses for n targets and `sources` sources (1 when the
 //! targets alone fill the GPU).
 std::uint32_t allpairs_2d_slices(std::uint32_t n, std::uint32_t sources);
-//! Partial sums go to v.workspace (allpairs_2d_slices(n, sources) * n accelerations when slicing).
-template <int D, class T>
-void allpairs_2d(const AllPairsView<T>& v);
+//! allpairs-2d's partial sums go to v.workspace (allpairs_2d_slices(n, sources) * n accelerations
+//! when slicing).
+
+//! A GPU all-pairs driver for one (dimension, scalar type).
+template <class T>
+using GpuAllPairsFn = void (*)(const AllPairsView<T>&);
+//! What a GPU all-pairs kernel file exports: its driver for each (dimension, scalar type).
+using GpuAllPairsKernels = PerShape<GpuAllPairsFn>;
+//! At the end of a kernel file (in namespace nf): exports driver template fn<D, T> as `id`_kernels.
+#define NF_EXPORT_GPU_ALL_PAIRS(id, fn) extern const ::nf::GpuAllPairsKernels id##_kernels = NF_PER_SHAPE(fn);
 
 }  // namespace nf

@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(NaivePolicy::threads) naive_kernel(AllPairsVie
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   auto t = allpairs_detail::load_target<D, T, Guarded, Masked>(v.bodies, v.cells, i, v.n);
   for (std::uint32_t j = 0; j < v.source_count; ++j) t.add(g, v.sources[j], Masked ? v.cells[j] : Cell{});
-  v.acc[i] = t.acc;
+  add_into(v.acc + i, t.acc);
 }
 
 }  // namespace
@@ -36,6 +36,6 @@ void allpairs_naive(const AllPairsView<T>& view) {
   NF_CUDA_LAUNCHED();
 }
 
-NF_INSTANTIATE_DRIVER(allpairs_naive, AllPairsView)
+NF_EXPORT_GPU_ALL_PAIRS(allpairs_naive, allpairs_naive)
 
 }  // namespace nf

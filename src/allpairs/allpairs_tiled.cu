@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(TiledPolicy::threads) tiled_kernel(AllPairsVie
   }
 #pragma unroll
   for (int b = 0; b < B; ++b)
-    if (first + b * P < v.n) v.acc[first + b * P] = agent.t[b].acc;
+    if (first + b * P < v.n) add_into(v.acc + first + b * P, agent.t[b].acc);
 }
 
 // NEARFIELD_TILED_BODIES_PER_THREAD=1|2 overrides the policy, for tuning experiments.
@@ -104,6 +104,6 @@ void allpairs_tiled(const AllPairsView<T>& view) {
   NF_CUDA_LAUNCHED();
 }
 
-NF_INSTANTIATE_DRIVER(allpairs_tiled, AllPairsView)
+NF_EXPORT_GPU_ALL_PAIRS(allpairs_tiled, allpairs_tiled)
 
 }  // namespace nf

@@ -1,6 +1,6 @@
 // nearfield bench: time kernels (or the GPU tree build) over a sweep.
 #include "cli/sweep_checks.h"
-#include "methods/evaluation.h"
+#include "methods/registry.h"
 
 namespace nf::cli {
 

@@ -4,8 +4,8 @@
 #include "io/csv_file.h"
 #include "core/errors.h"
 #include "methods/auto_level.h"
-#include "methods/evaluation.h"
-#include "distributed/multi_gpu.h"
+#include "methods/force_method.h"
+#include "distributed/spread_method.h"
 
 namespace nf::cli {
 
@@ -49,10 +49,9 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   const KernelInfo& k = find_kernel(kernel);
   check_kernels_runnable({k.name});
   check_gpus(k, gpus);
-  ForceSetup s;
-  s.gpus = gpus;
-  s.cross_pairs = parse_cross_pairs(cross_pairs);
-  if (gpus > 1) resolve_cross_pairs(k, s.cross_pairs);  // refuses once for a kernel without Newton-3
+  const Spread spread{gpus, parse_cross_pairs(cross_pairs)};
+  if (gpus > 1) resolve_cross_pairs(k, spread.cross);  // refuses once for a kernel without Newton-3
+  MethodSetup s;
   s.precision = parse_precision(precision);
   s.mask = parse_mask(mask);
   s.softening = softening;
@@ -73,15 +72,16 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                                  in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
   s.domain = resolve_domain(p, domain, in.input.empty() ? "generated input" : in.input);
   std::string note;
-  s.level = resolve_level(s.level, p, s.domain, {k.name}, note);
+  s.level = resolve_level(s.level, p, *s.domain, {k.name}, note);
   if (!note.empty()) out << note << "\n";
-  auto e = prepare(k, p, s);
-  e->run();
-  write_accelerations_csv(output, p, e->accelerations());
+  auto m = make_spread_method(k, s, p, spread);
+  m->prepare(p);
+  m->evaluate();
+  write_accelerations_csv(output, p, m->accelerations());
   out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
       << (round_inputs ? ", float32-rounded inputs" : "")
       << (gpus > 1 ? ", " + std::to_string(gpus) + " GPUs, cross pairs " +
-                         to_string(resolve_cross_pairs(k, s.cross_pairs))
+                         to_string(resolve_cross_pairs(k, spread.cross))
                    : std::string())
       << ") to " << output << "\n";
   return 0;

@@ -3,7 +3,7 @@
 #include "core/errors.h"
 #include "methods/auto_level.h"
 #include "io/particle_file.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 #include "render/density_image.h"
 #include "sim/simulation.h"
 

@@ -12,7 +12,7 @@
 #include "core/version.h"
 #include "methods/registry.h"
 #include "io/particle_file.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 #include "distributed/nccl_transport.h"
 
 namespace nf::cli {

@@ -19,9 +19,9 @@
 #include "tree/domain.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
-#include "methods/evaluation.h"
+#include "methods/force_method.h"
 #include "measure/stats.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 #include "distributed/nccl_transport.h"
 
 namespace {
@@ -29,8 +29,8 @@ namespace {
 using namespace nf;
 
 // The rows and accelerations of every rank, on rank 0, in input order.
-std::vector<double> gather_accelerations(Evaluation& e, std::size_t n, int dim, int rank, int ranks) {
-  const std::vector<std::uint32_t> rows = rows_computed_here(e);
+std::vector<double> gather_accelerations(ClusterMethod& e, std::size_t n, int dim, int rank, int ranks) {
+  const std::vector<std::uint32_t> rows = e.rows_computed_here();
   const std::vector<double> all = e.accelerations();
   std::vector<double> mine(rows.size() * dim);
   for (std::size_t i = 0; i < rows.size(); ++i)
@@ -96,13 +96,12 @@ int run(int argc, char** argv, int rank, int ranks) {
 
   const Particles p = cli::load_input(in, in.n.empty() ? -1 : cli::single_int(in.n, "n"), level,
                                       in.ppb.empty() ? -1 : cli::single_int(in.ppb, "ppb"));
-  ForceSetup s;
+  MethodSetup s;
   s.level = level;
   s.domain = default_domain(p);
   s.softening = softening;
   s.precision = parse_precision(precision);
-  s.cross_pairs = parse_cross_pairs(cross_pairs);
-  s.gpus = ranks;
+  const Spread spread{ranks, parse_cross_pairs(cross_pairs)};
 
   std::string id(128, '\0');
   if (rank == 0) id = nccl_unique_id();
@@ -118,17 +117,24 @@ int run(int argc, char** argv, int rank, int ranks) {
     MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return m;
   };
-  auto e = prepare_on_cluster(k, p, s, c);
-  for (int r = 0; r < warmup; ++r) e->run();
+  check_setup(k, s, p);
+  auto e = make_cluster_method(k, s, spread, c);
+  e->prepare(p);
+  for (int r = 0; r < warmup; ++r) {
+    e->evaluate();
+    e->wait();
+  }
   std::vector<double> ms, comm;
   for (int r = 0; r < reps; ++r) {
-    ms.push_back(e->run_timed_ms());
-    comm.push_back(e->span.comm_ms);
+    e->evaluate();
+    const StageTimes t = e->times();
+    ms.push_back(t.evaluate_ms);
+    comm.push_back(t.get("comm"));
   }
   if (rank == 0 && reps > 0) {
     const TimingStats t = summarize(ms);
     std::cout << kernel << " on " << ranks << " GPUs (one process each), N = " << p.size() << ", level " << level
-              << ", cross pairs " << to_string(resolve_cross_pairs(k, s.cross_pairs)) << ": median " << t.median
+              << ", cross pairs " << to_string(resolve_cross_pairs(k, spread.cross)) << ": median " << t.median
               << " ms [" << t.min << ", " << t.max << "], communication " << summarize(comm).median << " ms\n";
   }
   if (!output.empty()) {

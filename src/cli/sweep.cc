@@ -12,12 +12,12 @@
 #include "methods/auto_level.h"
 #include "measure/benchmark.h"
 #include "measure/context.h"
-#include "methods/evaluation.h"
+#include "methods/force_method.h"
 #include "measure/results.h"
 #include "measure/stats.h"
 #include "measure/validation.h"
 #include "distributed/decomposition.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 
 namespace nf::cli {
 
@@ -84,12 +84,6 @@ std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c) {
 }
 
 namespace {
-
-// One way to run a kernel at a point: on `gpus` GPUs, cross pairs as given (automatic on one GPU).
-struct Spread {
-  int gpus;
-  CrossPairs cross;
-};
 
 // The --gpus x --cross-pairs runs of kernel k: one GPU as such; on several GPUs each listed way
 // resolved for the kernel (a kernel without Newton-3 computes cross pairs twice), each way once.
@@ -221,12 +215,12 @@ std::vector<double> step_costs(const std::vector<Point>& pts, std::size_t precis
 
 // The setup of one point: softening, domain, and the level (--level auto resolved for this input,
 // the rule's line printed on `out`).
-ForceSetup point_setup(const SweepConfig& c, Point& pt, const Particles& p, const std::vector<std::string>& kernels,
-                       std::ostream& out) {
-  ForceSetup s;
+MethodSetup point_setup(const SweepConfig& c, Point& pt, const Particles& p, const std::vector<std::string>& kernels,
+                        std::ostream& out) {
+  MethodSetup s;
   s.softening = c.softening;
   s.domain = resolve_domain(p, c.domain, pt.distribution());
-  resolve_auto(pt, p, s.domain, kernels, out);
+  resolve_auto(pt, p, *s.domain, kernels, out);
   s.level = pt.level;
   return s;
 }
@@ -352,7 +346,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Table t(header);
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s = point_setup(c, pt, p, kernels, out);
+    MethodSetup s = point_setup(c, pt, p, kernels, out);
     s.mask = mask;
     // Useful near-field interactions, counted once from the CPU tree of this input.
     std::uint64_t near = 0;
@@ -373,28 +367,37 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           }
           if (k.near_field() && !near_known) {
             // From the box counts alone (parallel, no sort): the same number the tree gives.
-            near = near_field_interactions(count_boxes(p, pt.level, s.domain));
+            near = near_field_interactions(count_boxes(p, pt.level, *s.domain));
             near_known = true;
           }
           s.precision = prec;
-          s.gpus = spread.gpus;
-          s.cross_pairs = spread.cross;
           const int warmup = !k.gpu() && c.cpu_warmup >= 0 ? c.cpu_warmup : c.warmup;
           const int reps = !k.gpu() && c.cpu_reps >= 0 ? c.cpu_reps : c.reps;
-          const KernelTiming m = time_kernel(k, p, s, warmup, reps, near);
+          const auto method = make_spread_method(k, s, p, spread);
+          method->prepare(p);
+          const MethodTiming m = time_method(*method, warmup, reps);
+          const std::uint64_t interactions = credited_interactions(k, p.size(), near);
+          const Rates r = rates(interactions, m.time.median, p.dim);
+          const double tree_ms = m.stage("tree"), plan_ms = m.stage("plan"), comm_ms = m.stage("comm");
+          const double kernel_max = m.stage("kernel_max"), kernel_mean = m.stage("kernel_mean");
+          const double comm_share = m.time.median > 0 ? comm_ms / m.time.median : 0.0;
+          const double imbalance = kernel_mean > 0 ? kernel_max / kernel_mean : 1.0;
+          std::uint64_t halo = 0;
+          for (const Count& n : m.counts)
+            if (n.name == "halo_bodies") halo = n.value;
           std::vector<std::string> row = {name, to_string(prec), std::to_string(pt.level), std::to_string(p.size()),
                                           key["ppb"], fmt("%.4f", m.time.median), fmt("%.4f", m.time.min),
-                                          fmt("%.4f", m.time.max), sci(m.interactions_per_s), fmt("%.1f", m.gflops),
-                                          k.near_field() ? fmt("%.3f", m.tree_ms) : "-",
-                                          m.plan_ms > 0 ? fmt("%.3f", m.plan_ms) : "-"};
+                                          fmt("%.4f", m.time.max), sci(r.interactions_per_s), fmt("%.1f", r.gflops),
+                                          k.near_field() ? fmt("%.3f", tree_ms) : "-",
+                                          plan_ms > 0 ? fmt("%.3f", plan_ms) : "-"};
           if (multi) {
             row.push_back(std::to_string(spread.gpus));
             const bool split = spread.gpus > 1;
             row.push_back(split ? to_string(spread.cross) : "-");
-            row.push_back(split ? fmt("%.3f", m.comm_ms) : "-");
-            row.push_back(split ? fmt("%.1f", 100 * m.comm_share) : "-");
-            row.push_back(split ? fmt("%.3f", m.kernel_max_ms) : "-");
-            row.push_back(split ? fmt("%.3f", m.kernel_imbalance) : "-");
+            row.push_back(split ? fmt("%.3f", comm_ms) : "-");
+            row.push_back(split ? fmt("%.1f", 100 * comm_share) : "-");
+            row.push_back(split ? fmt("%.3f", kernel_max) : "-");
+            row.push_back(split ? fmt("%.3f", imbalance) : "-");
           }
           t.add(row);
           if (file) {
@@ -405,18 +408,18 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
             key["median_ms"] = format_double(m.time.median);
             key["min_ms"] = format_double(m.time.min);
             key["max_ms"] = format_double(m.time.max);
-            key["interactions"] = std::to_string(m.interactions);
-            key["interactions_per_s"] = format_double(m.interactions_per_s);
-            key["gflops"] = format_double(m.gflops);
-            key["flops_per_interaction"] = std::to_string(m.flops_per_interaction);
-            key["tree_ms"] = k.near_field() ? format_double(m.tree_ms) : "";
-            key["plan_ms"] = m.plan_ms > 0 ? format_double(m.plan_ms) : "";
+            key["interactions"] = std::to_string(interactions);
+            key["interactions_per_s"] = format_double(r.interactions_per_s);
+            key["gflops"] = format_double(r.gflops);
+            key["flops_per_interaction"] = std::to_string(r.flops_per_interaction);
+            key["tree_ms"] = k.near_field() ? format_double(tree_ms) : "";
+            key["plan_ms"] = plan_ms > 0 ? format_double(plan_ms) : "";
             if (spread.gpus > 1) {
-              key["comm_ms"] = format_double(m.comm_ms);
-              key["comm_share"] = format_double(m.comm_share);
-              key["kernel_max_ms"] = format_double(m.kernel_max_ms);
-              key["kernel_imbalance"] = format_double(m.kernel_imbalance);
-              key["halo_bodies"] = std::to_string(m.halo_bodies);
+              key["comm_ms"] = format_double(comm_ms);
+              key["comm_share"] = format_double(comm_share);
+              key["kernel_max_ms"] = format_double(kernel_max);
+              key["kernel_imbalance"] = format_double(imbalance);
+              key["halo_bodies"] = std::to_string(halo);
             }
             if (c.remeasure)
               file->replace(point, key);
@@ -456,7 +459,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   std::vector<std::string> references;
   for (Point pt : pts) {
     const Particles p = pt.load();
-    ForceSetup s = point_setup(c, pt, p, kernels, out);
+    MethodSetup s = point_setup(c, pt, p, kernels, out);
     for (Precision prec : precs) {
       std::string ref_name;
       std::vector<double> ref;
@@ -482,9 +485,18 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
           }
           s.precision = prec;
           s.mask = k.near_field() ? Mask::all : Mask::near;
-          s.gpus = spread.gpus;
-          s.cross_pairs = spread.cross;
-          const KernelCheck check = validate_kernel(k, p, s, ref);
+          const auto method = make_spread_method(k, s, p, spread);
+          method->prepare(p);
+          std::vector<double> got;
+          KernelCheck check = check_method(*method, k, p, ref, &got);
+          if (spread.gpus > 1 && matches_one_gpu_bitwise(k, spread.cross)) {
+            const auto one = make_method(k, s, p);  // one GPU must give the same bits
+            one->prepare(p);
+            one->evaluate();
+            check.one_gpu_checked = true;
+            check.one_gpu_equal = bitwise_equal(got, one->accelerations());
+            check.pass = check.pass && check.one_gpu_equal;
+          }
           const Metrics& m = check.metrics;
           const bool ok = check.pass;
           all_pass = all_pass && ok;

@@ -5,8 +5,8 @@
 #include "io/atomic_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
-#include "methods/evaluation.h"
-#include "distributed/multi_gpu.h"
+#include "methods/force_method.h"
+#include "distributed/spread_method.h"
 
 namespace nf::cli {
 

@@ -5,6 +5,8 @@
 //! with one vector load, as in GPU Gems 3 ch. 31. 2D runs keep z = 0 and never read it in the
 //! arithmetic (the interaction is templated on the dimension), so 2D and 3D share one layout.
 
+#include "core/hd.h"
+
 namespace nf {
 
 //! Position and mass of one particle, in the scalar type the kernel computes with.
@@ -18,5 +20,17 @@ template <class T>
 struct alignas(4 * sizeof(T)) Acc4 {
   T x, y, z, pad;
 };
+
+//! *dst += a (x, y, z): how every kernel writes its result. The output contract: a kernel adds the
+//! forces it computes into an array its caller zeroed, so several stages (near field, far field)
+//! can add into one array (docs/design.md §3).
+template <class T>
+NF_HD NF_INLINE void add_into(Acc4<T>* dst, const Acc4<T>& a) {
+  Acc4<T> d = *dst;
+  d.x += a.x;
+  d.y += a.y;
+  d.z += a.z;
+  *dst = d;
+}
 
 }  // namespace nf

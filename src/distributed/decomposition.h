@@ -27,39 +27,10 @@
 #include "tree/domain.h"
 #include "core/particles.h"
 #include "distributed/cross_pairs.h"
+#include "tree/box_set.h"
 #include "tree/tree.h"
 
 namespace nf {
-
-//! The non-empty boxes of a whole input at one level: keys, particle counts and compact neighbor
-//! lists. What the decomposition needs; the particles themselves are never sorted for it.
-struct BoxSet {
-  int dim = 2, level = 0;
-  std::vector<std::uint64_t> key;     //!< M Morton keys, ascending (compact id = index)
-  std::vector<std::uint32_t> count;   //!< particles per box
-  std::vector<std::uint64_t> first;   //!< M + 1 offsets: the box's particles in a one-GPU tree's order
-  NeighborLists near;                 //!< full lists over compact ids (Tree::near_full)
-
-  std::uint32_t boxes() const { return static_cast<std::uint32_t>(key.size()); }
-  std::uint64_t particles() const { return first.empty() ? 0 : first.back(); }
-  std::uint32_t max_count() const;
-};
-
-//! Up to this many boxes (4^K or 8^K) the boxes are counted in a dense array of counters; above,
-//! by sorting the keys (deep levels, clustered data).
-constexpr std::uint64_t kDenseCountLimit = std::uint64_t(1) << 26;
-
-//! The boxes of `p` at `level` over `domain`, counted in parallel (OpenMP) without sorting the
-//! particles. `particle_box`, when given, receives each particle's compact box id (input order).
-//! `dense_limit` chooses the counting method (tests force each).
-BoxSet count_boxes(const Particles& p, int level, const Domain& domain,
-                   std::vector<std::uint32_t>* particle_box = nullptr, std::uint64_t dense_limit = kDenseCountLimit);
-//! The same from a built tree (tests compare the two).
-BoxSet box_set(const Tree& t);
-
-//! Directed near-field interactions, sum over boxes of n_b (n_b - 1) + n_b * (its neighbors'
-//! particles): the same number as near_field_interactions(Tree), without building the tree.
-std::uint64_t near_field_interactions(const BoxSet& b);
 
 //! Cost of each box, from the operation model of a near-field evaluation: n_b (n_b + particles of
 //! its neighbors), the pairs its particles take part in plus one load and store per particle.

@@ -8,7 +8,7 @@
 
 namespace nf {
 
-void evaluate_parts(const ExchangePlan& plan, const std::vector<PartDevice*>& parts, Transport& t) {
+void evaluate_parts(const ExchangePlan& plan, const std::vector<PartArrays*>& parts, Transport& t) {
   const int n = static_cast<int>(plan.parts.size());
   if (parts.size() != plan.parts.size()) throw std::logic_error("evaluate_parts: one device per part of the plan");
   // 1-2. Halo bodies: gathered by their owners, received in place.
@@ -18,7 +18,7 @@ void evaluate_parts(const ExchangePlan& plan, const std::vector<PartDevice*>& pa
         if (!plan.parts[g].peers[k].send.empty()) parts[g]->pack(k);
   t.group_start();
   for (int g = 0; g < n; ++g) {
-    PartDevice* d = parts[g];
+    PartArrays* d = parts[g];
     if (!d) continue;
     const std::size_t bb = d->body_bytes();
     for (std::size_t k = 0; k < plan.parts[g].peers.size(); ++k) {
@@ -35,7 +35,7 @@ void evaluate_parts(const ExchangePlan& plan, const std::vector<PartDevice*>& pa
   // 4. Counterforces on halo particles go back to their owners and are added there.
   t.group_start();
   for (int g = 0; g < n; ++g) {
-    PartDevice* d = parts[g];
+    PartArrays* d = parts[g];
     if (!d) continue;
     const std::size_t ab = d->acc_bytes();
     for (std::size_t k = 0; k < plan.parts[g].peers.size(); ++k) {

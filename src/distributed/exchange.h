@@ -6,7 +6,7 @@
 //! 3. each part runs its kernel;
 //! 4. with CrossPairs::once, a second group sends the counterforces accumulated on halo particles
 //!    back to their owners, which add them onto their own particles.
-//! The parts (PartDevice) are GPUs driven by this process (multi_gpu.h) or host memory in the
+//! The parts (PartArrays) are GPUs driven by this process (multi_gpu.h) or host memory in the
 //! tests; the transport is NCCL (nccl_transport.h) or one of the loopbacks below (host memory, or
 //! device memory when every part is on one GPU: NEARFIELD_EMULATE_GPUS, multi_gpu.h).
 
@@ -21,9 +21,9 @@ namespace nf {
 
 //! Where one part's sorted bodies and accelerations live, and the work an evaluation asks of it
 //! besides the transfers. On a GPU every call only enqueues work (on the device's default stream).
-class PartDevice {
+class PartArrays {
  public:
-  virtual ~PartDevice() = default;
+  virtual ~PartArrays() = default;
   virtual std::size_t body_bytes() const = 0;  //!< bytes of one body (Body<T>)
   virtual std::size_t acc_bytes() const = 0;   //!< bytes of one acceleration (Acc4<T>)
   virtual unsigned char* bodies() = 0;         //!< the part's sorted bodies
@@ -53,7 +53,7 @@ class Transport {
 
 //! One evaluation over `parts` (indexed like plan.parts; a null entry is a part another process
 //! drives, for which nothing is posted here).
-void evaluate_parts(const ExchangePlan& plan, const std::vector<PartDevice*>& parts, Transport& t);
+void evaluate_parts(const ExchangePlan& plan, const std::vector<PartArrays*>& parts, Transport& t);
 
 //! Host-memory transport: group_end copies each receive from its matching send and refuses a
 //! receive without a send of the same size (or a send nobody receives) before it copies anything.

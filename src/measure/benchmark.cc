@@ -1,12 +1,10 @@
 #include "measure/benchmark.h"
 
-#include <chrono>
 #include <cmath>
-#include <cstring>
 
 #include "tree/box_rule.h"
+#include "core/timing.h"
 #include "physics/interaction.h"
-#include "distributed/multi_gpu.h"
 #include "tree/tree_gpu.h"
 
 namespace nf {
@@ -16,44 +14,49 @@ std::uint64_t credited_interactions(const KernelInfo& k, std::size_t n, std::uin
   return k.near_field() ? near_field : std::uint64_t(n) * n;
 }
 
-KernelTiming time_kernel(const KernelInfo& k, const Particles& p, const ForceSetup& s, int warmup, int reps,
-                         std::uint64_t near_field) {
-  auto e = prepare(k, p, s);
-  // Warm-up: `warmup` runs, and with any warm-up at least kMinWarmupMs of them, so that a kernel
-  // of a few microseconds also meets a GPU that has left its idle clocks (a handful of 20 us runs
-  // did not: on a freshly started H100 the first points of a table ran up to 1.7x slower).
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed_ms = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  };
-  for (int r = 0; r < warmup || (warmup > 0 && r < kMaxWarmupRuns && elapsed_ms() < kMinWarmupMs); ++r) e->run();
-  std::vector<double> ms, comm, share, kernel, imbalance;
+Rates rates(std::uint64_t interactions, double ms, int dim) {
+  Rates r;
+  r.flops_per_interaction = dim == 3 ? SoftenedGravity<3, float>::flops : SoftenedGravity<2, float>::flops;
+  r.interactions_per_s = ms > 0 ? double(interactions) / (ms * 1e-3) : 0.0;
+  r.gflops = r.interactions_per_s * r.flops_per_interaction * 1e-9;
+  return r;
+}
+
+double MethodTiming::stage(const std::string& name) const {
+  for (const std::vector<Stage>* list : {&prepare, &evaluate})
+    for (const Stage& s : *list)
+      if (s.name == name) return s.ms;
+  return 0.0;
+}
+
+MethodTiming time_method(ForceMethod& m, int warmup, int reps) {
+  // Warm-up: `warmup` evaluations, and with any warm-up at least kMinWarmupMs of them, so that a
+  // kernel of a few microseconds also meets a GPU that has left its idle clocks (a handful of 20 us
+  // runs did not: on a freshly started H100 the first points of a table ran up to 1.7x slower).
+  const Stopwatch start;
+  for (int r = 0; r < warmup || (warmup > 0 && r < kMaxWarmupRuns && start.ms() < kMinWarmupMs); ++r) {
+    m.evaluate();
+    m.wait();
+  }
+  std::vector<double> ms;
+  std::vector<std::vector<double>> stage_ms;
+  MethodTiming t;
   for (int r = 0; r < reps; ++r) {
-    ms.push_back(e->run_timed_ms());
-    const MultiGpuSpan& sp = e->span;
-    comm.push_back(sp.comm_ms);
-    share.push_back(ms.back() > 0 ? sp.comm_ms / ms.back() : 0.0);
-    kernel.push_back(sp.kernel_max_ms);
-    imbalance.push_back(sp.kernel_mean_ms > 0 ? sp.kernel_max_ms / sp.kernel_mean_ms : 1.0);
+    m.evaluate();
+    const StageTimes st = m.times();
+    ms.push_back(st.evaluate_ms);
+    if (r == 0) {
+      t.prepare = st.prepare;
+      t.evaluate = st.evaluate;
+      stage_ms.resize(st.evaluate.size());
+    }
+    for (std::size_t i = 0; i < stage_ms.size() && i < st.evaluate.size(); ++i) stage_ms[i].push_back(st.evaluate[i].ms);
   }
-  KernelTiming t;
   t.time = summarize(ms);
-  if (s.gpus > 1) {
-    t.gpus = s.gpus;
-    t.comm_ms = summarize(comm).median;
-    t.comm_share = summarize(share).median;
-    t.kernel_max_ms = summarize(kernel).median;
-    t.kernel_imbalance = summarize(imbalance).median;
-    t.halo_bodies = e->span.halo_bodies;
-  }
+  for (std::size_t i = 0; i < t.evaluate.size(); ++i) t.evaluate[i].ms = summarize(stage_ms[i]).median;
+  t.counts = m.counts();
   t.warmup = warmup;
   t.reps = reps;
-  t.interactions = credited_interactions(k, p.size(), near_field);
-  t.flops_per_interaction = p.dim == 3 ? SoftenedGravity<3, float>::flops : SoftenedGravity<2, float>::flops;
-  t.interactions_per_s = t.time.median > 0 ? t.interactions / (t.time.median * 1e-3) : 0.0;
-  t.gflops = t.interactions_per_s * t.flops_per_interaction * 1e-9;
-  t.tree_ms = k.near_field() ? e->tree_ms : 0.0;
-  t.plan_ms = e->plan_ms;
   return t;
 }
 
@@ -82,42 +85,12 @@ TreeBuildTiming time_tree_build(const Particles& p, int level, const Domain& dom
   t.bare_sort = summarize(time_bare_sort(b.tree(), warmup, reps));
   std::vector<double> cpu_ms;
   for (int r = 0; r < std::max(1, cpu_reps); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const Stopwatch clock;
     build_tree(p, level, domain, dense);
-    cpu_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    cpu_ms.push_back(clock.ms());
   }
   t.cpu = summarize(cpu_ms);
   return t;
-}
-
-KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const ForceSetup& s,
-                            const std::vector<double>& reference) {
-  auto e = prepare(k, p, s);
-  e->poison_output();
-  e->run();
-  const std::vector<double> a = e->accelerations();
-  KernelCheck c;
-  c.metrics = compare(a, reference, masses_as_seen(p, s.precision), p.dim);
-  if (k.deterministic()) {
-    e->poison_output();
-    e->run();
-    const std::vector<double> again = e->accelerations();
-    c.repeat_checked = true;
-    c.repeatable = again.size() == a.size() && (a.empty() || std::memcmp(a.data(), again.data(), a.size() * sizeof(double)) == 0);
-  }
-  if (s.gpus > 1 && matches_one_gpu_bitwise(k, s.cross_pairs)) {
-    ForceSetup one = s;
-    one.gpus = 1;
-    auto e1 = prepare(k, p, one);
-    e1->poison_output();
-    e1->run();
-    const std::vector<double> b = e1->accelerations();
-    c.one_gpu_checked = true;
-    c.one_gpu_equal =
-        b.size() == a.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-  }
-  c.pass = passes(c.metrics, s.precision) && c.repeatable && c.one_gpu_equal;
-  return c;
 }
 
 double estimated_cost(const KernelInfo& k, int dim, int level, double n) {

@@ -1,6 +1,7 @@
 #include "measure/validation.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "core/gpu_runtime.h"
 
@@ -49,21 +50,50 @@ std::vector<double> masses_as_seen(const Particles& p, Precision precision) {
   return m;
 }
 
-std::vector<double> ground_truth(const Particles& p, const ForceSetup& setup, Precision kernel_precision,
+std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
                                  std::size_t cpu_limit, std::string& name) {
-  ForceSetup ref = setup;
+  MethodSetup ref = setup;
   ref.mask = Mask::near;
   ref.count_interactions = false;
   ref.precision = Precision::f64;
   ref.round_inputs_to_float = kernel_precision == Precision::f32;
-  ref.gpus = 1;  // the reference runs on one device, whatever the kernels under test use
-  ref.placement = nullptr;
+  ref.scope = BoxScope{};
   const bool on_gpu = p.size() > cpu_limit && gpu::available();
   const KernelInfo& k = find_kernel(on_gpu ? "allpairs-tiled" : "cpu-allpairs");
   name = k.name + " --mask near, float64" + std::string(ref.round_inputs_to_float ? " on float32-rounded inputs" : "");
-  auto e = prepare(k, p, ref);
-  e->run();
-  return e->accelerations();
+  auto m = make_method(k, ref, p);
+  m->prepare(p);
+  m->evaluate();
+  return m->accelerations();
+}
+
+bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+KernelCheck check_method(ForceMethod& m, const KernelInfo& k, const Particles& p, const std::vector<double>& reference,
+                         std::vector<double>* out) {
+  m.poison_output();
+  m.evaluate();
+  const std::vector<double> a = m.accelerations();
+  KernelCheck c;
+  c.metrics = compare(a, reference, masses_as_seen(p, m.setup().precision), p.dim);
+  if (k.deterministic()) {
+    m.poison_output();
+    m.evaluate();
+    c.repeat_checked = true;
+    c.repeatable = bitwise_equal(a, m.accelerations());
+  }
+  c.pass = passes(c.metrics, m.setup().precision) && c.repeatable;
+  if (out) *out = a;
+  return c;
+}
+
+KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const MethodSetup& s,
+                            const std::vector<double>& reference) {
+  auto m = make_method(k, s, p);
+  m->prepare(p);
+  return check_method(*m, k, p, reference);
 }
 
 }  // namespace nf

@@ -1,11 +1,12 @@
 #pragma once
-//! Validation against the float64 ground truth (DESIGN.md section 4).
+//! Validation against the float64 ground truth (docs/design.md §4).
 
 #include <string>
 #include <vector>
 
 #include "core/particles.h"
-#include "methods/evaluation.h"
+#include "methods/force_method.h"
+#include "methods/registry.h"
 
 namespace nf {
 
@@ -28,11 +29,34 @@ double tolerance(Precision p);
 bool passes(const Metrics& m, Precision p);
 
 //! Ground truth for kernels of precision `p`: float64 arithmetic on the inputs those kernels
-//! see (float32-rounded for float kernels), near field at setup.level with box membership from
-//! the original coordinates. cpu-allpairs up to `cpu_limit` particles (or without a GPU), else
-//! allpairs-tiled on the GPU. `name` receives a description of what was used.
-std::vector<double> ground_truth(const Particles& p, const ForceSetup& setup, Precision kernel_precision,
+//! see (float32-rounded for float kernels), near field at setup.level over setup.domain with box
+//! membership from the original coordinates. cpu-allpairs up to `cpu_limit` particles (or without
+//! a GPU), else allpairs-tiled on the GPU. `name` receives a description of what was used.
+std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
                                  std::size_t cpu_limit, std::string& name);
+
+//! What validating one kernel against a reference found.
+struct KernelCheck {
+  Metrics metrics;
+  bool repeat_checked = false;   //!< deterministic kernels: run twice and compared bit for bit
+  bool repeatable = true;
+  bool one_gpu_checked = false;  //!< spread runs that must equal one GPU bit for bit were compared with it
+  bool one_gpu_equal = true;
+  bool pass = false;             //!< within tolerance, finite, and repeatable where claimed
+};
+
+//! Runs method `m` of kernel k, prepared on p (output poisoned first), and compares its
+//! accelerations with `reference`; a kernel claiming to be deterministic runs a second time and
+//! must reproduce its output bit for bit. The accelerations go to `out` when given.
+KernelCheck check_method(ForceMethod& m, const KernelInfo& k, const Particles& p, const std::vector<double>& reference,
+                         std::vector<double>* out = nullptr);
+
+//! make_method, prepare on p, check_method: one kernel on one device.
+KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const MethodSetup& s,
+                            const std::vector<double>& reference);
+
+//! True when a and b hold the same doubles bit for bit.
+bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b);
 
 //! Masses as a kernel of precision p sees them (for the momentum residual).
 std::vector<double> masses_as_seen(const Particles& p, Precision precision);

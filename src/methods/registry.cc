@@ -7,8 +7,8 @@
 
 namespace nf {
 
-KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, KernelFamily f)
-    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_field(std::move(f.make_field)) {}
+KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, MethodFamily f)
+    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_part(std::move(f.make_part)) {}
 
 std::string KernelInfo::trait_list() const {
   std::string s = gpu() ? "gpu" : "cpu";
@@ -16,59 +16,71 @@ std::string KernelInfo::trait_list() const {
   if (newton3()) s += ", Newton-3";
   if (atomics()) s += ", atomics";
   s += deterministic() ? ", deterministic" : ", not deterministic";
-  if (scratch()) s += ", scratch";
   if (dense_tree()) s += ", dense tree";
   if (openmp()) s += ", OpenMP";
   if (small_boxes()) s += ", small boxes one-sided";
   return s;
 }
 
-namespace {
+// NF_KERNELS(Type, id): the exports named `id`_kernels of a kernel file (its last line,
+// NF_EXPORT_...(id, ...)), declared here on the spot, so that a table line is all the registry
+// needs of a new kernel. A CPU-only build has no GPU exports: their lines name empty tables and
+// the family refuses to run them.
+#define NF_KERNELS(Type, id) ([]() -> const Type& { extern const Type id##_kernels; return id##_kernels; }())
+#if defined(NF_HAVE_CUDA)
+#define NF_GPU_KERNELS(Type, id) NF_KERNELS(Type, id)
+#else
+#define NF_GPU_KERNELS(Type, id) (Type{})
+#endif
 
 // The table. Traits that follow from the family (gpu, near-field) are added here, the rest are
-// the kernel's own. Summaries are what `bench --list` prints.
-std::list<KernelInfo> builtin_kernels() {
+// the kernel's own claims. Summaries are what `bench --list` prints. (In namespace nf, not an
+// unnamed one: NF_KERNELS's declarations name the exports of the innermost enclosing namespace.)
+static std::list<KernelInfo> builtin_kernels() {
   const unsigned cpu_nf = kNearField | kDeterministic | kDenseTree;
   const unsigned gpu_nf = kGpu | kNearField | kDenseTree;
   const unsigned gpu_ap = kGpu | kDeterministic;
   const unsigned gpu_n3 = kGpu | kNearField | kNewton3;  // compact tree: any level
   return {
       {"cpu-serial", cpu_nf, "one thread, boxes in Z-order, own box then each neighbor (the paper's CPU)",
-       cpu_near_field(NF_PER_SHAPE(cpu_serial))},
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_serial))},
       {"cpu-n3", cpu_nf | kNewton3, "one thread, half lists, each pair once (Newton's third law)",
-       cpu_near_field(NF_PER_SHAPE(cpu_n3))},
-      {"cpu-omp", cpu_nf | kOpenMP, "OpenMP over boxes, full lists", cpu_near_field(NF_PER_SHAPE(cpu_omp))},
-      {"cpu-omp-n3", cpu_nf | kNewton3 | kScratch | kOpenMP,
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_n3))},
+      {"cpu-omp", cpu_nf | kOpenMP, "OpenMP over boxes, full lists", cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp))},
+      {"cpu-omp-n3", cpu_nf | kNewton3 | kOpenMP,
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
-       cpu_near_field(NF_PER_SHAPE(cpu_omp_n3))},
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp_n3))},
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
       {"allpairs-naive", gpu_ap, "thread per body, sources from global memory",
-       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_naive))},
+       gpu_all_pairs(NF_GPU_KERNELS(GpuAllPairsKernels, allpairs_naive))},
       {"allpairs-tiled", gpu_ap, "GPU Gems 3 ch. 31 shared-memory tiles (ground truth)",
-       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_tiled))},
-      {"allpairs-2d", gpu_ap | kScratch, "2D-tiled: source slices with partial sums, then a reduction",
-       gpu_all_pairs(NF_GPU_PER_SHAPE(allpairs_2d))},
+       gpu_all_pairs(NF_GPU_KERNELS(GpuAllPairsKernels, allpairs_tiled))},
+      {"allpairs-2d", gpu_ap, "2D-tiled: source slices with partial sums, then a reduction",
+       gpu_all_pairs(NF_GPU_KERNELS(GpuAllPairsKernels, allpairs_2d))},
       {"ppt", gpu_nf | kDeterministic, "particle per thread, neighbors from global memory",
-       gpu_near_field(NF_GPU_PER_SHAPE(launch_ppt))},
-      {"bpt", gpu_nf | kDeterministic, "box per thread", gpu_near_field(NF_GPU_PER_SHAPE(launch_bpt))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, ppt))},
+      {"bpt", gpu_nf | kDeterministic, "box per thread", gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, bpt))},
       {"bpb", gpu_nf | kDeterministic, "box per block, boxes staged in shared memory (original BPB)",
-       gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, bpb))},
       {"bpb-n3", gpu_nf | kNewton3 | kAtomics, "improved BPB as the paper: half lists, shared counterforce array + atomics",
-       gpu_near_field(NF_GPU_PER_SHAPE(launch_bpb_n3))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, bpb_n3))},
       {"bpb-lb", kGpu | kNearField | kDeterministic | kSmallBoxes,
        "BPB over bounded work items (target chunks x source segments) in block-size classes: load-balanced",
-       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_bpb_lb))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, bpb_lb))},
       {"n3-shfl", gpu_n3 | kAtomics | kSmallBoxes,
        "Newton-3, warp per work item: reaction summed in registers, reduced by warp shuffles; red.add out",
-       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_shfl))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_shfl))},
       {"n3-rotate", gpu_n3 | kAtomics | kSmallBoxes,
        "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
-       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_rotate))},
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_rotate))},
       {"n3-colour", gpu_n3 | kDeterministic,
-       "Newton-3, lane rotation over box pairs in conflict-free colours: plain stores, no atomics, bitwise repeatable",
-       gpu_near_field_planned(NF_GPU_PER_SHAPE(make_n3_colour))},
+       "Newton-3, lane rotation over box pairs in conflict-free colours: plain loads and stores, no atomics, bitwise "
+       "repeatable",
+       gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_colour))},
   };
 }
+
+namespace {
 
 std::list<KernelInfo>& registry() {
   static std::list<KernelInfo> kernels = builtin_kernels();

@@ -1,62 +1,58 @@
 #pragma once
-//! The kernel registry: the one place where a kernel is named. An entry holds the name users
-//! type after --kernel, the kernel's traits, and how to run it (a factory that prepares an
-//! Evaluation). `forces`, `validate`, `bench`, the experiments and the tests all go through it,
-//! so a kernel registered here is run and checked everywhere without being listed again, and a
-//! name that is not registered is an error: it can never fall through to another kernel.
+//! The registry: the one place where a kernel (a force method) is named. An entry holds the name
+//! users type after --kernel, the traits it claims, a summary, and its family's factory. Every
+//! command and test goes through it, so a registered kernel is run and checked everywhere without
+//! being listed again, and a name that is not registered is an error: it can never fall through
+//! to another kernel.
 //!
-//! Adding a kernel: write it (a CPU function in src/nearfield/, or a GPU driver in a .cu file),
-//! then add one line to the table in kernels.cc with `cpu_near_field`, `gpu_near_field`, ...
+//! Adding a kernel: one file in src/nearfield/ (or src/allpairs/) ending with its export line
+//! (NF_EXPORT_CPU_NEAR_FIELD, NF_EXPORT_GPU_NEAR_FIELD, NF_EXPORT_GPU_NEAR_FIELD_DRIVER or
+//! NF_EXPORT_GPU_ALL_PAIRS), and one line in the table of registry.cc naming that export with
+//! NF_KERNELS. Adding a force method (a new family): a folder with its method class, and a family
+//! function here that the table's line calls.
 
-#include <cstdint>
 #include <functional>
 #include <list>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "allpairs/allpairs_gpu.h"
 #include "core/particles.h"
+#include "methods/force_method.h"
+#include "methods/part_method.h"
 #include "nearfield/nearfield_cpu.h"
 #include "nearfield/nearfield_gpu.h"
 
 namespace nf {
 
-class Evaluation;
-class ForceField;
-struct FieldSetup;
-struct ForceSetup;
 struct KernelInfo;
 
-//! What a kernel is and does, as flags (combine with |).
+//! What a kernel claims to be and do, as flags (combine with |). Claims, not switches: tests
+//! check each claim (a deterministic kernel must repeat bit for bit, a Newton-3 one must conserve
+//! momentum), and the code that has a behaviour implements it without reading these.
 enum KernelTrait : unsigned {
   kGpu = 1u << 0,            //!< runs on the GPU (else on the CPU)
   kNearField = 1u << 1,      //!< uses the tree (else all-pairs, with --mask)
   kNewton3 = 1u << 2,        //!< computes each pair once and applies it to both particles
-  kAtomics = 1u << 3,        //!< accumulates its output with atomics (zeroed inside each evaluation)
+  kAtomics = 1u << 3,        //!< accumulates its output with atomics
   kDeterministic = 1u << 4,  //!< repeated runs on the same input give bitwise identical output
-  kScratch = 1u << 5,        //!< needs scratch memory beyond its output (allocated by the harness)
   kDenseTree = 1u << 6,      //!< reads the paper's dense box arrays (boxIdx over all 4^K / 8^K boxes)
   kOpenMP = 1u << 7,         //!< CPU kernel using every OpenMP thread (--threads)
   kSmallBoxes = 1u << 8,     //!< boxes under SmallBoxPolicy's size computed one particle per thread,
                              //!< one-sided (so a Newton-3 kernel evaluates their pairs in both directions)
 };
 
-//! Prepares one evaluation of a kernel on particles (inputs converted and uploaded, tree built).
-using KernelFactory = std::function<std::unique_ptr<Evaluation>(const KernelInfo&, const Particles&, const ForceSetup&)>;
+//! Makes a kernel's method for a setup and particles like `like` (dimension, N and masses).
+using MethodFactory = std::function<std::unique_ptr<ForceMethod>(const KernelInfo&, const MethodSetup&, const Particles&)>;
+//! Makes a kernel's method as one part of an evaluation spread over several devices (distributed/):
+//! only kernels that can be spread have one.
+using PartFactory = std::function<std::unique_ptr<PartMethod>(const KernelInfo&, const MethodSetup&, const Particles&)>;
 
-//! Makes a kernel's force field for a simulation (force_field.h) of particles like `initial`
-//! (dimension, N and masses do not change during a simulation).
-using ForceFieldFactory =
-    std::function<std::unique_ptr<ForceField>(const KernelInfo&, const Particles& initial, const FieldSetup&)>;
-
-//! How a kernel family runs its kernels: one prepared evaluation (forces, validate, bench), and a
-//! force field that follows moving particles (simulate).
-struct KernelFamily {
-  KernelFactory make;
-  ForceFieldFactory make_field;  //!< empty: the kernel cannot drive a simulation
-  KernelFamily(KernelFactory m, ForceFieldFactory f = {}) : make(std::move(m)), make_field(std::move(f)) {}
+//! How a family runs its kernels: the factory, and the part factory where it has one.
+struct MethodFamily {
+  MethodFactory make;
+  PartFactory make_part;
 };
 
 //! A kernel as users name it after --kernel.
@@ -64,8 +60,8 @@ struct KernelInfo {
   std::string name;
   unsigned traits = 0;
   std::string summary;
-  KernelFactory make;            //!< empty for a GPU kernel in a CPU-only build
-  ForceFieldFactory make_field;  //!< empty for a GPU kernel in a CPU-only build
+  MethodFactory make;
+  PartFactory make_part;  //!< empty: the kernel cannot be spread over several devices
 
   //! The traits, spelled out (read from `traits`, the one place they are kept).
   bool has(unsigned t) const { return (traits & t) == t; }
@@ -74,53 +70,21 @@ struct KernelInfo {
   bool newton3() const { return has(kNewton3); }
   bool atomics() const { return has(kAtomics); }
   bool deterministic() const { return has(kDeterministic); }
-  bool scratch() const { return has(kScratch); }
   bool dense_tree() const { return has(kDenseTree); }
   bool openmp() const { return has(kOpenMP); }
   bool small_boxes() const { return has(kSmallBoxes); }
 
   KernelInfo() = default;
-  KernelInfo(std::string name, unsigned traits, std::string summary, KernelFamily family);
+  KernelInfo(std::string name, unsigned traits, std::string summary, MethodFamily family);
   //! "gpu, near-field, Newton-3, atomics, ..." for listings.
   std::string trait_list() const;
 };
 
-//! One driver per (dimension, scalar type): what a registry line hands to a family's factory.
-template <template <class> class Fn>
-struct PerShape {
-  Fn<float> f2 = nullptr, f3 = nullptr;
-  Fn<double> d2 = nullptr, d3 = nullptr;
-  template <int D, class T>
-  Fn<T> get() const {
-    if constexpr (std::is_same_v<T, float>) return D == 2 ? f2 : f3;
-    else return D == 2 ? d2 : d3;
-  }
-};
-template <class T>
-using CpuNearFieldFn = void (*)(const HostNearField<T>&);
-template <class T>
-using GpuNearFieldFn = void (*)(const NearFieldView<T>&);
-template <class T>
-using GpuNearFieldMakerFn = std::unique_ptr<GpuNearFieldKernel<T>> (*)();
-template <class T>
-using GpuAllPairsFn = void (*)(const AllPairsView<T>&);
-
-//! The four instantiations of a driver template, for a PerShape.
-#define NF_PER_SHAPE(fn) {&fn<2, float>, &fn<3, float>, &fn<2, double>, &fn<3, double>}
-#if defined(NF_HAVE_CUDA)
-#define NF_GPU_PER_SHAPE(fn) NF_PER_SHAPE(fn)
-#else
-#define NF_GPU_PER_SHAPE(fn) {}
-#endif
-
-//! The kernel families (methods/eval_*.cc): a family owns the data layout and the timing of its
-//! kernels, for one evaluation and for a simulation's force field; the driver computes.
-KernelFamily cpu_near_field(PerShape<CpuNearFieldFn> drivers);
-KernelFamily cpu_all_pairs();
-KernelFamily gpu_near_field(PerShape<GpuNearFieldFn> drivers);
-//! GPU near-field kernels with a plan (GpuNearFieldKernel): `makers` create one per evaluation.
-KernelFamily gpu_near_field_planned(PerShape<GpuNearFieldMakerFn> makers);
-KernelFamily gpu_all_pairs(PerShape<GpuAllPairsFn> drivers);
+//! The families (one method class each, methods/*.cc); a table line passes the kernel's exports.
+MethodFamily cpu_near_field(const CpuNearFieldKernels& kernels);
+MethodFamily cpu_all_pairs();
+MethodFamily gpu_near_field(const GpuNearFieldKernels& kernels);
+MethodFamily gpu_all_pairs(const GpuAllPairsKernels& kernels);
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
 //! kernel never moves the others, so references stay valid).

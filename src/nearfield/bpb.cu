@@ -32,7 +32,7 @@ __global__ void bpb_kernel(NearFieldView<T> v) {
                                       box_tiles::NoState{}, [&](std::uint32_t, std::uint32_t m) {
                                         if (active) agent.add_tile(m, ~0u);
                                       });
-    if (active) v.acc[i] = agent.acc;
+    if (active) add_into(v.acc + i, agent.acc);
     if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
   }
 }
@@ -41,15 +41,15 @@ __global__ void bpb_kernel(NearFieldView<T> v) {
 
 template <int D, class T>
 void launch_bpb(const NearFieldView<T>& v) {
-  if (v.nonempty_count == 0) return;
+  if (v.computed_boxes == 0) return;
   const std::uint32_t threads = box_tiles::block_threads(v.max_box_count);
   const std::size_t smem = threads * sizeof(Body<T>);
   gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-    bpb_kernel<D, T, guarded(), counting()><<<v.nonempty_count, threads, smem>>>(v);
+    bpb_kernel<D, T, guarded(), counting()><<<v.computed_boxes, threads, smem>>>(v);
   });
   NF_CUDA_LAUNCHED();
 }
 
-NF_INSTANTIATE_DRIVER(launch_bpb, NearFieldView)
+NF_EXPORT_GPU_NEAR_FIELD_DRIVER(bpb, launch_bpb)
 
 }  // namespace nf

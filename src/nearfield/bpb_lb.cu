@@ -7,7 +7,7 @@
 // classes (blocks of 32 .. 512 threads). The thread path (small_boxes.cuh) takes ppt's mapping,
 // one thread per particle, for boxes of fewer than 32 particles with a small near field, and for
 // the last partial warp of a bigger box (a few targets that would keep a whole warp busy), so
-// blocks idle few lanes. An item that holds all of its targets' sources stores the result
+// blocks idle few lanes. An item that holds all of its targets' sources adds its result
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
@@ -139,7 +139,7 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   }
   if (active) {
     if (item.slot == kWhole)
-      v.acc[i] = agent.acc;
+      add_into(v.acc + i, agent.acc);
     else
       partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = agent.acc;
   }
@@ -161,7 +161,7 @@ __global__ void gather_kernel(const SourceItem* __restrict__ items, const Acc4<T
     sum.y += p.y;
     sum.z += p.z;
   }
-  acc[i] = sum;
+  add_into(acc + i, sum);
 }
 
 __global__ void class_histogram_kernel(const std::uint8_t* classes, std::uint32_t n, std::uint32_t* counts) {
@@ -177,7 +177,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     n_ = 0;
     split_ = false;
     for (std::uint32_t& c : class_begin_) c = 0;
-    const std::uint32_t m = v.nonempty_count;
+    const std::uint32_t m = v.computed_boxes;
     if (m == 0) return;
     gpu::DeviceBuffer<std::uint32_t> item_offset(m + 1), partial_offset(m + 1);
     std::size_t need = 0, bytes = 0;
@@ -262,11 +262,6 @@ class BpbLb final : public GpuNearFieldKernel<T> {
 
 }  // namespace
 
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_bpb_lb() {
-  return std::make_unique<BpbLb<D, T>>();
-}
-
-NF_INSTANTIATE_MAKER(make_bpb_lb, GpuNearFieldKernel)
+NF_EXPORT_GPU_NEAR_FIELD(bpb_lb, BpbLb)
 
 }  // namespace nf

@@ -95,15 +95,15 @@ __global__ void bpb_n3_kernel(NearFieldView<T> v) {
 
 template <int D, class T>
 void launch_bpb_n3(const NearFieldView<T>& v) {
-  if (v.nonempty_count == 0) return;
+  if (v.computed_boxes == 0) return;
   const std::uint32_t threads = box_tiles::block_threads(v.max_box_count);
   const std::size_t smem = threads * (sizeof(Body<T>) + sizeof(Acc4<T>));
   gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-    bpb_n3_kernel<D, T, guarded(), counting()><<<v.nonempty_count, threads, smem>>>(v);
+    bpb_n3_kernel<D, T, guarded(), counting()><<<v.computed_boxes, threads, smem>>>(v);
   });
   NF_CUDA_LAUNCHED();
 }
 
-NF_INSTANTIATE_DRIVER(launch_bpb_n3, NearFieldView)
+NF_EXPORT_GPU_NEAR_FIELD_DRIVER(bpb_n3, launch_bpb_n3)
 
 }  // namespace nf

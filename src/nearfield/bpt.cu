@@ -15,12 +15,12 @@ struct BptPolicy {
 template <int D, class T, bool Guarded, bool Counting>
 __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T> v) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= v.nonempty_count) return;
+  if (t >= v.computed_boxes) return;
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.nonempty[t];
   unsigned long long count = 0;
   for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i)
-    v.acc[i] = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count);
+    add_into(v.acc + i, near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count));
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 
@@ -28,14 +28,14 @@ __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T
 
 template <int D, class T>
 void launch_bpt(const NearFieldView<T>& v) {
-  if (v.nonempty_count == 0) return;
-  const unsigned grid = gpu::div_up(v.nonempty_count, BptPolicy::threads);
+  if (v.computed_boxes == 0) return;
+  const unsigned grid = gpu::div_up(v.computed_boxes, BptPolicy::threads);
   gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
     bpt_kernel<D, T, guarded(), counting()><<<grid, BptPolicy::threads>>>(v);
   });
   NF_CUDA_LAUNCHED();
 }
 
-NF_INSTANTIATE_DRIVER(launch_bpt, NearFieldView)
+NF_EXPORT_GPU_NEAR_FIELD_DRIVER(bpt, launch_bpt)
 
 }  // namespace nf

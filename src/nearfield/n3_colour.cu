@@ -102,7 +102,7 @@ class N3Colour final : public GpuNearFieldKernel<T> {
   void plan(const NearFieldView<T>& v) override {
     r_ = warp_pairs::targets_per_lane(v.max_box_count, warp_pairs::max_targets_per_lane<T>());
     n_ = 0;
-    const std::uint32_t m = v.nonempty_count;
+    const std::uint32_t m = v.computed_boxes;
     for (std::uint32_t& c : colour_begin_) c = 0;
     if (m == 0) return;
     std::uint32_t half_links = 0;
@@ -130,8 +130,6 @@ class N3Colour final : public GpuNearFieldKernel<T> {
     if (counters_.size() == 0) counters_ = gpu::DeviceBuffer<std::uint32_t>(kMaxColours);
   }
   void launch(const NearFieldView<T>& v) override {
-    if (v.n == 0) return;
-    gpu::fill_bytes(v.acc, 0, std::size_t(v.n) * sizeof(Acc4<T>));  // every colour adds into acc
     if (n_ == 0) return;
     counters_.fill(0);
     warp_pairs::dispatch_r<warp_pairs::max_targets_per_lane<T>()>(r_, [&](auto r) {
@@ -163,11 +161,6 @@ class N3Colour final : public GpuNearFieldKernel<T> {
 
 }  // namespace
 
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_colour() {
-  return std::make_unique<N3Colour<D, T>>();
-}
-
-NF_INSTANTIATE_MAKER(make_n3_colour, GpuNearFieldKernel)
+NF_EXPORT_GPU_NEAR_FIELD(n3_colour, N3Colour)
 
 }  // namespace nf

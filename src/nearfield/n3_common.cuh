@@ -59,16 +59,16 @@ template <int D, class T, int RMax, template <int, class, int, bool, bool> class
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
-    // A multi-GPU part computing its own range only (cross pairs once) has no lower halo, so a
+    // A part computing half-list pairs only (BoxScope) lacks its boxes' lower neighbors, so a
     // small box's one-sided near field would be incomplete: there every pair goes through items.
-    hybrid_ = v.nonempty_count == v.tree_boxes;
+    hybrid_ = v.lower_neighbors;
     if (hybrid_) small_.plan(v);
-    items_.build(v.box_first, v.nonempty_count, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
+    items_.build(v.box_first, v.computed_boxes, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
                  /*classify=*/true, hybrid_ && small_.any() ? small_.flags() : nullptr);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   // The small boxes and each class on a stream of their own, as bpb-lb does: the small boxes'
-  // threads store their own particles' sums and the items add only onto big boxes' particles, so
+  // threads add their own particles' sums and the items add only onto big boxes' particles, so
   // the launches overlap safely; the blocking streams join the default stream before and after.
   void launch(const NearFieldView<T>& v) override {
     if (items_.size() > 0) counter_.fill(0);  // on the default stream: before every launch below

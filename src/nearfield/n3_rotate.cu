@@ -7,10 +7,8 @@
 namespace nf {
 
 template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_rotate() {
-  return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), RotateAgent>>();
-}
+using N3Rotate = warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), RotateAgent>;
 
-NF_INSTANTIATE_MAKER(make_n3_rotate, GpuNearFieldKernel)
+NF_EXPORT_GPU_NEAR_FIELD(n3_rotate, N3Rotate)
 
 }  // namespace nf

@@ -51,10 +51,8 @@ struct ShflAgent {
 }  // namespace
 
 template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl() {
-  return std::make_unique<warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent>>();
-}
+using N3Shfl = warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent>;
 
-NF_INSTANTIATE_MAKER(make_n3_shfl, GpuNearFieldKernel)
+NF_EXPORT_GPU_NEAR_FIELD(n3_shfl, N3Shfl)
 
 }  // namespace nf

@@ -10,7 +10,7 @@
 namespace nf {
 namespace {
 
-// Full-list evaluation of one box: each particle against its near field; writes acc for the
+// Full-list evaluation of one box: each particle against its near field, added into acc for the
 // box's particles only. Shared by serial and OpenMP.
 template <int D, class T, bool Counting>
 unsigned long long full_box(const HostNearField<T>& f, std::uint32_t b) {
@@ -18,7 +18,8 @@ unsigned long long full_box(const HostNearField<T>& f, std::uint32_t b) {
   const SoftenedGravity<D, T> g{f.eps2};
   unsigned long long count = 0;
   for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i)
-    f.acc[i] = near_field_sum<Counting>(g, f.bodies, t.box_start.data(), t.full.offset.data(), t.full.ids.data(), b, i, count);
+    add_into(f.acc + i, near_field_sum<Counting>(g, f.bodies, t.box_start.data(), t.full.offset.data(),
+                                                 t.full.ids.data(), b, i, count));
   return count;
 }
 
@@ -55,7 +56,6 @@ void serial(const HostNearField<T>& f) {
 
 template <int D, class T, bool Counting>
 void n3(const HostNearField<T>& f) {
-  std::fill(f.acc, f.acc + f.tree->particles(), Acc4<T>{0, 0, 0, 0});
   unsigned long long count = 0;
   for (std::uint32_t b = 0; b < f.tree->nbox; ++b) count += half_box<D, T, Counting>(f, b, f.acc);
   if constexpr (Counting) *f.counter += count;
@@ -125,7 +125,7 @@ void omp_n3(const HostNearField<T>& f) {
         a.y += p.y;
         a.z += p.z;
       }
-      f.acc[i] = a;
+      add_into(f.acc + i, a);
     }
   }
   if constexpr (Counting) *f.counter += count;
@@ -150,15 +150,9 @@ void cpu_omp_n3(const HostNearField<T>& f) {
   f.counter ? omp_n3<D, T, true>(f) : omp_n3<D, T, false>(f);
 }
 
-#define NF_INSTANTIATE(D, T)                               \
-  template void cpu_serial<D, T>(const HostNearField<T>&); \
-  template void cpu_n3<D, T>(const HostNearField<T>&);     \
-  template void cpu_omp<D, T>(const HostNearField<T>&);    \
-  template void cpu_omp_n3<D, T>(const HostNearField<T>&);
-NF_INSTANTIATE(2, float)
-NF_INSTANTIATE(3, float)
-NF_INSTANTIATE(2, double)
-NF_INSTANTIATE(3, double)
-#undef NF_INSTANTIATE
+NF_EXPORT_CPU_NEAR_FIELD(cpu_serial, cpu_serial)
+NF_EXPORT_CPU_NEAR_FIELD(cpu_n3, cpu_n3)
+NF_EXPORT_CPU_NEAR_FIELD(cpu_omp, cpu_omp)
+NF_EXPORT_CPU_NEAR_FIELD(cpu_omp_n3, cpu_omp_n3)
 
 }  // namespace nf

@@ -1,5 +1,7 @@
 #pragma once
-//! CPU near-field kernels, 2D/3D, float/double, over a tree and its sorted bodies:
+//! CPU near-field kernels, 2D/3D, float/double, over a tree and its sorted bodies (nearfield_cpu.cc;
+//! a new CPU kernel goes in a file of its own ending with an NF_EXPORT_CPU_NEAR_FIELD line). Like
+//! every kernel they ADD the forces into acc, which the caller zeroed:
 //! - cpu-serial:  the paper's CPU column: one thread, boxes in Z-order, own box then each neighbor;
 //! - cpu-n3:      one thread, half lists, each pair computed once and applied to both particles;
 //! - cpu-omp:     OpenMP over boxes with full lists (each particle written by one thread);
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "core/body.h"
+#include "core/per_shape.h"
 #include "tree/tree.h"
 
 namespace nf {
@@ -17,22 +20,23 @@ template <class T>
 struct HostNearField {
   const Tree* tree = nullptr;
   const Body<T>* bodies = nullptr;  //!< sorted by box (tree order)
-  Acc4<T>* acc = nullptr;           //!< output, sorted order
+  Acc4<T>* acc = nullptr;           //!< output, sorted order: the forces are added into it
   T eps2 = 0;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode
   std::vector<Acc4<T>>* scratch = nullptr;  //!< kernels that need it: buffers kept between calls
 };
 
-template <int D, class T>
-void cpu_serial(const HostNearField<T>& f);
-template <int D, class T>
-void cpu_n3(const HostNearField<T>& f);
-template <int D, class T>
-void cpu_omp(const HostNearField<T>& f);
-//! Uses f.scratch for one buffer per thread (resized as needed). Deterministic: the boxes are
-//! cut into one contiguous range per thread, balanced by their pair counts, and the buffers are
-//! merged in thread order, so repeated runs with the same thread count agree bit for bit.
-template <int D, class T>
-void cpu_omp_n3(const HostNearField<T>& f);
+//! A CPU near-field kernel for one (dimension, scalar type).
+template <class T>
+using CpuNearFieldFn = void (*)(const HostNearField<T>&);
+//! What a CPU near-field kernel file exports: its function for each (dimension, scalar type).
+using CpuNearFieldKernels = PerShape<CpuNearFieldFn>;
+//! At the end of a kernel file (in namespace nf): exports function template fn<D, T> as
+//! `id`_kernels, the name a registry line gives NF_KERNELS (methods/registry.cc).
+#define NF_EXPORT_CPU_NEAR_FIELD(id, fn) extern const ::nf::CpuNearFieldKernels id##_kernels = NF_PER_SHAPE(fn);
+
+// cpu-omp-n3 uses f.scratch for one buffer per thread (resized as needed). Deterministic: the
+// boxes are cut into one contiguous range per thread, balanced by their pair counts, and the
+// buffers are merged in thread order, so repeated runs with the same thread count agree bit for bit.
 
 }  // namespace nf

@@ -1,18 +1,18 @@
 #pragma once
-//! GPU near-field kernels (drivers; one .cu file per kernel in this folder):
-//! - ppt:    particle per thread, neighbors read straight from global memory;
-//! - bpt:    box per thread;
-//! - bpb:    box per block, the original BPB of Shan & Lei: the box, then each neighbor box,
-//!           staged in shared memory, one thread per target particle;
-//! - bpb-n3: the improved BPB (Newton's third law) exactly as the paper's steps 1-7.
-//! All run over the sorted bodies, boxIdx and neighbor lists of a tree; boxes larger than a
-//! block are processed in chunks; empty boxes are never launched.
+//! The GPU near-field kernel contract. One .cu file per kernel in this folder (ppt.cu, bpb.cu,
+//! bpb_n3.cu, n3_rotate.cu, ...; the file's first lines say what it does), each ending with one
+//! NF_EXPORT_GPU_NEAR_FIELD line that the registry (methods/registry.cc) names. A kernel reads
+//! the sorted bodies and the tree through a NearFieldView and ADDS the forces on the boxes it
+//! computes into view.acc, which its caller has zeroed (docs/design.md §3): so the near field
+//! and a far field, or several kernels, can add into one array. Boxes larger than a block are
+//! processed in chunks; empty boxes are never launched.
 
 #include <cstdint>
 #include <memory>
 
 #include "core/body.h"
 #include "core/gpu_runtime.h"
+#include "core/per_shape.h"
 
 namespace nf {
 
@@ -33,8 +33,14 @@ struct NearFieldView {
   const std::uint32_t* box_start = nullptr;  //!< boxIdx, nbox + 1
   const std::uint32_t* particle_box = nullptr;
   const std::uint32_t* nonempty = nullptr;  //!< dense ids of the non-empty boxes, ascending
-  std::uint32_t nonempty_count = 0;  //!< boxes to compute (a multi-GPU part: its own range, the first ones)
-  std::uint32_t tree_boxes = 0;      //!< non-empty boxes of the tree (halo boxes included)
+  std::uint32_t nonempty_count = 0;  //!< M, the non-empty boxes of the tree
+  //! The boxes whose particles' forces are computed: the first computed_boxes of the M (all of
+  //! them unless the evaluation is one part of a larger one, BoxScope).
+  std::uint32_t computed_boxes = 0;
+  //! False when the computed boxes' neighbors with smaller keys are absent from the tree (a part
+  //! that computes half-list pairs only, BoxScope): a kernel must then compute every pair through
+  //! the half lists and may not take a one-sided path over full lists.
+  bool lower_neighbors = true;
   const std::uint32_t* neighbor_offset = nullptr;  //!< dense lists: full (ppt, bpt, bpb) or half (bpb-n3)
   const std::uint32_t* neighbor_ids = nullptr;
   std::uint32_t n = 0;
@@ -44,16 +50,6 @@ struct NearFieldView {
   unsigned long long* counter = nullptr;  //!< non-null: counting mode, interactions evaluated are added here
   gpu::Workspace* workspace = nullptr;    //!< scratch memory (host object: for the driver, not the kernel)
 };
-
-template <int D, class T>
-void launch_ppt(const NearFieldView<T>& v);
-template <int D, class T>
-void launch_bpt(const NearFieldView<T>& v);
-template <int D, class T>
-void launch_bpb(const NearFieldView<T>& v);
-//! acc must be zero beforehand: every contribution is an atomic add.
-template <int D, class T>
-void launch_bpb_n3(const NearFieldView<T>& v);
 
 //! A GPU near-field kernel with a plan: `plan` runs once per tree (its work lists derive from the
 //! tree, like the neighbor lists, and its time is reported with the tree build), `launch` once
@@ -66,25 +62,45 @@ class GpuNearFieldKernel {
   virtual void launch(const NearFieldView<T>& v) = 0;
 };
 
-//! Newton-3 warp kernels over the half near field cut into bounded work items (pair_items.cuh):
-//! one warp per item, R targets per lane in registers, each pair once.
-//! - n3-shfl:   the reaction on a source is summed in registers over the lane's targets and
-//!              reduced across the warp with shuffles (register j-accumulation); atomics out.
-//! - n3-rotate: each lane owns one source's reaction accumulator and passes it to the next lane
-//!              after every step (lane rotation), so no two lanes ever touch one source; atomics out.
-//! acc must be zero beforehand (kAtomics).
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_shfl();
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_rotate();
-//! n3-colour: lane rotation over whole box pairs, scheduled in colours so that no two warps of a
-//! launch write one box: plain loads and stores, no atomics, bitwise repeatable.
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_n3_colour();
-//! bpb-lb: bpb's one-sided arithmetic over work items of bounded size (a chunk of a box's
-//! targets against a segment of its sources), in block-size classes: load-balanced on clustered
-//! input, bpb's own mapping on uniform input; split boxes summed in a fixed order (deterministic).
-template <int D, class T>
-std::unique_ptr<GpuNearFieldKernel<T>> make_bpb_lb();
+//! A kernel without a plan: one driver function launched per evaluation.
+template <class T>
+class FunctionKernel final : public GpuNearFieldKernel<T> {
+ public:
+  explicit FunctionKernel(void (*f)(const NearFieldView<T>&)) : f_(f) {}
+  void plan(const NearFieldView<T>&) override {}
+  void launch(const NearFieldView<T>& v) override { f_(v); }
+
+ private:
+  void (*f_)(const NearFieldView<T>&);
+};
+
+//! Makes the kernel (with its plan state) for one evaluation.
+template <class T>
+using GpuNearFieldMaker = std::unique_ptr<GpuNearFieldKernel<T>> (*)();
+//! What a GPU near-field kernel file exports: its maker for each (dimension, scalar type).
+using GpuNearFieldKernels = PerShape<GpuNearFieldMaker>;
+
+namespace detail {
+template <int D, class T, template <int, class> class K>
+std::unique_ptr<GpuNearFieldKernel<T>> make_kernel() {
+  return std::make_unique<K<D, T>>();
+}
+template <class T, void (*F)(const NearFieldView<T>&)>
+std::unique_ptr<GpuNearFieldKernel<T>> make_function_kernel() {
+  return std::make_unique<FunctionKernel<T>>(F);
+}
+}  // namespace detail
+
+//! At the end of a kernel file (in namespace nf): exports kernel class template K<D, T> (a
+//! GpuNearFieldKernel<T> with a plan) as `id`_kernels, the name a registry line gives NF_KERNELS.
+#define NF_EXPORT_GPU_NEAR_FIELD(id, K)                                                                   \
+  extern const ::nf::GpuNearFieldKernels id##_kernels = {                                                \
+      &detail::make_kernel<2, float, K>, &detail::make_kernel<3, float, K>, &detail::make_kernel<2, double, K>, \
+      &detail::make_kernel<3, double, K>};
+//! The same for a kernel without a plan: driver function template fn<D, T>(const NearFieldView<T>&).
+#define NF_EXPORT_GPU_NEAR_FIELD_DRIVER(id, fn)                                                      \
+  extern const ::nf::GpuNearFieldKernels id##_kernels = {                                           \
+      &detail::make_function_kernel<float, &fn<2, float>>, &detail::make_function_kernel<float, &fn<3, float>>, \
+      &detail::make_function_kernel<double, &fn<2, double>>, &detail::make_function_kernel<double, &fn<3, double>>};
 
 }  // namespace nf

@@ -122,7 +122,7 @@ __global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uin
   const std::uint32_t i = list[k], box = v.particle_slot[i];
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long n = 0;
-  v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n);
+  add_into(v.acc + i, near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n));
   if constexpr (Counting) box_tiles::add_count(v.counter, n);
 }
 
@@ -130,7 +130,7 @@ __global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uin
 
 //! The thread path of a tree (ppt's mapping over a compacted list of particles): which boxes are
 //! small (plan), how many of each box's particles go one per thread, and their forces (launch,
-//! stored into acc). Small boxes go whole; with `remainder_sources` > 0 (bpb-lb) also the last
+//! added into acc). Small boxes go whole; with `remainder_sources` > 0 (bpb-lb) also the last
 //! partial warp of a bigger box whose near field holds at most that many sources (and at most
 //! SmallBoxLimits::max_sources), when it is at most SmallBoxLimits::max_remainder particles.
 //! Threads of one warp take consecutive particles.
@@ -143,8 +143,8 @@ class SmallBoxes {
     count_ = 0;
     // Flags for every box of the tree (a multi-GPU part's halo boxes too: work items read them);
     // threads for the boxes computed (a part's own range).
-    const std::uint32_t m = v.tree_boxes;
-    targets_ = v.nonempty_count;
+    const std::uint32_t m = v.nonempty_count;
+    targets_ = v.computed_boxes;
     if (m == 0) return;
     if (flags_.size() < m) flags_ = gpu::DeviceBuffer<std::uint8_t>(m);
     if (offset_.size() < targets_ + 1) offset_ = gpu::DeviceBuffer<std::uint32_t>(targets_ + 1);

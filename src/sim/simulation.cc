@@ -17,11 +17,11 @@
 #include "core/version.h"
 #include "methods/auto_level.h"
 #include "measure/context.h"
-#include "methods/force_field.h"
+#include "methods/force_method.h"
 #include "methods/registry.h"
 #include "measure/results.h"
 #include "measure/stats.h"
-#include "distributed/multi_gpu.h"
+#include "distributed/spread_method.h"
 #include "render/png_file.h"
 #include "sim/state.h"
 
@@ -277,8 +277,6 @@ void check_config(const SimulationConfig& c) {
   const KernelInfo& k = find_kernel(c.kernel);
   if (!(c.dt > 0.0) || !std::isfinite(c.dt)) throw UsageError("--dt must be a finite number > 0, not " + format_double(c.dt));
   if (c.steps < 0) throw UsageError("--steps must be at least 0, not " + std::to_string(c.steps));
-  if (!(c.softening >= 0.0) || !std::isfinite(c.softening))
-    throw UsageError("--softening must be a finite number >= 0, not " + format_double(c.softening));
   if (c.snapshot_every < 0)
     throw UsageError("--snapshot-every must be at least 0 (0: step 0 and the last only), not " +
                      std::to_string(c.snapshot_every));
@@ -286,9 +284,6 @@ void check_config(const SimulationConfig& c) {
   if (c.render_size < 1 || c.render_size > 16384)
     throw UsageError("--render-size must be 1..16384 pixels, not " + std::to_string(c.render_size));
   if (!c.render_window.empty()) render::parse_view(c.render_window, "--render-window");
-  if (c.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(c.subsample));
-  if (c.subsample > 1 && k.near_field())
-    throw UsageError("--subsample applies to all-pairs kernels; " + k.name + " is a near-field kernel");
   if (c.format == io::FileFormat::table)
     throw UsageError("--format tab stores neither ids nor 2D particles: snapshots are csv, tipsy or bin");
   const int level = parse_level(c.level);
@@ -296,8 +291,11 @@ void check_config(const SimulationConfig& c) {
   if (!k.near_field() && level == kAutoLevel)
     throw UsageError("--level auto chooses the tree level of a near-field kernel; " + k.name + " uses none");
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
-  check_gpus(k, c.gpus);  // before the GPU check below: a CPU build's refusal then names --gpus
-  if (k.gpu()) gpu::require("kernel " + k.name);
+  check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
+  MethodSetup s;
+  s.softening = c.softening;
+  s.subsample = c.subsample;
+  check_setup(k, s);
   if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
   std::error_code ec;
   if (fs::exists(c.output_dir, ec) && !fs::is_directory(c.output_dir, ec))
@@ -383,18 +381,17 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   }
   result.first_step = result.last_step = first;
 
-  FieldSetup setup;
+  MethodSetup setup;  // no domain: the boxes of every step's own bounding square/cube
   setup.level = level;
   setup.softening = c.softening;
   setup.precision = c.precision;
   setup.subsample = c.subsample;
-  setup.gpus = c.gpus;
-  std::unique_ptr<ForceField> field = make_force_field(k, start, setup);
-  std::unique_ptr<ForceField> exact;  // sub-sampled runs: the exact forces, for the force error
+  std::unique_ptr<ForceMethod> field = make_spread_method(k, setup, start, Spread{c.gpus, CrossPairs::automatic});
+  std::unique_ptr<ForceMethod> exact;  // sub-sampled runs: the exact forces, for the force error
   if (c.subsample > 1) {
-    FieldSetup all = setup;
+    MethodSetup all = setup;
     all.subsample = 1;
-    exact = make_force_field(k, start, all);
+    exact = make_method(k, all, start);
   }
   if (!c.resume && c.render_every > 0) {
     if (!c.render_window.empty()) frame.options.view = render::parse_view(c.render_window, "--render-window");
@@ -450,8 +447,8 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
                         format_double(c.dt) + ", softening " + format_double(c.softening),
                     "forces: " + field->describe(),
                     "potential: -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the forces use" +
-                        std::string(field->model() == FieldModel::near_field ? " (the near field)" : " (every pair)") +
-                        "; " + (gpu_potential ? field->potential_method() : std::string("CPU, float64")),
+                        std::string(field->model() == ForceModel::near_field ? " (the near field)" : " (every pair)") +
+                        "; " + (gpu_potential ? field->device_potential_method() : std::string("CPU, float64")),
                     "rel_energy_error = (E - E0) / |E0|, E0 = total at step 0; px,py,pz = sum m v" +
                         std::string(c.subsample > 1 ? "; force_rel_error = ||a - a_exact|| / ||a_exact|| over all "
                                                       "particles at that step (a_exact: every source)"
@@ -483,7 +480,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
       r.step = s;
       r.time = p.time;
       r.kinetic = kinetic_energy(p);
-      r.potential = gpu_potential ? state->potential() : field->host_potential(p);
+      r.potential = gpu_potential ? state->potential() : field->potential(p);
       for (std::size_t i = 0; i < p.size(); ++i) {
         r.px += p.m[i] * p.vx[i];
         r.py += p.m[i] * p.vy[i];
@@ -524,11 +521,11 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     state->kick(half);
     cost.integrate = state->integrate_ms();  // waits for the kick: the step is complete on the device
     cost.wall = ms_since(t0);
-    const FieldTimes t = field->times();
-    cost.forces = t.forces;
-    cost.tree = t.tree;
-    cost.plan = t.plan;
-    cost.transfer = t.transfer;
+    const StageTimes t = field->times();
+    cost.forces = t.evaluate_ms;
+    cost.tree = t.get("tree");
+    cost.plan = t.get("plan");
+    cost.transfer = t.get("transfer");
     costs.push_back(cost);
     outputs(s);
     result.last_step = s;

@@ -1,9 +1,9 @@
 #include "sim/state.h"
 
-#include <chrono>
 #include <stdexcept>
 
 #include "core/gpu_runtime.h"
+#include "core/timing.h"
 #if defined(NF_HAVE_CUDA)
 #include "sim/integrate_gpu.h"
 #endif
@@ -11,28 +11,26 @@
 namespace nf::sim {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
 class HostState : public State {
  public:
-  HostState(Particles p, ForceField& field) : State(field), p_(std::move(p)) {}
-  void compute_accelerations(std::uint64_t step) override { field_.accelerations(p_, step, acc_); }
+  HostState(Particles p, ForceMethod& method) : State(method), p_(std::move(p)) {}
+  void compute_accelerations(std::uint64_t step) override { acc_ = evaluated(method_, step); }
   void kick(double h) override { kick_ms_ = advance(h, 0.0, false); }
   void kick_drift(double h, double dt) override { drift_ms_ = advance(h, dt, true); }
   double integrate_ms() override { return drift_ms_ + kick_ms_; }
   Particles& particles() override { return p_; }
-  double potential() override { return field_.host_potential(p_); }
+  double potential() override { return method_.potential(p_); }
   std::vector<double> accelerations() override { return acc_; }
-  std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) override {
-    std::vector<double> a;
-    other.accelerations(p_, step, a);
-    return a;
-  }
+  std::vector<double> accelerations_of(ForceMethod& other, std::uint64_t step) override { return evaluated(other, step); }
 
  private:
+  std::vector<double> evaluated(ForceMethod& m, std::uint64_t step) {
+    m.prepare(p_, step);
+    m.evaluate();
+    return m.accelerations();
+  }
   double advance(double h, double dt, bool drift) {
-    const auto t0 = Clock::now();
+    const Stopwatch clock;
     const std::size_t n = p_.size();
     const int dim = p_.dim;
     std::vector<double>* pos[3] = {&p_.x, &p_.y, &p_.z};
@@ -46,7 +44,7 @@ class HostState : public State {
         if (drift) x[i] = x[i] + v[i] * dt;
       }
     }
-    return ms_since(t0);
+    return clock.ms();
   }
 
   Particles p_;
@@ -56,13 +54,13 @@ class HostState : public State {
 
 #if defined(NF_HAVE_CUDA)
 // Positions and masses in DeviceParticles, velocities and accelerations in DeviceVectors: the
-// layout the tree builder and the field's packing kernels read. Near-field fields keep the arrays
-// in their tree's order (ForceField::accelerations_moving); index_ then maps each row of the
-// device arrays to its input row, and the host sees input order only.
+// layout the tree builder and the methods' gathers read. Near-field methods keep the arrays in
+// their tree's order (ForceMethod::prepare_in_place); index_ then maps each row of the device
+// arrays to its input row, and the host sees input order only.
 class DeviceState : public State {
  public:
-  DeviceState(Particles p, ForceField& field)
-      : State(field), host_(std::move(p)), p_(upload_particles(host_)), v_(host_.dim, host_.size()),
+  DeviceState(Particles p, ForceMethod& method)
+      : State(method), host_(std::move(p)), p_(upload_particles(host_)), v_(host_.dim, host_.size()),
         a_(host_.dim, host_.size()) {
     v_.x.upload(host_.vx);
     v_.y.upload(host_.vy);
@@ -72,7 +70,9 @@ class DeviceState : public State {
     index_ = gpu::DeviceBuffer<std::uint32_t>(rows);
   }
   void compute_accelerations(std::uint64_t step) override {
-    if (field_.accelerations_moving(p_, step, a_, v_, index_)) moved_ = true;
+    if (method_.prepare_in_place(p_, v_, index_, step)) moved_ = true;
+    method_.evaluate();
+    method_.accelerations(a_);
   }
   void restore_input_order() override {
     if (!moved_) return;
@@ -102,11 +102,13 @@ class DeviceState : public State {
     }
     return host_;
   }
-  double potential() override { return field_.potential(p_); }
+  double potential() override { return method_.device_potential(); }
   std::vector<double> accelerations() override { return interleave(a_); }
-  std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) override {
+  std::vector<double> accelerations_of(ForceMethod& other, std::uint64_t step) override {
     DeviceVectors a(host_.dim, host_.size());
-    other.accelerations(p_, step, a);  // in the state's current order, like p_
+    other.prepare(p_, step);
+    other.evaluate();
+    other.accelerations(a);  // in the state's current order, like p_
     return interleave(a);
   }
 
@@ -148,13 +150,13 @@ class DeviceState : public State {
 
 }  // namespace
 
-std::unique_ptr<State> make_state(Particles p, ForceField& field) {
+std::unique_ptr<State> make_state(Particles p, ForceMethod& method) {
   p.add_velocities();
-  if (!field.on_device()) return std::make_unique<HostState>(std::move(p), field);
+  if (!method.on_device()) return std::make_unique<HostState>(std::move(p), method);
 #if defined(NF_HAVE_CUDA)
-  return std::make_unique<DeviceState>(std::move(p), field);
+  return std::make_unique<DeviceState>(std::move(p), method);
 #else
-  throw std::logic_error("a device force field in a CPU-only build");
+  throw std::logic_error("a device method in a CPU-only build");
 #endif
 }
 

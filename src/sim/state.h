@@ -1,14 +1,14 @@
 #pragma once
-//! The state of a simulation (positions, velocities, masses, accelerations) where its force field
-//! wants it: host arrays for CPU kernels, device arrays for GPU kernels, which then stay on the GPU
-//! from the first step to the last; the host sees them only through `particles()`.
+//! The state of a simulation (positions, velocities, masses, accelerations) where its force method
+//! wants it: host arrays for host methods, device arrays for device methods, which then stay on
+//! the GPU from the first step to the last; the host sees them only through `particles()`.
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/particles.h"
-#include "methods/force_field.h"
+#include "methods/force_method.h"
 
 namespace nf::sim {
 
@@ -16,7 +16,7 @@ namespace nf::sim {
 class State {
  public:
   virtual ~State() = default;
-  //! a = the field's accelerations of the current positions (`step` picks a sub-sample's offset).
+  //! a = the method's accelerations of the current positions (`step` picks a sub-sample's offset).
   virtual void compute_accelerations(std::uint64_t step) = 0;
   //! v += a h.
   virtual void kick(double h) = 0;
@@ -25,14 +25,14 @@ class State {
   //! The particles as they are now (copied from the GPU for a device state); ids, masses and the
   //! dimension as given at the start.
   virtual Particles& particles() = 0;
-  //! Potential energy over the field's pairs at the current positions (after compute_accelerations):
-  //! on the CPU in float64 for a host state, on the GPU for a device state.
+  //! Potential energy over the method's pairs at the current positions (after
+  //! compute_accelerations): on the CPU in float64 for a host state, on the GPU for a device state.
   virtual double potential() = 0;
   //! The current accelerations on the host, dim values per particle, input order.
   virtual std::vector<double> accelerations() = 0;
-  //! The accelerations another field (same kind: host or device) gives the current positions.
-  virtual std::vector<double> accelerations_of(ForceField& other, std::uint64_t step) = 0;
-  //! Device states that a field moved into its tree's order (ForceField::accelerations_moving)
+  //! The accelerations another method (same kind: host or device) gives the current positions.
+  virtual std::vector<double> accelerations_of(ForceMethod& other, std::uint64_t step) = 0;
+  //! Device states that a method moved into its tree's order (ForceMethod::prepare_in_place)
   //! go back to input order; host states are always in input order. The simulation calls it
   //! before the force evaluation of every step on the snapshot grid, so that a run resumed from
   //! such a snapshot (read in input order) evaluates the same forces in the same order, bit for bit.
@@ -40,14 +40,14 @@ class State {
   //! Milliseconds of the last kick_drift plus the last kick (CUDA events on the GPU, read here:
   //! waits for the kick).
   virtual double integrate_ms() = 0;
-  ForceField& field() { return field_; }
+  ForceMethod& method() { return method_; }
 
  protected:
-  explicit State(ForceField& field) : field_(field) {}
-  ForceField& field_;
+  explicit State(ForceMethod& method) : method_(method) {}
+  ForceMethod& method_;
 };
 
-//! A state for `field` starting from p (velocities zero where p has none).
-std::unique_ptr<State> make_state(Particles p, ForceField& field);
+//! A state for `method` starting from p (velocities zero where p has none).
+std::unique_ptr<State> make_state(Particles p, ForceMethod& method);
 
 }  // namespace nf::sim

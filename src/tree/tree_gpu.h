@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/body.h"
 #include "tree/domain.h"
+#include "core/device_arrays.h"
 #include "core/gpu_runtime.h"
 #include "core/particles.h"
 #include "tree/tree.h"
@@ -22,16 +22,6 @@ namespace nf {
 namespace tree_gpu {
 struct Scratch;  // the builder's scratch memory (tree_gpu_stages.h)
 }
-
-//! Input-order float64 positions and masses on the device.
-struct DeviceParticles {
-  int dim = 2;
-  std::size_t n = 0;
-  gpu::DeviceBuffer<double> x, y, z, m;
-};
-
-//! Copies the particles to the GPU.
-DeviceParticles upload_particles(const Particles& p);
 
 //! The device arrays of a tree (same meaning as Tree's), plus what launches need on the host.
 //! Buffers are allocated for the worst case and reused by every build: their size() is a
@@ -100,9 +90,5 @@ std::vector<double> time_bare_sort(const DeviceTree& t, int warmup, int reps);
 
 //! Copies a device tree back into the CPU structure (for tests and the tree command).
 Tree download_tree(const DeviceTree& t);
-
-//! bodies[s] = particle order[s], rounded to T: the sorted bodies every near-field kernel reads.
-template <class T>
-void gather_bodies(const DeviceParticles& p, const DeviceTree& t, gpu::DeviceBuffer<Body<T>>& bodies);
 
 }  // namespace nf

@@ -129,18 +129,6 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   clock.finish();
 }
 
-DeviceParticles upload_particles(const Particles& p) {
-  gpu::require("uploading particles");
-  DeviceParticles d;
-  d.dim = p.dim;
-  d.n = p.size();
-  d.x = gpu::DeviceBuffer<double>(p.x);
-  d.y = gpu::DeviceBuffer<double>(p.y);
-  if (p.dim == 3) d.z = gpu::DeviceBuffer<double>(p.z);
-  d.m = gpu::DeviceBuffer<double>(p.m);
-  return d;
-}
-
 Tree download_tree(const DeviceTree& t) {
   Tree h;
   h.dim = t.dim;

@@ -15,19 +15,8 @@ std::vector<double> time_bare_sort(const DeviceTree&, int, int) {
   gpu::require("the GPU tree builder");
   return {};
 }
-DeviceParticles upload_particles(const Particles&) {
-  gpu::require("uploading particles");
-  return {};
-}
 Tree download_tree(const DeviceTree&) {
   gpu::require("the GPU tree builder");
   return {};
 }
-template <class T>
-void gather_bodies(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<T>>&) {
-  gpu::require("the GPU tree builder");
-}
-template void gather_bodies<float>(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<float>>&);
-template void gather_bodies<double>(const DeviceParticles&, const DeviceTree&, gpu::DeviceBuffer<Body<double>>&);
-
 }  // namespace nf

@@ -1,21 +1,16 @@
-// The device side of the GPU force fields: packing bodies, scattering accelerations, and the
-// potential energy (diagnostics) over all pairs or over the near field of a tree.
+// The potential energy of a simulation's diagnostics on the GPU: over every pair, or over the near
+// field of a tree. Deterministic: fixed reduction trees, block sums added in block order.
 #include <numeric>
-#include <utility>
 #include <vector>
 
 #include "core/cuda_check.cuh"
-#include "physics/interaction.h"
 #include "core/launch.cuh"
-#include "methods/field_gpu.h"
+#include "methods/potential_gpu.h"
 #include "nearfield/traversal.h"
+#include "physics/interaction.h"
 
-namespace nf::field_gpu {
+namespace nf::potential_gpu {
 namespace {
-
-struct CopyPolicy {
-  static constexpr unsigned threads = 256;
-};
 
 struct PotentialPolicy {
   // Sources per shared-memory tile and threads per block (one target per thread), as the tiled
@@ -24,54 +19,6 @@ struct PotentialPolicy {
   static constexpr unsigned threads = 256;
   static constexpr int unroll = 16;
 };
-
-template <int D, class T>
-__global__ void pack_kernel(const double* __restrict__ x, const double* __restrict__ y, const double* __restrict__ z,
-                            const double* __restrict__ m, std::size_t first, std::size_t stride, std::size_t count,
-                            double mass_scale, Body<T>* __restrict__ out) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const std::size_t j = first + i * stride;
-  out[i] = Body<T>{T(x[j]), T(y[j]), D == 3 ? T(z[j]) : T(0), T(m[j] * mass_scale)};
-}
-
-template <int D, class T>
-__global__ void scatter_kernel(const Acc4<T>* __restrict__ acc, const std::uint32_t* __restrict__ order, std::size_t n,
-                               double* __restrict__ ax, double* __restrict__ ay, double* __restrict__ az) {
-  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const std::size_t i = order ? order[s] : s;
-  const Acc4<T> a = acc[s];
-  ax[i] = a.x;
-  ay[i] = a.y;
-  if constexpr (D == 3) az[i] = a.z;
-}
-
-// One state array per pointer (null: an axis the dimension lacks).
-struct StateArrays {
-  double *x, *y, *z, *m, *vx, *vy, *vz;
-  std::uint32_t* index;
-};
-
-template <int D, class T>
-__global__ void reorder_kernel(StateArrays in, StateArrays out, const std::uint32_t* __restrict__ order,
-                               std::size_t n, Body<T>* __restrict__ bodies) {
-  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const std::size_t i = order[s];
-  const double x = in.x[i], y = in.y[i], z = D == 3 ? in.z[i] : 0.0, m = in.m[i];
-  out.x[s] = x;
-  out.y[s] = y;
-  out.m[s] = m;
-  out.vx[s] = in.vx[i];
-  out.vy[s] = in.vy[i];
-  if constexpr (D == 3) {
-    out.z[s] = z;
-    out.vz[s] = in.vz[i];
-  }
-  out.index[s] = in.index[i];
-  bodies[s] = Body<T>{T(x), T(y), T(z), T(m)};
-}
 
 // Sum of v over the block, in thread 0 (float64; fixed shuffle tree, so deterministic).
 __device__ double block_sum(double v) {
@@ -148,54 +95,6 @@ double negated_total(const double* block_sums, std::size_t blocks) {
 
 }  // namespace
 
-template <class T>
-void pack_bodies(const DeviceParticles& p, std::size_t first, std::size_t stride, std::size_t count, double mass_scale,
-                 Body<T>* out) {
-  if (count == 0) return;
-  gpu::dispatch_dim(p.dim, [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    pack_kernel<D, T><<<gpu::blocks_for(count, CopyPolicy::threads), CopyPolicy::threads>>>(
-        p.x.data(), p.y.data(), D == 3 ? p.z.data() : nullptr, p.m.data(), first, stride, count, mass_scale, out);
-    NF_CUDA_LAUNCHED();
-  });
-}
-
-template <class T>
-void scatter_accelerations(const Acc4<T>* acc, const std::uint32_t* order, DeviceVectors& out) {
-  if (out.n == 0) return;
-  gpu::dispatch_dim(out.dim, [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    scatter_kernel<D, T><<<gpu::blocks_for(out.n, CopyPolicy::threads), CopyPolicy::threads>>>(
-        acc, order, out.n, out.x.data(), out.y.data(), D == 3 ? out.z.data() : nullptr);
-    NF_CUDA_LAUNCHED();
-  });
-}
-
-template <class T>
-void reorder_state(const std::uint32_t* order, DeviceParticles& p, DeviceVectors& v,
-                   gpu::DeviceBuffer<std::uint32_t>& index, StateSpare& spare, Body<T>* bodies) {
-  const std::size_t n = p.n;
-  if (n == 0) return;
-  if (spare.index.size() != n) {
-    spare.p = DeviceParticles{p.dim, n, gpu::DeviceBuffer<double>(n), gpu::DeviceBuffer<double>(n),
-                              gpu::DeviceBuffer<double>(p.dim == 3 ? n : 0), gpu::DeviceBuffer<double>(n)};
-    spare.v = DeviceVectors(p.dim, n);
-    spare.index = gpu::DeviceBuffer<std::uint32_t>(n);
-  }
-  auto arrays = [](DeviceParticles& q, DeviceVectors& w, gpu::DeviceBuffer<std::uint32_t>& k) {
-    return StateArrays{q.x.data(), q.y.data(), q.z.data(), q.m.data(), w.x.data(), w.y.data(), w.z.data(), k.data()};
-  };
-  gpu::dispatch_dim(p.dim, [&](auto dim) {
-    constexpr int D = decltype(dim)::value;
-    reorder_kernel<D, T><<<gpu::blocks_for(n, CopyPolicy::threads), CopyPolicy::threads>>>(
-        arrays(p, v, index), arrays(spare.p, spare.v, spare.index), order, n, bodies);
-    NF_CUDA_LAUNCHED();
-  });
-  std::swap(p, spare.p);
-  std::swap(v, spare.v);
-  std::swap(index, spare.index);
-}
-
 template <int D, class T>
 double allpairs_potential(const Body<T>* bodies, std::size_t n, T eps2, gpu::Workspace& scratch) {
   if (n < 2) return 0.0;
@@ -219,14 +118,6 @@ double near_field_potential(const Body<T>* sorted, const DeviceTree& t, T eps2, 
   return negated_total(sums, blocks);
 }
 
-template void pack_bodies<float>(const DeviceParticles&, std::size_t, std::size_t, std::size_t, double, Body<float>*);
-template void pack_bodies<double>(const DeviceParticles&, std::size_t, std::size_t, std::size_t, double, Body<double>*);
-template void reorder_state<float>(const std::uint32_t*, DeviceParticles&, DeviceVectors&,
-                                   gpu::DeviceBuffer<std::uint32_t>&, StateSpare&, Body<float>*);
-template void reorder_state<double>(const std::uint32_t*, DeviceParticles&, DeviceVectors&,
-                                    gpu::DeviceBuffer<std::uint32_t>&, StateSpare&, Body<double>*);
-template void scatter_accelerations<float>(const Acc4<float>*, const std::uint32_t*, DeviceVectors&);
-template void scatter_accelerations<double>(const Acc4<double>*, const std::uint32_t*, DeviceVectors&);
 #define NF_POTENTIALS(D, T)                                                                                 \
   template double allpairs_potential<D, T>(const Body<T>*, std::size_t, T, gpu::Workspace&);             \
   template double near_field_potential<D, T>(const Body<T>*, const DeviceTree&, T, gpu::Workspace&);
@@ -236,4 +127,4 @@ NF_POTENTIALS(2, double)
 NF_POTENTIALS(3, double)
 #undef NF_POTENTIALS
 
-}  // namespace nf::field_gpu
+}  // namespace nf::potential_gpu

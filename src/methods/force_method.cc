@@ -1,0 +1,135 @@
+#include "methods/force_method.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "core/numbers.h"
+#include "methods/potential.h"
+#include "methods/registry.h"
+#include "tree/tree.h"
+
+namespace nf {
+
+const char* to_string(Mask m) { return m == Mask::all ? "all" : "near"; }
+
+Mask parse_mask(const std::string& text) {
+  if (text == "all") return Mask::all;
+  if (text == "near") return Mask::near;
+  throw UsageError("unknown mask '" + text + "' (expected all or near)");
+}
+
+const char* to_string(ForceModel m) {
+  switch (m) {
+    case ForceModel::all_pairs: return "all-pairs";
+    case ForceModel::subsampled: return "subsampled";
+    case ForceModel::near_field: return "near-field";
+  }
+  return "?";
+}
+
+double StageTimes::get(const std::string& name) const {
+  for (const std::vector<Stage>* list : {&prepare, &evaluate})
+    for (const Stage& s : *list)
+      if (s.name == name) return s.ms;
+  return 0.0;
+}
+
+void ForceMethod::prepare(const DeviceParticles&, std::uint64_t) {
+  throw std::logic_error("a host method was given device particles");
+}
+
+bool ForceMethod::prepare_in_place(DeviceParticles& p, DeviceVectors&, gpu::DeviceBuffer<std::uint32_t>&,
+                                   std::uint64_t step) {
+  prepare(p, step);
+  return false;
+}
+
+void ForceMethod::accelerations(DeviceVectors&) { throw std::logic_error("a host method was asked for device output"); }
+
+double ForceMethod::device_potential() { throw std::logic_error("a host method has no device potential"); }
+
+std::string ForceMethod::device_potential_method() const { return "CPU, float64"; }
+
+std::string ForceMethod::describe() const {
+  switch (model_) {
+    case ForceModel::all_pairs:
+      return "all pairs: the exact softened dynamics";
+    case ForceModel::subsampled: {
+      const std::string k = std::to_string(setup_.subsample);
+      return "all pairs sub-sampled: every " + k + "th source per step (offset = step mod " + k + "), masses times " +
+             k + "; an approximation of the exact softened dynamics";
+    }
+    case ForceModel::near_field:
+      return "near field only: forces from the particles in the same and adjacent boxes at level " +
+             std::to_string(setup_.level) +
+             (setup_.domain ? std::string(" (boxes over the given domain)")
+                            : std::string(" (boxes over each step's bounding square/cube)")) +
+             "; NOT the full softened dynamics";
+  }
+  return "";
+}
+
+double ForceMethod::potential(const Particles& p) const {
+  if (model_ == ForceModel::near_field)
+    return near_field_potential(p, setup_.level, setup_.domain ? *setup_.domain : default_domain(p), setup_.softening);
+  return allpairs_potential(p, setup_.softening);
+}
+
+void HostMethod::evaluate() {
+  clear_output();
+  const Stopwatch clock;
+  compute();
+  evaluate_ms_ = clock.ms();
+}
+
+DeviceMethod::DeviceMethod(ForceModel model, MethodSetup setup) : ForceMethod(model, std::move(setup)) {
+  start_ = std::make_unique<gpu::Event>();
+  stop_ = std::make_unique<gpu::Event>();
+}
+
+void DeviceMethod::prepare(const Particles& p, std::uint64_t step) {
+  const Stopwatch clock;
+  upload_particles(p, uploaded_);
+  upload_ms_ = clock.ms();
+  prepare(uploaded_, step);
+}
+
+void DeviceMethod::evaluate() {
+  clear_output();  // before the start event: the zeroing is not part of the evaluation's time
+  start_->record();
+  compute();
+  stop_->record();
+}
+
+void DeviceMethod::wait() { stop_->synchronize(); }
+
+double DeviceMethod::evaluate_ms() { return stop_->elapsed_since(*start_); }
+
+void check_setup(const KernelInfo& k, const MethodSetup& s) {
+  if (!(s.softening >= 0.0) || !std::isfinite(s.softening))
+    throw UsageError("--softening must be a finite number >= 0, not " + format_double(s.softening));
+  if (s.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(s.subsample));
+  if (s.subsample > 1 && k.near_field())
+    throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
+                     " is a near-field kernel (its sources are the neighbor boxes, which a sub-sample would thin "
+                     "unevenly)");
+  if (s.subsample > 1 && s.mask == Mask::near)
+    throw UsageError("--subsample and --mask near exclude each other (a sub-sample of the near field is no near field)");
+  if (s.count_interactions && !k.near_field()) throw UsageError("counting mode is for near-field kernels");
+  if (k.gpu()) gpu::require("kernel " + k.name);
+}
+
+void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+  if (like.dim != 2 && like.dim != 3) throw UsageError("particles must be 2D or 3D");
+  check_setup(k, s);
+  if (k.near_field() || s.mask == Mask::near)
+    check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.near_field() && k.dense_tree());
+}
+
+std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+  check_setup(k, s, like);
+  return k.make(k, s, like);
+}
+
+}  // namespace nf

@@ -1,0 +1,200 @@
+#pragma once
+//! The force-method interface: the one way every command (forces, validate, bench, experiment,
+//! simulate) and every test runs a kernel (docs/design.md §17). A method is made once for a kind
+//! of particles (dimension, N, masses) and a setup; then, for each set of positions,
+//!   prepare(positions)  builds what it needs before evaluating: tree, lists, plan;
+//!   evaluate()          zeroes its output and runs its stages, each ADDING into it;
+//!   accelerations()     returns the result in input order.
+//! Bench repeats evaluate() on one prepare; a simulation prepares and evaluates every step. Each
+//! kernel family (CPU or GPU, near field or all pairs; the far field next) is one class behind
+//! this interface, and a layer such as distributed/ wraps methods without the methods knowing.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_arrays.h"
+#include "core/gpu_runtime.h"
+#include "core/particles.h"
+#include "core/timing.h"
+#include "nearfield/box_scope.h"
+#include "tree/domain.h"
+
+namespace nf {
+
+struct KernelInfo;
+
+//! Which pairs an all-pairs method computes: all of them, or only the near field at a level.
+enum class Mask { all, near };
+const char* to_string(Mask m);
+Mask parse_mask(const std::string& text);
+
+//! Everything about a force evaluation except the particles.
+struct MethodSetup {
+  int level = 0;                  //!< tree level (near-field methods and the near mask)
+  std::optional<Domain> domain;   //!< the boxes' domain; unset: each prepare's default domain (positions move)
+  double softening = 1e-4;        //!< eps
+  Precision precision = Precision::f32;
+  Mask mask = Mask::all;          //!< all-pairs methods only
+  bool round_inputs_to_float = false;  //!< float64 arithmetic on float32-rounded inputs (references)
+  bool count_interactions = false;     //!< counting mode: near-field kernels count what they evaluate
+  //! All-pairs methods: k > 1 uses every k-th source (offset = step mod k), masses times k (the
+  //! "approximation" of a sub-sampled sum); near-field methods refuse it.
+  int subsample = 1;
+  BoxScope scope;  //!< near-field methods: the boxes computed (all, unless a part of a larger evaluation)
+};
+
+//! Which forces a method computes.
+enum class ForceModel {
+  all_pairs,   //!< every pair: the exact softened dynamics
+  subsampled,  //!< every k-th source per step, masses times k
+  near_field,  //!< only pairs in the same or adjacent boxes: the near-field part of the force
+};
+//! "all-pairs", "subsampled" or "near-field" (energy.csv's force_model column).
+const char* to_string(ForceModel m);
+
+//! One named part of a method's work, in milliseconds.
+struct Stage {
+  std::string name;
+  double ms = 0;
+};
+
+//! Where the time of the last prepare and evaluation went (CUDA events on the GPU, the steady
+//! clock on the CPU). Stage names are results-file column stems ("tree" -> tree_ms).
+struct StageTimes {
+  std::vector<Stage> prepare;   //!< "tree", "plan", "transfer" (bodies gathered and uploaded, accelerations scattered)
+  double evaluate_ms = 0;       //!< one evaluation, from the first to the last stage (the zeroing excluded)
+  std::vector<Stage> evaluate;  //!< its parts where a method reports them (they may overlap)
+  //! The stage's time in `prepare` or `evaluate` (0 when absent).
+  double get(const std::string& name) const;
+};
+
+//! A named count of the last evaluation (for example bodies moved between devices).
+struct Count {
+  std::string name;
+  std::uint64_t value = 0;
+};
+
+//! One force method (see the top of this file).
+class ForceMethod {
+ public:
+  virtual ~ForceMethod() = default;
+  ForceMethod(const ForceMethod&) = delete;
+  ForceMethod& operator=(const ForceMethod&) = delete;
+
+  //! True: the method computes on a GPU and also takes device positions (prepare(DeviceParticles)).
+  virtual bool on_device() const = 0;
+
+  //! Takes positions: the dimension, N and masses the method was made for. Builds the tree, lists
+  //! and plan it needs; `step` picks a sub-sample's sources (offset = step mod k).
+  virtual void prepare(const Particles& p, std::uint64_t step = 0) = 0;
+  //! Device methods: the same from positions on the device.
+  virtual void prepare(const DeviceParticles& p, std::uint64_t step = 0);
+  //! Device methods, the simulation's path: a method that sorts the particles (near field) may
+  //! move the whole state into its order instead of gathering and scattering through a random
+  //! permutation every step: it then permutes p, the velocities v and `index` (the state's row ->
+  //! input row) alike, and returns true; accelerations(DeviceVectors&) is then in that order.
+  //! Default: prepare(p, step), nothing moved, false.
+  virtual bool prepare_in_place(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
+                                std::uint64_t step);
+
+  //! One force evaluation of the prepared positions: the output is zeroed, then every stage adds
+  //! into it. On the GPU the work is enqueued; wait(), accelerations() and times() wait for it.
+  virtual void evaluate() = 0;
+  //! Returns when the last evaluation is complete.
+  virtual void wait() {}
+  //! Accelerations of the last evaluation, dim values per particle, input order, float64.
+  virtual std::vector<double> accelerations() = 0;
+  //! Device methods: the same into device vectors (input order, or the state's order after
+  //! prepare_in_place moved it).
+  virtual void accelerations(DeviceVectors& out);
+  //! Overwrites the output with NaN, so a run that skips a particle cannot pass a test.
+  virtual void poison_output() = 0;
+
+  //! Times of the last prepare and evaluation (waits for the evaluation).
+  virtual StageTimes times() = 0;
+  //! Counting mode (MethodSetup::count_interactions): interactions the last evaluation evaluated.
+  virtual unsigned long long counted_interactions() { return 0; }
+  //! Other counts of the last evaluation.
+  virtual std::vector<Count> counts() { return {}; }
+
+  ForceModel model() const { return model_; }
+  //! One line on what the forces are ("near field only: ... at level 7; NOT the full dynamics").
+  std::string describe() const;
+  //! -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the method computes (all pairs, or the
+  //! near field over the setup's domain or p's default one), on the CPU in float64. A sub-sampled
+  //! method gives the exact all-pairs potential.
+  double potential(const Particles& p) const;
+  //! Device methods: the same sum on the GPU over the last prepared positions (pair terms in the
+  //! method's precision, sums in float64).
+  virtual double device_potential();
+  //! How device_potential evaluates (energy.csv's header says it).
+  virtual std::string device_potential_method() const;
+
+  const MethodSetup& setup() const { return setup_; }
+
+ protected:
+  ForceMethod(ForceModel model, MethodSetup setup) : model_(model), setup_(std::move(setup)) {}
+  ForceModel model_;
+  MethodSetup setup_;
+};
+
+//! A method on the CPU: evaluate runs to completion, timed on the steady clock. Subclasses
+//! implement clear_output (zero) and compute (the stages, adding).
+class HostMethod : public ForceMethod {
+ public:
+  bool on_device() const override { return false; }
+  void evaluate() final;
+
+ protected:
+  using ForceMethod::ForceMethod;
+  virtual void clear_output() = 0;
+  virtual void compute() = 0;
+  //! Milliseconds of the last evaluation's compute.
+  double evaluate_ms() const { return evaluate_ms_; }
+
+ private:
+  double evaluate_ms_ = 0;
+};
+
+//! A method on the GPU of the current device: evaluate enqueues clear_output, then compute between
+//! two CUDA events (read by evaluate_ms(), which waits). prepare(Particles) uploads the positions
+//! and calls prepare(DeviceParticles).
+class DeviceMethod : public ForceMethod {
+ public:
+  bool on_device() const override { return true; }
+  void prepare(const Particles& p, std::uint64_t step = 0) override;
+  using ForceMethod::prepare;
+  void evaluate() final;
+  void wait() override;
+
+ protected:
+  DeviceMethod(ForceModel model, MethodSetup setup);
+  virtual void clear_output() = 0;
+  virtual void compute() = 0;
+  //! Milliseconds of the last evaluation's compute (waits for it).
+  double evaluate_ms();
+  //! Milliseconds of the last prepare(Particles)'s upload (0 after prepare(DeviceParticles)).
+  double upload_ms() const { return upload_ms_; }
+
+ private:
+  DeviceParticles uploaded_;  // prepare(Particles)'s copy of the positions
+  double upload_ms_ = 0;
+  std::unique_ptr<gpu::Event> start_, stop_;
+};
+
+//! Refuses (UsageError) a setup kernel k cannot take, before any work: a softening that is negative
+//! or not finite, --subsample below 1, or with a near-field kernel or the near mask, counting mode
+//! with an all-pairs kernel, a GPU kernel without a GPU. The one place these are checked.
+void check_setup(const KernelInfo& k, const MethodSetup& s);
+//! The same, and for particles like `like`: a dimension other than 2 or 3, a level the kernel's
+//! tree cannot take (depth, memory).
+void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like);
+
+//! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
+//! its registry factory, after check_setup.
+std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);
+
+}  // namespace nf
