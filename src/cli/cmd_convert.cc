@@ -1,4 +1,4 @@
-// nearfield convert: a particle file in another format (DESIGN.md section 13).
+// nearfield convert: a particle file in another format (docs/design.md §13).
 #include <chrono>
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-// nearfield render: a log-scaled surface density picture of a particle file (DESIGN.md section 14).
+// nearfield render: a log-scaled surface density picture of a particle file (docs/design.md §14).
 #include "cli/commands.h"
 #include "core/errors.h"
 #include "core/numbers.h"

@@ -1,5 +1,5 @@
 #pragma once
-//! The near field on several GPUs (DESIGN.md section 15): how the boxes are shared out, which
+//! The near field on several GPUs (docs/design.md §15): how the boxes are shared out, which
 //! boxes each part needs from the others (its halo), and the send/recv plan that moves them.
 //! Plain C++ and independent of the transport: NCCL in one process (multi_gpu.h), one process
 //! per GPU under MPI, or host memory in the tests.

@@ -44,7 +44,7 @@ const char* generator_names();
 //!   the N points shared evenly; boxes with thousands of points next to empty ones.
 //! - lattice: s^D points at i/s (s = N^(1/D) must be an integer), each displaced uniformly by up
 //!   to jitter/2 spacings per axis.
-//! Extreme layouts for validation (DESIGN.md section 11):
+//! Extreme layouts for validation (docs/design.md §11):
 //! - shell: a thin spherical shell (a ring in 2D) of radius 0.5 about (0.5, ...), 0.1% thick.
 //! - core: 99% of the points in a cube of side 1e-4 at (0.3, 0.6, 0.45), one point in a hundred
 //!   uniform over [0,1)^D: one box holds almost everything.

@@ -1,5 +1,5 @@
 #pragma once
-//! Particle and acceleration CSV files (DESIGN.md section 5).
+//! Particle and acceleration CSV files (docs/design.md §5).
 //!
 //! Input: a header row naming x, y[, z] and m (or mass); optional id, vx, vy[, vz]; other columns
 //! are ignored. A z column makes the file 3D. Numbers are converted with std::from_chars, so every

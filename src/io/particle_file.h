@@ -1,5 +1,5 @@
 #pragma once
-//! Particle files in every format nearfield reads and writes (DESIGN.md section 13), chosen by
+//! Particle files in every format nearfield reads and writes (docs/design.md §13), chosen by
 //! extension or by name. This is the entry point for commands: read_particles / write_particles.
 //!
 //! | format | extensions     | holds                                              |

@@ -1,5 +1,5 @@
 #pragma once
-//! Tipsy particle files (.tipsy, .std), as DESIGN.md section 13.
+//! Tipsy particle files (.tipsy, .std), as docs/design.md §13.
 //!
 //! Header: float64 time, int32 nbodies, ndim, nsph, ndark, nstar, then an int32 pad (32 bytes; some
 //! writers leave the pad out: 28 bytes). Then nsph gas records (48 bytes: mass, pos[3], vel[3],

@@ -1,6 +1,6 @@
 #pragma once
 //! Results CSV files: a fixed header, one row per measured point, context in columns
-//! (DESIGN.md section 6). Rows are appended by rewriting the file under a temporary name and
+//! (docs/design.md §6). Rows are appended by rewriting the file under a temporary name and
 //! renaming it, so an interrupted sweep leaves a complete file holding the rows it finished, and a
 //! rerun can skip them.
 

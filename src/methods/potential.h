@@ -14,8 +14,8 @@ namespace nf {
 //! not depend on the thread count.
 double allpairs_potential(const Particles& p, double softening);
 
-//! U over the near-field pairs at `level` over `domain` (the same or adjacent boxes, DESIGN.md
-//! section 1), through the compact tree of p. Deterministic like allpairs_potential.
+//! U over the near-field pairs at `level` over `domain` (the same or adjacent boxes,
+//! docs/design.md §1), through the compact tree of p. Deterministic like allpairs_potential.
 double near_field_potential(const Particles& p, int level, const Domain& domain, double softening);
 
 }  // namespace nf

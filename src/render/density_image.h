@@ -1,5 +1,5 @@
 #pragma once
-//! Surface density pictures of particles (DESIGN.md section 14): mass per pixel of a projection,
+//! Surface density pictures of particles (docs/design.md §14): mass per pixel of a projection,
 //! log-scaled through the fixed colour map of colormap.h. Used by `nearfield render` and by
 //! simulations writing frames.
 

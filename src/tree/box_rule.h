@@ -1,5 +1,5 @@
 #pragma once
-//! The box rule of DESIGN.md section 2, shared by the tree builders (CPU and GPU) and by the
+//! The box rule of docs/design.md §2, shared by the tree builders (CPU and GPU) and by the
 //! near-field mask of the all-pairs kernels, which applies it to positions directly.
 
 #include <cstdint>

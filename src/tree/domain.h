@@ -1,5 +1,5 @@
 #pragma once
-//! The square (2D) or cube (3D) that level 0 covers (DESIGN.md section 2).
+//! The square (2D) or cube (3D) that level 0 covers (docs/design.md §2).
 
 #include <string>
 

@@ -42,7 +42,7 @@ struct Scratch {
 // domain
 //! Resets the bounds once; each reduction leaves them reset for the next.
 void init_domain_bounds(Scratch& s);
-//! s.domain = the default domain of the particles (DESIGN.md section 2), reduced on the GPU.
+//! s.domain = the default domain of the particles (docs/design.md §2), reduced on the GPU.
 void reduce_domain(const DeviceParticles& p, Scratch& s);
 
 // keys, sort
