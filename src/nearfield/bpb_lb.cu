@@ -11,10 +11,10 @@
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
 #include "nearfield/bpb_agent.cuh"
+#include "nearfield/plan/box_lists.cuh"
+#include "nearfield/plan/class_launcher.h"
+#include "nearfield/plan/work_list.cuh"
 #include "nearfield/small_boxes.cuh"
 
 namespace nf {
@@ -29,67 +29,52 @@ struct BpbLbPolicy {
 };
 
 //! Targets [t0, t1) of box `box` against its sources [v0, v1) in list order (own box first).
-//! slot: first partial-sum slot of the item's (box, chunk), or kWhole when v0..v1 is everything.
+//! partial: first partial-sum row of the item's (box, chunk), or kWhole when v0..v1 is everything.
 struct SourceItem {
-  std::uint32_t t0, t1, v0, v1, box, slot, segments, pad;
+  std::uint32_t t0, t1, v0, v1, box, partial, segments, pad;
 };
 constexpr std::uint32_t kWhole = 0xFFFFFFFFu;
 
-__device__ std::uint32_t block_class(std::uint32_t targets) {
-  std::uint32_t c = 0;
-  while (c + 1 < BpbLbPolicy::kClasses && (32u << c) < targets) ++c;
-  return c;
-}
-
-struct NearList {  // compact: box k is [box_start[k], box_start[k + 1]), full neighbor lists
-  const std::uint32_t *box_start, *offset, *ids;
-  __device__ std::uint32_t count(std::uint32_t b) const { return box_start[b + 1] - box_start[b]; }
-  __device__ std::uint32_t sources(std::uint32_t b) const {
-    std::uint32_t s = count(b);
-    for (std::uint32_t l = offset[b]; l < offset[b + 1]; ++l) s += count(ids[l]);
-    return s;
+// A box's items (the plan, plan/work_list.cuh): its first n - threads(b) particles are the items'
+// targets (the rest go one per thread, small_boxes.cuh), cut into chunks of at most kMaxThreads;
+// its sources (own box, then each neighbor) into segments of at most kSegment; one item per
+// (chunk, segment), with a partial-sum row each when the sources split.
+struct LbPlanner {
+  plan::BoxLists g;                // full neighbor lists
+  const std::uint32_t* threads;    // SmallBoxes::thread_offset()
+  const std::uint32_t* partial;    // per box: its first partial-sum row (PartialCounter, scanned)
+  __device__ std::uint32_t targets(std::uint32_t b) const { return g.count(b) - (threads[b + 1] - threads[b]); }
+  __device__ static std::uint32_t chunk_of(std::uint32_t n) {
+    return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads;
   }
-  __device__ std::uint32_t chunk_of(std::uint32_t n) const { return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads; }
+  __device__ static std::uint32_t segments(std::uint32_t sources) { return gpu::div_up(sources, BpbLbPolicy::kSegment); }
+  __device__ std::uint32_t count(std::uint32_t b) const {
+    const std::uint32_t n = targets(b);
+    return n ? gpu::div_up(n, chunk_of(n)) * segments(g.sources(b)) : 0;
+  }
+  __device__ SourceItem item(std::uint32_t b, std::uint32_t local, std::uint32_t, std::uint32_t& klass) const {
+    const std::uint32_t n = targets(b), chunk = chunk_of(n), total = g.sources(b), segs = segments(total);
+    const std::uint32_t ci = local / segs, si = local % segs;
+    const std::uint32_t t0 = g.first[b] + ci * chunk, t1 = min(t0 + chunk, g.first[b] + n);
+    klass = 0;  // blocks of 32 << klass threads
+    while (klass + 1 < BpbLbPolicy::kClasses && (32u << klass) < t1 - t0) ++klass;
+    const std::uint32_t row = segs > 1 ? partial[b] + ci * segs + si : kWhole;
+    return {t0, t1, si * BpbLbPolicy::kSegment, min((si + 1) * BpbLbPolicy::kSegment, total), b, row, segs, 0};
+  }
 };
 
-// Per non-empty box: its items, and its partial-sum slots (items of a box whose sources split).
-// The box's first n - (threads[b + 1] - threads[b]) particles are the items' targets; the rest go
-// one per thread (small_boxes.cuh).
-__global__ void count_kernel(NearList g, std::uint32_t m, const std::uint32_t* threads, std::uint32_t* items,
-                             std::uint32_t* partials) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k > m) return;
-  if (k == m) {
-    items[m] = partials[m] = 0;
-    return;
+// Partial-sum rows per box: one per item when its sources split, else none.
+struct PartialCounter {
+  LbPlanner p;
+  __device__ std::uint32_t count(std::uint32_t b) const {
+    return LbPlanner::segments(p.g.sources(b)) > 1 ? p.count(b) : 0;
   }
-  const std::uint32_t b = k, n = g.count(b) - (threads[b + 1] - threads[b]), c = n ? gpu::div_up(n, g.chunk_of(n)) : 0;
-  const std::uint32_t segs = gpu::div_up(g.sources(b), BpbLbPolicy::kSegment);
-  items[k] = c * segs;
-  partials[k] = segs > 1 ? c * segs : 0;
-}
-
-__global__ void fill_kernel(NearList g, std::uint32_t m, const std::uint32_t* threads, const std::uint32_t* item_offset,
-                            const std::uint32_t* partial_offset, SourceItem* items, std::uint8_t* classes) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  const std::uint32_t b = k, n = g.count(b) - (threads[b + 1] - threads[b]);
-  const std::uint32_t chunk = n ? g.chunk_of(n) : 1, c = gpu::div_up(n, chunk);
-  const std::uint32_t total = g.sources(b), segs = gpu::div_up(total, BpbLbPolicy::kSegment);
-  std::uint32_t out = item_offset[k];
-  for (std::uint32_t ci = 0; ci < c; ++ci)
-    for (std::uint32_t si = 0; si < segs; ++si, ++out) {
-      const std::uint32_t t0 = g.box_start[b] + ci * chunk, t1 = min(t0 + chunk, g.box_start[b] + n);
-      const std::uint32_t slot = segs > 1 ? partial_offset[k] + ci * segs + si : kWhole;
-      items[out] = {t0, t1, si * BpbLbPolicy::kSegment, min((si + 1) * BpbLbPolicy::kSegment, total), b, slot, segs, 0};
-      classes[out] = static_cast<std::uint8_t>(block_class(t1 - t0));
-    }
-}
+};
 
 constexpr int kMaxRanges = 27;  // the box itself and up to 26 neighbors (3D)
 
 template <int D, class T, bool Guarded, bool Counting>
-__global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* __restrict__ items,
+__global__ void bpb_lb_kernel(NearFieldView<T> v, plan::BoxLists g, const SourceItem* __restrict__ items,
                               Acc4<T>* __restrict__ partial) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::uint32_t range_first[kMaxRanges], range_start[kMaxRanges + 1];
@@ -100,7 +85,7 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const std::uint32_t nr = 1 + g.offset[item.box + 1] - g.offset[item.box];
   if (threadIdx.x < nr) {
     const std::uint32_t b = threadIdx.x == 0 ? item.box : g.ids[g.offset[item.box] + threadIdx.x - 1];
-    range_first[threadIdx.x] = g.box_start[b];
+    range_first[threadIdx.x] = g.first[b];
     range_start[threadIdx.x + 1] = g.count(b);
   }
   __syncthreads();
@@ -111,7 +96,7 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
   const std::uint32_t i = item.t0 + threadIdx.x;
   const bool active = i < item.t1;
   BpbAgent<D, T, Guarded, Counting> agent{{v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, {0, 0, 0, 0}, 0};
-  const std::uint32_t self = i - g.box_start[item.box];  // the own box comes first in the list
+  const std::uint32_t self = i - g.first[item.box];  // the own box comes first in the list
   const std::uint32_t own_count = g.count(item.box);
   // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair
   // per blockDim sources, not per neighbor box). Each thread loads list position vb + threadIdx.x
@@ -138,10 +123,10 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, NearList g, const SourceItem* 
     }
   }
   if (active) {
-    if (item.slot == kWhole)
+    if (item.partial == kWhole)
       add_into(v.acc + i, agent.acc);
     else
-      partial[std::size_t(item.slot) * BpbLbPolicy::kMaxThreads + threadIdx.x] = agent.acc;
+      partial[std::size_t(item.partial) * BpbLbPolicy::kMaxThreads + threadIdx.x] = agent.acc;
   }
   if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
 }
@@ -151,12 +136,12 @@ template <class T>
 __global__ void gather_kernel(const SourceItem* __restrict__ items, const Acc4<T>* __restrict__ partial,
                               Acc4<T>* __restrict__ acc) {
   const SourceItem item = items[blockIdx.x];
-  if (item.slot == kWhole || item.v0 != 0) return;  // only the first segment of a split chunk
+  if (item.partial == kWhole || item.v0 != 0) return;  // only the first segment of a split chunk
   const std::uint32_t i = item.t0 + threadIdx.x;
   if (i >= item.t1) return;
   Acc4<T> sum{0, 0, 0, 0};
   for (std::uint32_t s = 0; s < item.segments; ++s) {
-    const Acc4<T> p = partial[std::size_t(item.slot + s) * BpbLbPolicy::kMaxThreads + threadIdx.x];
+    const Acc4<T> p = partial[std::size_t(item.partial + s) * BpbLbPolicy::kMaxThreads + threadIdx.x];
     sum.x += p.x;
     sum.y += p.y;
     sum.z += p.z;
@@ -164,99 +149,53 @@ __global__ void gather_kernel(const SourceItem* __restrict__ items, const Acc4<T
   add_into(acc + i, sum);
 }
 
-__global__ void class_histogram_kernel(const std::uint8_t* classes, std::uint32_t n, std::uint32_t* counts) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) atomicAdd(&counts[classes[i]], 1u);
-}
-
 template <int D, class T>
 class BpbLb final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
     g_ = {v.box_first, v.near_offset, v.near_ids};
-    n_ = 0;
-    split_ = false;
-    for (std::uint32_t& c : class_begin_) c = 0;
     const std::uint32_t m = v.computed_boxes;
-    if (m == 0) return;
-    gpu::DeviceBuffer<std::uint32_t> item_offset(m + 1), partial_offset(m + 1);
-    std::size_t need = 0, bytes = 0;
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
-    gpu::DeviceBuffer<unsigned char> temp(need);
     small_.plan(v);
-    count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, small_.thread_offset(), item_offset.data(),
-                                                   partial_offset.data());
-    NF_CUDA_LAUNCHED();
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, item_offset.data(), item_offset.data(), static_cast<int>(m + 1)));
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), need, partial_offset.data(), partial_offset.data(),
-                                          static_cast<int>(m + 1)));
-    std::uint32_t partials = 0;
-    NF_CUDA(cudaMemcpy(&n_, item_offset.data() + m, sizeof(n_), cudaMemcpyDeviceToHost));
-    NF_CUDA(cudaMemcpy(&partials, partial_offset.data() + m, sizeof(partials), cudaMemcpyDeviceToHost));
-    split_ = partials > 0;
-    if (n_ == 0) return;  // every target on the thread path
-    gpu::DeviceBuffer<SourceItem> unsorted(n_);
-    gpu::DeviceBuffer<std::uint8_t> classes(n_), sorted_classes(n_);
-    items_ = gpu::DeviceBuffer<SourceItem>(n_);
-    partial_ = gpu::DeviceBuffer<Acc4<T>>(std::size_t(partials) * BpbLbPolicy::kMaxThreads);
-    fill_kernel<<<gpu::div_up(m, 256), 256>>>(g_, m, small_.thread_offset(), item_offset.data(), partial_offset.data(),
-                                              unsorted.data(), classes.data());
-    NF_CUDA_LAUNCHED();
-    NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, classes.data(), sorted_classes.data(), unsorted.data(),
-                                            items_.data(), static_cast<int>(n_), 0, 3));
-    gpu::DeviceBuffer<unsigned char> sort_temp(bytes);
-    NF_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.data(), bytes, classes.data(), sorted_classes.data(),
-                                            unsorted.data(), items_.data(), static_cast<int>(n_), 0, 3));
-    gpu::DeviceBuffer<std::uint32_t> counts(BpbLbPolicy::kClasses);
-    counts.fill(0);
-    class_histogram_kernel<<<gpu::div_up(n_, 256), 256>>>(classes.data(), n_, counts.data());
-    NF_CUDA_LAUNCHED();
-    const std::vector<std::uint32_t> c = counts.download();
-    for (int k = 0; k < BpbLbPolicy::kClasses; ++k) class_begin_[k + 1] = class_begin_[k] + c[k];
+    LbPlanner planner{g_, small_.thread_offset(), nullptr};
+    partials_.build(PartialCounter{planner}, m);
+    split_ = partials_.total() > 0;
+    const std::size_t rows = std::size_t(partials_.total()) * BpbLbPolicy::kMaxThreads;
+    if (partial_.size() < rows) partial_ = gpu::DeviceBuffer<Acc4<T>>(rows);
+    planner.partial = partials_.offsets();
+    items_.build(planner, m, BpbLbPolicy::kClasses);
   }
   void launch(const NearFieldView<T>& v) override {
     gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) { run<guarded(), counting()>(v); });
     if (split_) {
-      gather_kernel<T><<<n_, BpbLbPolicy::kMaxThreads>>>(items_.data(), partial_.data(), v.acc);
+      gather_kernel<T><<<items_.size(), BpbLbPolicy::kMaxThreads>>>(items_.items(), partial_.data(), v.acc);
       NF_CUDA_LAUNCHED();
     }
   }
 
  private:
-  // The thread path and each class on a stream of their own: they write disjoint outputs, so their
-  // launches overlap instead of each one's tail idling the GPU (at a fraction of a millisecond per
-  // evaluation six launches in a row cost about a tenth). The streams are blocking streams: they
-  // start after the default stream's earlier work, and its later work (the partial sums' pass,
-  // the timing event) waits for them, so callers see one launch on the default stream. A single
-  // launch (uniform input: one class) goes on the default stream itself: joining another stream
-  // costs a few microseconds, ~5% of a 0.09 ms evaluation. The thread path goes first, then the
-  // classes from the biggest blocks down, so that the longest-running launches do not start last
-  // (H100, float, N = 2M, medians of 15, against the classes upwards: 2D clusters level 11 0.50
-  // against 0.53-0.56 ms, 3D Plummer level 8 1.72 against 1.89; 2D clusters level 10 1.73
-  // against 1.69-1.70, the one point it costs).
+  // The thread path and each class on a stream of their own (plan/class_launcher.h): they write
+  // disjoint outputs, so their launches overlap; at a fraction of a millisecond per evaluation, six
+  // launches in a row would cost about a tenth.
   template <bool Guarded, bool Counting>
   void run(const NearFieldView<T>& v) {
-    int launches = small_.any() ? 1 : 0;
-    for (int c = 0; c < BpbLbPolicy::kClasses; ++c) launches += class_begin_[c + 1] > class_begin_[c];
-    const auto stream = [&](int s) { return launches > 1 ? static_cast<cudaStream_t>(streams_[s].handle()) : cudaStream_t{}; };
-    small_.launch<D, T, Guarded, Counting>(v, stream(BpbLbPolicy::kClasses));
-    for (int c = BpbLbPolicy::kClasses - 1; c >= 0; --c) {
-      const std::uint32_t count = class_begin_[c + 1] - class_begin_[c];
-      if (count == 0) continue;
-      const std::uint32_t threads = 32u << c;
-      bpb_lb_kernel<D, T, Guarded, Counting><<<count, threads, threads * sizeof(Body<T>), stream(c)>>>(
-          v, g_, items_.data() + class_begin_[c], partial_.data());
-      NF_CUDA_LAUNCHED();
-    }
+    launcher_.launch(
+        small_.any(), [&](int c) { return items_.class_size(c); },
+        [&](void* stream) { small_.launch<D, T, Guarded, Counting>(v, stream); },
+        [&](int c, void* stream) {
+          const std::uint32_t threads = 32u << c;
+          bpb_lb_kernel<D, T, Guarded, Counting>
+              <<<items_.class_size(c), threads, threads * sizeof(Body<T>), static_cast<cudaStream_t>(stream)>>>(
+                  v, g_, items_.items() + items_.class_begin(c), partial_.data());
+          NF_CUDA_LAUNCHED();
+        });
   }
 
-  NearList g_{};
-  std::uint32_t n_ = 0;
+  plan::BoxLists g_{};
   bool split_ = false;
   SmallBoxes small_{BpbLbPolicy::kSegment};  // remainders too, of boxes whose sources are not split
-  gpu::Stream streams_[BpbLbPolicy::kClasses + 1];  // one per class, and the thread path's
-  std::uint32_t class_begin_[BpbLbPolicy::kClasses + 1] = {};
-  gpu::DeviceBuffer<SourceItem> items_;
+  plan::ClassLauncher<BpbLbPolicy::kClasses> launcher_;
+  plan::BoxOffsets partials_;  // partial-sum rows per box
+  plan::WorkList<SourceItem> items_;
   gpu::DeviceBuffer<Acc4<T>> partial_;
 };
 

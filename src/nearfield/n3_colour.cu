@@ -8,16 +8,16 @@
 // The sum for a particle therefore runs in a fixed order (colour, then link, then source batch),
 // whatever the scheduling: repeated runs agree bit for bit. A warp computes its link with lane
 // rotation (rotate_agent.cuh), target chunks of 32 R against the whole other box.
-#include <cub/device/device_radix_sort.cuh>
-
 #include "nearfield/n3_common.cuh"
+#include "nearfield/plan/box_lists.cuh"
+#include "nearfield/plan/work_list.cuh"
 #include "nearfield/rotate_agent.cuh"
 #include "tree/morton.h"
 
 namespace nf {
 namespace {
 
-constexpr int kMaxColours = 64;  // 1 + 2 * 3^3 codes fit in 6 bits
+constexpr int kMaxColours = plan::kMaxClasses;  // 1 + 2 * 3^3 codes fit in 6 bits
 
 //! A box with itself (a_begin == b_begin) or with a non-empty half neighbor.
 struct Link {
@@ -45,28 +45,19 @@ __device__ std::uint8_t link_colour(std::uint64_t a, std::uint64_t b) {
   return static_cast<std::uint8_t>(1 + 2 * code + (lower & 1u));
 }
 
-// Links of compact box k: itself, then each (non-empty) half neighbor. Offsets come from the half
-// list's own offsets: box k's links start at k + half_offset[k].
+// The plan (plan/work_list.cuh): box k's links are itself, then each (non-empty) half neighbor;
+// a link's class is its colour.
 template <int D>
-__global__ void fill_links_kernel(const std::uint64_t* box_key, const std::uint32_t* first, std::uint32_t m,
-                                  const std::uint32_t* half_offset, const std::uint32_t* half_ids, Link* links,
-                                  std::uint8_t* colours) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m) return;
-  std::uint32_t out = k + half_offset[k];
-  links[out] = {first[k], first[k + 1], first[k], first[k + 1]};
-  colours[out++] = 0;
-  for (std::uint32_t l = half_offset[k]; l < half_offset[k + 1]; ++l) {
-    const std::uint32_t nb = half_ids[l];
-    links[out] = {first[k], first[k + 1], first[nb], first[nb + 1]};
-    colours[out++] = link_colour<D>(box_key[k], box_key[nb]);
+struct LinkPlanner {
+  const std::uint64_t* box_key;
+  plan::BoxLists g;  // half lists
+  __device__ std::uint32_t count(std::uint32_t k) const { return 1 + g.neighbors(k); }
+  __device__ Link item(std::uint32_t k, std::uint32_t local, std::uint32_t, std::uint32_t& colour) const {
+    const std::uint32_t nb = local == 0 ? k : g.ids[g.offset[k] + local - 1];
+    colour = link_colour<D>(box_key[k], box_key[nb]);
+    return {g.first[k], g.first[k + 1], g.first[nb], g.first[nb + 1]};
   }
-}
-
-__global__ void colour_histogram_kernel(const std::uint8_t* colours, std::uint32_t n, std::uint32_t* counts) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) atomicAdd(&counts[colours[i]], 1u);
-}
+};
 
 struct ColourPolicy {
   static constexpr int warps = 4;  // warps per block, each on its own links of the colour (not tuned, as n3-rotate's)
@@ -101,36 +92,12 @@ class N3Colour final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
     r_ = warp_pairs::targets_per_lane(v.max_box_count, warp_pairs::max_targets_per_lane<T>());
-    n_ = 0;
-    const std::uint32_t m = v.computed_boxes;
-    for (std::uint32_t& c : colour_begin_) c = 0;
-    if (m == 0) return;
-    std::uint32_t half_links = 0;
-    NF_CUDA(cudaMemcpy(&half_links, v.near_offset + m, sizeof(half_links), cudaMemcpyDeviceToHost));
-    n_ = m + half_links;
-    std::size_t bytes = 0;
-    gpu::DeviceBuffer<Link> unsorted(n_);
-    gpu::DeviceBuffer<std::uint8_t> colours(n_), sorted_colours(n_);
-    links_ = gpu::DeviceBuffer<Link>(n_);
-    fill_links_kernel<D><<<gpu::div_up(m, 256), 256>>>(v.box_key, v.box_first, m, v.near_offset, v.near_ids,
-                                                       unsorted.data(), colours.data());
-    NF_CUDA_LAUNCHED();
     // Stable: within a colour the links keep their Z-order.
-    NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, colours.data(), sorted_colours.data(), unsorted.data(),
-                                            links_.data(), static_cast<int>(n_), 0, 6));
-    gpu::DeviceBuffer<unsigned char> sort_temp(bytes);
-    NF_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.data(), bytes, colours.data(), sorted_colours.data(),
-                                            unsorted.data(), links_.data(), static_cast<int>(n_), 0, 6));
-    gpu::DeviceBuffer<std::uint32_t> counts(kMaxColours);
-    counts.fill(0);
-    colour_histogram_kernel<<<gpu::div_up(n_, 256), 256>>>(colours.data(), n_, counts.data());
-    NF_CUDA_LAUNCHED();
-    const std::vector<std::uint32_t> c = counts.download();
-    for (int k = 0; k < kMaxColours; ++k) colour_begin_[k + 1] = colour_begin_[k] + c[k];
+    links_.build(LinkPlanner<D>{v.box_key, {v.box_first, v.near_offset, v.near_ids}}, v.computed_boxes, kMaxColours);
     if (counters_.size() == 0) counters_ = gpu::DeviceBuffer<std::uint32_t>(kMaxColours);
   }
   void launch(const NearFieldView<T>& v) override {
-    if (n_ == 0) return;
+    if (links_.size() == 0) return;
     counters_.fill(0);
     warp_pairs::dispatch_r<warp_pairs::max_targets_per_lane<T>()>(r_, [&](auto r) {
       gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) { run<r(), guarded(), counting()>(v); });
@@ -144,18 +111,16 @@ class N3Colour final : public GpuNearFieldKernel<T> {
     const int threads = 32 * ColourPolicy::warps;
     const unsigned resident = warp_pairs::resident_blocks(kernel, threads, 0);
     for (int c = 0; c < kMaxColours; ++c) {  // one launch per colour: the launches order the colours
-      const std::uint32_t count = colour_begin_[c + 1] - colour_begin_[c];
+      const std::uint32_t count = links_.class_size(c);
       if (count == 0) continue;
       const unsigned grid = std::min<unsigned>(resident, gpu::div_up(count, ColourPolicy::warps));
-      kernel<<<grid, threads>>>(v, links_.data() + colour_begin_[c], count, counters_.data() + c);
+      kernel<<<grid, threads>>>(v, links_.items() + links_.class_begin(c), count, counters_.data() + c);
       NF_CUDA_LAUNCHED();
     }
   }
 
   int r_ = 1;
-  std::uint32_t n_ = 0;
-  std::uint32_t colour_begin_[kMaxColours + 1] = {};
-  gpu::DeviceBuffer<Link> links_;
+  plan::WorkList<Link> links_;
   gpu::DeviceBuffer<std::uint32_t> counters_;
 };
 

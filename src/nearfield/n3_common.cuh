@@ -6,6 +6,7 @@
 
 #include "core/cuda_check.cuh"
 #include "nearfield/pair_items.cuh"
+#include "nearfield/plan/class_launcher.h"
 #include "nearfield/small_boxes.cuh"
 #include "nearfield/warp_pairs.cuh"
 
@@ -67,33 +68,22 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
                  /*classify=*/true, hybrid_ && small_.any() ? small_.flags() : nullptr);
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
-  // The small boxes and each class on a stream of their own, as bpb-lb does: the small boxes'
-  // threads add their own particles' sums and the items add only onto big boxes' particles, so
-  // the launches overlap safely; the blocking streams join the default stream before and after.
+  // The small boxes and each class on a stream of their own (plan/class_launcher.h): the small
+  // boxes' threads add their own particles' sums and the items add only onto big boxes'
+  // particles, so the launches overlap safely.
   void launch(const NearFieldView<T>& v) override {
     if (items_.size() > 0) counter_.fill(0);  // on the default stream: before every launch below
-    // The small boxes first, then the classes from the most targets per item down, so that the
-    // launches whose blocks run longest do not start last and leave the GPU a long tail. On the
-    // H100 (float, N = 2M, medians of 15) this order against the classes upwards after the small
-    // boxes: 2D clusters level 10 1.19 against 1.45 ms, level 11 0.49-0.50 against 0.55-0.57,
-    // 3D Plummer level 8 1.48 against 1.55.
-    // A single launch goes on the default stream itself (as in bpb-lb).
-    int launches = hybrid_ && small_.any() ? 1 : 0;
-    for (int c = 0; c < PairItemList::kClasses; ++c) launches += items_.class_begin(c + 1) > items_.class_begin(c);
-    const auto stream = [&](int s) { return launches > 1 ? streams_[s].handle() : nullptr; };
-    if (hybrid_)
-      gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-        small_.launch<D, T, guarded(), counting()>(v, stream(PairItemList::kClasses));
-      });
-    for (int c = PairItemList::kClasses - 1; c >= 0 && items_.size() > 0; --c) {
-      const std::uint32_t first = items_.class_begin(c), count = items_.class_begin(c + 1) - first;
-      if (count == 0) continue;
-      dispatch_r<RMax>(1 << c, [&](auto r) {
-        gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
-          run<r(), guarded(), counting()>(v, items_.items() + first, count, counter_.data() + c, stream(c));
-        });
-      });
-    }
+    gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) {
+      launcher_.launch(
+          hybrid_ && small_.any(), [&](int c) { return items_.class_size(c); },
+          [&](void* stream) { small_.launch<D, T, guarded(), counting()>(v, stream); },
+          [&](int c, void* stream) {
+            dispatch_r<RMax>(1 << c, [&](auto r) {
+              run<r(), guarded(), counting()>(v, items_.items() + items_.class_begin(c), items_.class_size(c),
+                                               counter_.data() + c, stream);
+            });
+          });
+    });
   }
 
  private:
@@ -108,7 +98,7 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
 
   bool hybrid_ = false;
   SmallBoxes small_;
-  gpu::Stream streams_[PairItemList::kClasses + 1];  // one per class, and the small boxes'
+  plan::ClassLauncher<PairItemList::kClasses> launcher_;
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;
 };

@@ -1,10 +1,6 @@
 #include "nearfield/pair_items.cuh"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
-#include "core/cuda_check.cuh"
-#include "core/launch.cuh"
+#include "nearfield/plan/work_list.cuh"
 
 namespace nf {
 namespace {
@@ -17,11 +13,11 @@ struct Run {
 };
 
 struct BoxGraph {
-  const std::uint32_t *box_start, *half_offset, *half_ids;  // compact: box k is [box_start[k], box_start[k+1])
+  const std::uint32_t *box_first, *half_offset, *half_ids;  // box k is [box_first[k], box_first[k+1])
   std::uint32_t chunk;                                      // 32 times a power of two
   const std::uint8_t* small;  // null: every box big
   __device__ bool is_small(std::uint32_t box) const { return small && small[box]; }
-  __device__ Run box_run(std::uint32_t b) const { return {box_start[b], box_start[b + 1], is_small(b)}; }
+  __device__ Run box_run(std::uint32_t b) const { return {box_first[b], box_first[b + 1], is_small(b)}; }
 
   // A run of n particles is cut into full chunks of `chunk` and its rest r: one chunk when r fills
   // a power of two of warps (32 2^k targets, the lanes of class k), else two, the largest such
@@ -60,8 +56,8 @@ struct BoxGraph {
     Run run = box_run(b);
     next = l + 1;
     while (next < stop && half_ids[next] == half_ids[next - 1] + 1 && is_small(half_ids[next]) == run.small &&
-           box_start[half_ids[next] + 1] - run.first <= chunk) {
-      run.end = box_start[half_ids[next] + 1];
+           box_first[half_ids[next] + 1] - run.first <= chunk) {
+      run.end = box_first[half_ids[next] + 1];
       ++next;
     }
     return run;
@@ -75,7 +71,7 @@ struct BoxGraph {
     return chunks(k) * chunks(nb);
   }
   // Items of non-empty box k: chunk pairs of the box with itself (big boxes), then each group.
-  __device__ std::uint32_t items_of(std::uint32_t k) const {
+  __device__ std::uint32_t count(std::uint32_t k) const {
     const Run own = box_run(k);
     const std::uint32_t c = own.small ? 0 : chunks(own);
     std::uint32_t total = c * (c + 1) / 2;
@@ -95,117 +91,45 @@ struct BoxGraph {
     chunk_range(a, ca, it.a_begin, it.a_end);
     return it;
   }
-};
-
-__global__ void count_kernel(BoxGraph g, std::uint32_t m, std::uint32_t* counts) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < m) counts[k] = g.items_of(k);
-  if (k == m) counts[m] = 0;  // the scan's last entry becomes the total
-}
-
-// One thread per item: find its box by binary search over the offsets, then decode which chunk
-// pair of which (box, neighbor group) it is. Parallel over items, so a giant box is no serial
-// bottleneck.
-__global__ void fill_kernel(BoxGraph g, std::uint32_t m, const std::uint32_t* offsets, PairItem* items) {
-  const std::uint32_t it = blockIdx.x * blockDim.x + threadIdx.x;
-  if (it >= offsets[m]) return;
-  std::uint32_t lo = 0, hi = m;  // last k with offsets[k] <= it
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (offsets[mid] <= it) lo = mid;
-    else hi = mid;
+  // The planner's item (plan/work_list.cuh): item `local` of box k's, decoded into which chunk
+  // pair of which (box, neighbor group) it is; its class is its target count's size class.
+  __device__ PairItem item(std::uint32_t k, std::uint32_t local, std::uint32_t, std::uint32_t& klass) const {
+    const PairItem it = decode(k, local);
+    const std::uint32_t targets = it.a_end - it.a_begin;
+    klass = 0;
+    while (klass + 1 < PairItemList::kClasses && (32u << klass) < targets) ++klass;
+    return it;
   }
-  const Run own = g.box_run(lo);
-  const std::uint32_t c = own.small ? 0 : g.chunks(own);
-  std::uint32_t local = it - offsets[lo];
-  const std::uint32_t self = c * (c + 1) / 2;
-  if (local < self) {
-    // Row ci holds the chunk pairs (ci, ci), (ci, ci + 1), ..., (ci, c - 1).
-    std::uint32_t ci = 0;
-    while (local >= c - ci) local -= c - ci++;
-    items[it] = g.chunk_pair(own, ci, own, ci + local);
-    return;
-  }
-  local -= self;
-  for (std::uint32_t l = g.half_offset[lo], stop = g.half_offset[lo + 1], next = 0;; l = next) {
-    const Run nb = g.group(l, stop, next);
-    const std::uint32_t here = g.link_items(own, nb);
-    if (local < here) {
-      if (own.small)  // the group's chunks against this small box
-        items[it] = g.chunk_vs_small(nb, local, own);
-      else if (nb.small)  // this box's chunks against the small group
-        items[it] = g.chunk_vs_small(own, local, nb);
-      else {
-        const std::uint32_t cn = g.chunks(nb);
-        items[it] = g.chunk_pair(own, local / cn, nb, local % cn);
-      }
-      return;
+  __device__ PairItem decode(std::uint32_t k, std::uint32_t local) const {
+    const Run own = box_run(k);
+    const std::uint32_t c = own.small ? 0 : chunks(own);
+    const std::uint32_t self = c * (c + 1) / 2;
+    if (local < self) {
+      // Row ci holds the chunk pairs (ci, ci), (ci, ci + 1), ..., (ci, c - 1).
+      std::uint32_t ci = 0;
+      while (local >= c - ci) local -= c - ci++;
+      return chunk_pair(own, ci, own, ci + local);
     }
-    local -= here;
+    local -= self;
+    for (std::uint32_t l = half_offset[k], stop = half_offset[k + 1], next = 0;; l = next) {
+      const Run nb = group(l, stop, next);
+      const std::uint32_t here = link_items(own, nb);
+      if (local < here) {
+        if (own.small) return chunk_vs_small(nb, local, own);  // the group's chunks against this small box
+        if (nb.small) return chunk_vs_small(own, local, nb);   // this box's chunks against the small group
+        const std::uint32_t cn = chunks(nb);
+        return chunk_pair(own, local / cn, nb, local % cn);
+      }
+      local -= here;
+    }
   }
-}
-
-// Size class of each item (targets <= 32 * 2^class) and a histogram of the classes.
-__global__ void classify_kernel(const PairItem* items, std::uint32_t n, std::uint8_t* keys, std::uint32_t* counts) {
-  __shared__ std::uint32_t local[PairItemList::kClasses];
-  if (threadIdx.x < PairItemList::kClasses) local[threadIdx.x] = 0;
-  __syncthreads();
-  const std::uint32_t it = blockIdx.x * blockDim.x + threadIdx.x;
-  if (it < n) {
-    const std::uint32_t targets = items[it].a_end - items[it].a_begin;
-    std::uint8_t c = 0;
-    while (c + 1 < PairItemList::kClasses && (32u << c) < targets) ++c;
-    keys[it] = c;
-    atomicAdd(&local[c], 1u);
-  }
-  __syncthreads();
-  if (threadIdx.x < PairItemList::kClasses && local[threadIdx.x]) atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
-}
+};
 
 }  // namespace
 
-void PairItemList::build(const std::uint32_t* box_start, std::uint32_t m, const std::uint32_t* half_offset,
+void PairItemList::build(const std::uint32_t* box_first, std::uint32_t m, const std::uint32_t* half_offset,
                          const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small) {
-  size_ = 0;
-  sorted_ = false;
-  for (std::uint32_t& c : class_begin_) c = 0;
-  if (m == 0) return;
-  const BoxGraph g{box_start, half_offset, half_ids, chunk, small};
-  if (offsets_.size() < m + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(m + 1);
-  std::size_t need = 0;
-  NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));
-  if (temp_.size() < need) temp_ = gpu::DeviceBuffer<unsigned char>(need);
-  count_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g, m, offsets_.data());
-  NF_CUDA_LAUNCHED();
-  NF_CUDA(cub::DeviceScan::ExclusiveSum(temp_.data(), need, offsets_.data(), offsets_.data(), static_cast<int>(m + 1)));
-  NF_CUDA(cudaMemcpy(&size_, offsets_.data() + m, sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  if (items_.size() < size_) items_ = gpu::DeviceBuffer<PairItem>(size_);
-  if (size_ == 0) return;
-  fill_kernel<<<gpu::div_up(size_, 256), 256>>>(g, m, offsets_.data(), items_.data());
-  NF_CUDA_LAUNCHED();
-  for (int c = 1; c <= kClasses; ++c) class_begin_[c] = size_;
-  if (!classify) return;
-
-  // Group by class with a stable radix sort over the 3 class bits.
-  if (keys_.size() < size_) {
-    keys_ = gpu::DeviceBuffer<std::uint8_t>(size_);
-    sorted_keys_ = gpu::DeviceBuffer<std::uint8_t>(size_);
-    sorted_items_ = gpu::DeviceBuffer<PairItem>(size_);
-  }
-  if (class_count_.size() == 0) class_count_ = gpu::DeviceBuffer<std::uint32_t>(kClasses);
-  class_count_.fill(0);
-  classify_kernel<<<gpu::div_up(size_, 256), 256>>>(items_.data(), size_, keys_.data(), class_count_.data());
-  NF_CUDA_LAUNCHED();
-  NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_.data(), sorted_keys_.data(), items_.data(),
-                                          sorted_items_.data(), static_cast<int>(size_), 0, 3));
-  if (temp_.size() < need) temp_ = gpu::DeviceBuffer<unsigned char>(need);
-  NF_CUDA(cub::DeviceRadixSort::SortPairs(temp_.data(), need, keys_.data(), sorted_keys_.data(), items_.data(),
-                                          sorted_items_.data(), static_cast<int>(size_), 0, 3));
-  std::uint32_t counts[kClasses];
-  NF_CUDA(cudaMemcpy(counts, class_count_.data(), sizeof(counts), cudaMemcpyDeviceToHost));
-  class_begin_[0] = 0;
-  for (int c = 0; c < kClasses; ++c) class_begin_[c + 1] = class_begin_[c] + counts[c];
-  sorted_ = true;
+  list_.build(BoxGraph{box_first, half_offset, half_ids, chunk, small}, m, classify ? kClasses : 1);
 }
 
 }  // namespace nf

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/gpu_runtime.h"
+#include "nearfield/plan/work_list.cuh"
 
 namespace nf {
 
@@ -27,26 +28,21 @@ class PairItemList {
   static constexpr int kClasses = 5;
 
   //! From the compact tree: box_first (M + 1 offsets of the M non-empty boxes) and their half
-  //! neighbor lists (compact ids). Items are ordered by target box (Z-order), own box first, then
-  //! neighbors in list order; with `classify`, grouped by size class first (stable). With `small`
-  //! (a flag per box, SmallBoxes), pairs of two small boxes get no item, a small box's own pairs
-  //! none, and a big box against a small one gets a one-sided item (the big box's targets).
+  //! neighbor lists (compact ids), through plan/work_list.cuh. Items are ordered by target box
+  //! (Z-order), own box first, then neighbors in list order; with `classify`, grouped by size
+  //! class first (stable). With `small` (a flag per box, SmallBoxes), pairs of two small boxes get
+  //! no item, a small box's own pairs none, and a big box against a small one gets a one-sided
+  //! item (the big box's targets).
   void build(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
              const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
-  const PairItem* items() const { return sorted_ ? sorted_items_.data() : items_.data(); }
-  std::uint32_t size() const { return size_; }
+  const PairItem* items() const { return list_.items(); }
+  std::uint32_t size() const { return list_.size(); }
   //! First item of class c (c = kClasses: the end); without `classify` every item is in class 0.
-  std::uint32_t class_begin(int c) const { return class_begin_[c]; }
+  std::uint32_t class_begin(int c) const { return c < list_.classes() ? list_.class_begin(c) : list_.size(); }
+  std::uint32_t class_size(int c) const { return class_begin(c + 1) - class_begin(c); }
 
  private:
-  gpu::DeviceBuffer<std::uint32_t> offsets_;  // M + 1: first item of each non-empty box
-  gpu::DeviceBuffer<PairItem> items_, sorted_items_;
-  gpu::DeviceBuffer<std::uint8_t> keys_, sorted_keys_;
-  gpu::DeviceBuffer<std::uint32_t> class_count_;
-  gpu::DeviceBuffer<unsigned char> temp_;
-  std::uint32_t size_ = 0;
-  std::uint32_t class_begin_[kClasses + 1] = {};
-  bool sorted_ = false;
+  plan::WorkList<PairItem> list_;
 };
 
 }  // namespace nf

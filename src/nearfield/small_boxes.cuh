@@ -13,12 +13,12 @@
 #include <cstdlib>
 #include <string>
 
-#include <cub/device/device_scan.cuh>
-
 #include "core/cuda_check.cuh"
 #include "core/errors.h"
 #include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
+#include "nearfield/plan/box_lists.cuh"
+#include "nearfield/plan/work_list.cuh"
 #include "nearfield/traversal.h"
 
 namespace nf {
@@ -65,23 +65,18 @@ inline SmallBoxLimits small_box_limits() {
 
 namespace small_boxes_detail {
 
-struct FullLists {  // compact tree: box k is [first[k], first[k + 1]), full neighbor lists
-  const std::uint32_t *first, *offset, *ids;
+// Which particles of a box go one per thread.
+struct Rule {
+  plan::BoxLists g;  // compact tree, full neighbor lists
   SmallBoxLimits limits;
   std::uint32_t remainder_sources;  // a remainder goes to threads only when its box's near field is this small
-  __device__ std::uint32_t count(std::uint32_t b) const { return first[b + 1] - first[b]; }
-  __device__ std::uint32_t sources(std::uint32_t b) const {
-    std::uint32_t s = count(b);
-    for (std::uint32_t l = offset[b]; l < offset[b + 1]; ++l) s += count(ids[l]);
-    return s;
-  }
   // Particles of box b computed one per thread (its last ones): all of a small box, the last
   // partial warp of a bigger one (with remainders), else none; sets `small`.
   __device__ std::uint32_t threads(std::uint32_t b, bool& small) const {
-    const std::uint32_t c = count(b), rest = c % 32;
+    const std::uint32_t c = g.count(b), rest = c % 32;
     small = false;
     if (c < limits.max_count || (rest != 0 && rest <= limits.max_remainder && remainder_sources > 0)) {
-      const std::uint32_t s = sources(b);
+      const std::uint32_t s = g.sources(b);
       if (c < limits.max_count && s <= limits.max_sources) {
         small = true;
         return c;
@@ -93,29 +88,29 @@ struct FullLists {  // compact tree: box k is [first[k], first[k + 1]), full nei
   }
 };
 
-// Per box of the tree: its small flag; per box to compute (k < targets): its thread count.
-__global__ inline void flag_kernel(FullLists g, std::uint32_t m, std::uint32_t targets, std::uint8_t* flags,
-                                   std::uint32_t* threads) {
+// The thread path's list (plan/work_list.cuh): box k's last threads(k) particles, one item each.
+struct ThreadPlanner {
+  Rule rule;
+  __device__ std::uint32_t count(std::uint32_t k) const {
+    bool small = false;
+    return rule.threads(k, small);
+  }
+  __device__ std::uint32_t item(std::uint32_t k, std::uint32_t local, std::uint32_t count, std::uint32_t&) const {
+    return rule.g.first[k + 1] - count + local;
+  }
+};
+
+// Per box of the tree: its small flag.
+__global__ inline void flag_kernel(Rule r, std::uint32_t m, std::uint8_t* flags) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k == targets) threads[k] = 0;
   if (k >= m) return;
   bool small = false;
-  const std::uint32_t t = g.threads(k, small);
+  r.threads(k, small);
   flags[k] = small;
-  if (k < targets) threads[k] = t;
-}
-
-// The thread path's particles, compacted: box k's last (offset[k + 1] - offset[k]) particles.
-__global__ inline void list_kernel(const std::uint32_t* first, std::uint32_t targets, const std::uint32_t* offset,
-                                   std::uint32_t* list) {
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= targets) return;
-  const std::uint32_t n = offset[k + 1] - offset[k], i0 = first[k + 1] - n;
-  for (std::uint32_t t = 0; t < n; ++t) list[offset[k] + t] = i0 + t;
 }
 
 template <int D, class T, bool Guarded, bool Counting>
-__global__ void small_box_kernel(NearFieldView<T> v, FullLists g, const std::uint32_t* __restrict__ list,
+__global__ void small_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std::uint32_t* __restrict__ list,
                                  std::uint32_t count) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
@@ -139,51 +134,39 @@ class SmallBoxes {
   explicit SmallBoxes(std::uint32_t remainder_sources = 0) : remainder_sources_(remainder_sources) {}
   template <class T>
   void plan(const NearFieldView<T>& v) {
-    g_ = {v.box_first, v.near_full_offset, v.near_full_ids, small_box_limits(), remainder_sources_};
-    count_ = 0;
-    // Flags for every box of the tree (a multi-GPU part's halo boxes too: work items read them);
-    // threads for the boxes computed (a part's own range).
+    rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(), remainder_sources_};
+    // Flags for every box of the tree (a part's halo boxes too: work items read them); the list
+    // over the boxes computed.
     const std::uint32_t m = v.nonempty_count;
-    targets_ = v.computed_boxes;
-    if (m == 0) return;
     if (flags_.size() < m) flags_ = gpu::DeviceBuffer<std::uint8_t>(m);
-    if (offset_.size() < targets_ + 1) offset_ = gpu::DeviceBuffer<std::uint32_t>(targets_ + 1);
-    small_boxes_detail::flag_kernel<<<gpu::div_up(m + 1, 256), 256>>>(g_, m, targets_, flags_.data(), offset_.data());
-    NF_CUDA_LAUNCHED();
-    std::size_t need = 0;
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offset_.data(), offset_.data(), static_cast<int>(targets_ + 1)));
-    if (temp_.size() < need) temp_ = gpu::DeviceBuffer<unsigned char>(need);
-    NF_CUDA(cub::DeviceScan::ExclusiveSum(temp_.data(), need, offset_.data(), offset_.data(), static_cast<int>(targets_ + 1)));
-    NF_CUDA(cudaMemcpy(&count_, offset_.data() + targets_, sizeof(count_), cudaMemcpyDeviceToHost));
-    if (count_ == 0) return;
-    if (list_.size() < count_) list_ = gpu::DeviceBuffer<std::uint32_t>(count_);
-    small_boxes_detail::list_kernel<<<gpu::div_up(targets_, 256), 256>>>(v.box_first, targets_, offset_.data(), list_.data());
-    NF_CUDA_LAUNCHED();
+    if (m > 0) {
+      small_boxes_detail::flag_kernel<<<gpu::div_up(m, 256), 256>>>(rule_, m, flags_.data());
+      NF_CUDA_LAUNCHED();
+    }
+    list_.build(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
   }
   //! Per box of the tree: 1 when small (valid after plan).
   const std::uint8_t* flags() const { return flags_.data(); }
   //! Per box computed, M + 1 offsets: box k's last (thread_offset()[k + 1] - thread_offset()[k])
   //! particles go one per thread (valid after plan).
-  const std::uint32_t* thread_offset() const { return offset_.data(); }
+  const std::uint32_t* thread_offset() const { return list_.offsets(); }
   //! Particles on the thread path.
-  std::uint32_t count() const { return count_; }
-  bool any() const { return count_ > 0; }
+  std::uint32_t count() const { return list_.size(); }
+  bool any() const { return list_.size() > 0; }
   //! On `stream` (a cudaStream_t; null: the default stream).
   template <int D, class T, bool Guarded, bool Counting>
   void launch(const NearFieldView<T>& v, void* stream = nullptr) const {
-    if (count_ == 0) return;
+    if (!any()) return;
     small_boxes_detail::small_box_kernel<D, T, Guarded, Counting>
-        <<<gpu::div_up(count_, 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(v, g_, list_.data(), count_);
+        <<<gpu::div_up(count(), 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(v, rule_.g, list_.items(), count());
     NF_CUDA_LAUNCHED();
   }
 
  private:
   std::uint32_t remainder_sources_;
-  small_boxes_detail::FullLists g_{};
+  small_boxes_detail::Rule rule_{};
   gpu::DeviceBuffer<std::uint8_t> flags_;
-  gpu::DeviceBuffer<std::uint32_t> offset_, list_;
-  gpu::DeviceBuffer<unsigned char> temp_;
-  std::uint32_t targets_ = 0, count_ = 0;
+  plan::WorkList<std::uint32_t> list_;
 };
 
 }  // namespace nf

@@ -1,0 +1,171 @@
+#pragma once
+// The plan machinery of the kernels that cut the near field into work (nearfield/*.cu): work items
+// derived from the boxes of a tree, built on the GPU in one pattern:
+//   per-box counts -> exclusive scan (each box's first item) -> item-major fill -> optionally a
+//   stable sort by class, with the class offsets brought to the host.
+// A planner (a small struct of __device__ functions, passed by value) says how many items each box
+// has (count(k)), and what item `local` of the `count` items of box k is and its class
+// (item(k, local, count, klass)). The fill is parallel over items
+// (each finds its box by binary search over the offsets), so a giant box with thousands of items
+// is no serial bottleneck. Buffers only grow: planning again (a simulation plans every step)
+// allocates nothing once the sizes settle.
+#include <cstdint>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "core/cuda_check.cuh"
+#include "core/gpu_runtime.h"
+#include "core/launch.cuh"
+
+namespace nf::plan {
+
+//! Most classes a list sorts by (8 bits of key).
+constexpr int kMaxClasses = 64;
+
+namespace detail {
+
+template <class Planner>
+__global__ void count_kernel(Planner p, std::uint32_t boxes, std::uint32_t* counts) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < boxes) counts[k] = p.count(k);
+  if (k == boxes) counts[boxes] = 0;  // the scan's last entry becomes the total
+}
+
+// Item `it`: its box by binary search over the offsets, then the planner's item; with classes, its
+// key and a per-block histogram of the classes.
+template <class Planner, class Item>
+__global__ void fill_kernel(Planner p, std::uint32_t boxes, const std::uint32_t* offsets, std::uint32_t total,
+                            Item* items, std::uint8_t* keys, std::uint32_t* class_count, int classes) {
+  __shared__ std::uint32_t local[kMaxClasses];
+  if (keys) {
+    for (int c = threadIdx.x; c < classes; c += blockDim.x) local[c] = 0;
+    __syncthreads();
+  }
+  const std::uint32_t it = blockIdx.x * blockDim.x + threadIdx.x;
+  if (it < total) {
+    std::uint32_t lo = 0, hi = boxes;  // the last box k with offsets[k] <= it
+    while (hi - lo > 1) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (offsets[mid] <= it) lo = mid;
+      else hi = mid;
+    }
+    std::uint32_t c = 0;
+    items[it] = p.item(lo, it - offsets[lo], offsets[lo + 1] - offsets[lo], c);
+    if (keys) {
+      keys[it] = static_cast<std::uint8_t>(c);
+      atomicAdd(&local[c], 1u);
+    }
+  }
+  if (keys) {
+    __syncthreads();
+    for (int c = threadIdx.x; c < classes; c += blockDim.x)
+      if (local[c]) atomicAdd(&class_count[c], local[c]);
+  }
+}
+
+}  // namespace detail
+
+//! Per-box counts scanned into offsets: box k owns [offset(k), offset(k + 1)) of total().
+//! Buffers only grow.
+class BoxOffsets {
+ public:
+  //! Scans p.count(k) for k < boxes (one synchronous read of the total).
+  template <class Planner>
+  void build(const Planner& p, std::uint32_t boxes) {
+    boxes_ = boxes;
+    total_ = 0;
+    if (offsets_.size() < std::size_t(boxes) + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(std::size_t(boxes) + 1);
+    detail::count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, 256), 256>>>(p, boxes, offsets_.data());
+    NF_CUDA_LAUNCHED();
+    std::size_t need = 0;
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(boxes + 1)));
+    NF_CUDA(cub::DeviceScan::ExclusiveSum(scratch(need), need, offsets_.data(), offsets_.data(),
+                                          static_cast<int>(boxes + 1)));
+    NF_CUDA(cudaMemcpy(&total_, offsets_.data() + boxes, sizeof(total_), cudaMemcpyDeviceToHost));
+  }
+  //! boxes + 1 offsets on the device (valid after build).
+  const std::uint32_t* offsets() const { return offsets_.data(); }
+  std::uint32_t boxes() const { return boxes_; }
+  std::uint32_t total() const { return total_; }
+
+ protected:
+  //! CUB's temporary storage, grown on demand.
+  void* scratch(std::size_t bytes) {
+    if (temp_.size() < bytes) temp_ = gpu::DeviceBuffer<unsigned char>(bytes);
+    return temp_.data();
+  }
+
+ private:
+  gpu::DeviceBuffer<std::uint32_t> offsets_;
+  gpu::DeviceBuffer<unsigned char> temp_;
+  std::uint32_t boxes_ = 0, total_ = 0;
+};
+
+//! The items of a tree's boxes, grouped by class (see the top of this file).
+template <class Item>
+class WorkList : public BoxOffsets {
+ public:
+  //! Builds the items of boxes [0, boxes) from planner p: p.count(k) items of box k, item `local`
+  //! of them p.item(k, local, count, klass), which with classes > 1 sets klass in [0, classes): the
+  //! items then come out sorted by class, stably (within a class in box order), with
+  //! class_begin(c) on the host.
+  template <class Planner>
+  void build(const Planner& p, std::uint32_t boxes, int classes = 1) {
+    if (classes < 1 || classes > kMaxClasses) throw std::logic_error("WorkList: 1..64 classes");
+    classes_ = classes;
+    sorted_ = false;
+    class_begin_.assign(std::size_t(classes) + 1, 0);
+    BoxOffsets::build(p, boxes);
+    const std::uint32_t n = total();
+    for (int c = 1; c <= classes; ++c) class_begin_[c] = n;
+    if (n == 0) return;
+    grow(items_, n);
+    const bool classify = classes > 1;
+    if (classify) {
+      grow(keys_, n);
+      grow(sorted_keys_, n);
+      grow(sorted_items_, n);
+      grow(class_count_, kMaxClasses);
+      class_count_.fill(0);
+    }
+    detail::fill_kernel<<<gpu::blocks_for(n, 256), 256>>>(p, boxes, offsets(), n, items_.data(),
+                                                          classify ? keys_.data() : nullptr, class_count_.data(),
+                                                          classes);
+    NF_CUDA_LAUNCHED();
+    if (!classify) return;
+    int bits = 1;
+    while ((1 << bits) < classes) ++bits;
+    std::size_t need = 0;
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, need, keys_.data(), sorted_keys_.data(), items_.data(),
+                                            sorted_items_.data(), static_cast<int>(n), 0, bits));
+    NF_CUDA(cub::DeviceRadixSort::SortPairs(scratch(need), need, keys_.data(), sorted_keys_.data(), items_.data(),
+                                            sorted_items_.data(), static_cast<int>(n), 0, bits));
+    std::vector<std::uint32_t> counts(classes);
+    NF_CUDA(cudaMemcpy(counts.data(), class_count_.data(), classes * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    for (int c = 0; c < classes; ++c) class_begin_[c + 1] = class_begin_[c] + counts[c];
+    sorted_ = true;
+  }
+  //! The items, class by class (valid after build).
+  const Item* items() const { return sorted_ ? sorted_items_.data() : items_.data(); }
+  std::uint32_t size() const { return total(); }
+  //! First item of class c (c = classes: the end).
+  std::uint32_t class_begin(int c) const { return class_begin_[c]; }
+  std::uint32_t class_size(int c) const { return class_begin_[c + 1] - class_begin_[c]; }
+  int classes() const { return classes_; }
+
+ private:
+  template <class U>
+  static void grow(gpu::DeviceBuffer<U>& b, std::size_t n) {
+    if (b.size() < n) b = gpu::DeviceBuffer<U>(n);
+  }
+  gpu::DeviceBuffer<Item> items_, sorted_items_;
+  gpu::DeviceBuffer<std::uint8_t> keys_, sorted_keys_;
+  gpu::DeviceBuffer<std::uint32_t> class_count_;
+  std::vector<std::uint32_t> class_begin_ = {0, 0};
+  int classes_ = 1;
+  bool sorted_ = false;
+};
+
+}  // namespace nf::plan
