@@ -114,19 +114,16 @@ class GpuAllPairsMethod final : public DeviceMethod {
   double host_pack_ms_ = 0;
   bool packed_ = false, scattered_ = false;
 };
+#else
+template <int D, class T>
+class GpuAllPairsMethod;  // CUDA builds only
 #endif
 
 }  // namespace
 
 MethodFamily gpu_all_pairs(const GpuAllPairsKernels& kernels) {
-  MethodFactory make = [kernels](const KernelInfo& k, const MethodSetup& s,
-                                 const Particles& like) -> std::unique_ptr<ForceMethod> {
-#if defined(NF_HAVE_CUDA)
-    return make_shaped<ForceMethod, GpuAllPairsMethod>(like.dim, s.precision, kernels, k, s, like);
-#else
-    (void)s, (void)like;
-    throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
-#endif
+  MethodFactory make = [kernels](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_on_device<ForceMethod, GpuAllPairsMethod>(k.name, like.dim, s.precision, kernels, k, s, like);
   };
   return {std::move(make), {}};
 }

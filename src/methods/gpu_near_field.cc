@@ -178,28 +178,19 @@ class GpuNearFieldMethod final : public PartMethod {
   std::vector<std::uint32_t> order_;  // the tree's order on the host, downloaded when first asked for
   bool in_place_ = false, scattered_ = false;
 };
+#else
+template <int D, class T>
+class GpuNearFieldMethod;  // CUDA builds only
 #endif
 
 }  // namespace
 
 MethodFamily gpu_near_field(const GpuNearFieldKernels& kernels) {
-  MethodFactory make = [kernels](const KernelInfo& k, const MethodSetup& s,
-                                 const Particles& like) -> std::unique_ptr<ForceMethod> {
-#if defined(NF_HAVE_CUDA)
-    return make_shaped<ForceMethod, GpuNearFieldMethod>(like.dim, s.precision, kernels, k, s, like);
-#else
-    (void)s, (void)like;
-    throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
-#endif
+  MethodFactory make = [kernels](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_on_device<ForceMethod, GpuNearFieldMethod>(k.name, like.dim, s.precision, kernels, k, s, like);
   };
-  PartFactory part = [kernels](const KernelInfo& k, const MethodSetup& s,
-                               const Particles& like) -> std::unique_ptr<PartMethod> {
-#if defined(NF_HAVE_CUDA)
-    return make_shaped<PartMethod, GpuNearFieldMethod>(like.dim, s.precision, kernels, k, s, like);
-#else
-    (void)s, (void)like;
-    throw UsageError("kernel " + k.name + " needs a CUDA GPU: " + gpu::unavailable_reason());
-#endif
+  PartFactory part = [kernels](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_on_device<PartMethod, GpuNearFieldMethod>(k.name, like.dim, s.precision, kernels, k, s, like);
   };
   return {std::move(make), std::move(part)};
 }
