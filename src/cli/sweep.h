@@ -1,13 +1,17 @@
 #pragma once
-//! The sweep engines behind `bench`, `validate` and `experiment`: points (level x ppb or n) x
-//! precisions x kernels, one table row and one results row per measurement.
+//! The sweeps behind `bench`, `validate` and `experiment` (docs/design.md §5-§8): their options,
+//! the parsing of the option lists, and the commands' entry points. A sweep runs points (dim x
+//! dist x level x n or ppb) x precisions x kernels x spreads, one table row and one results row
+//! per measurement; the engine that does so is cli/sweep_engine.h.
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/particles.h"
 #include "distributed/cross_pairs.h"
 
 namespace nf::cli {
@@ -34,6 +38,9 @@ struct SweepConfig {
   std::string cross_pairs = "auto";   //!< --cross-pairs: comma list of auto, once, twice (multi-GPU runs)
 };
 
+//! The items of a comma list, empty ones dropped.
+std::vector<std::string> split_list(const std::string& text);
+
 //! The kernels a sweep runs: --kernel, or every kernel this machine can run (with --gpus above 1:
 //! every GPU near-field kernel).
 std::vector<std::string> sweep_kernels(const SweepConfig& c);
@@ -41,6 +48,8 @@ std::vector<std::string> sweep_kernels(const SweepConfig& c);
 std::vector<int> parse_gpus(const SweepConfig& c);
 //! The --cross-pairs list.
 std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c);
+//! The --precision list (UsageError when empty).
+std::vector<Precision> parse_precisions(const SweepConfig& c);
 
 //! Which options a command takes: bench (timing), validate (reference), experiment (both).
 enum class SweepMode { bench, validate, experiment };

@@ -1,0 +1,131 @@
+// `bench` over a sweep (docs/design.md §7): times one cell (point, precision, kernel, spread) as
+// the engine of cli/sweep_engine.h asks, and prints the table and its notes.
+#include "cli/bench_sweep.h"
+
+#include <cstdint>
+#include <optional>
+
+#include "cli/sweep_engine.h"
+#include "core/errors.h"
+#include "core/numbers.h"
+#include "measure/benchmark.h"
+#include "tree/box_set.h"
+
+namespace nf::cli {
+
+const std::vector<std::string>& bench_columns() {
+  static const std::vector<std::string> columns = with_context(
+      {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
+       "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction",
+       "tree_ms", "plan_ms", "level_rule", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
+       "kernel_imbalance", "halo_bodies"});
+  return columns;
+}
+
+namespace {
+
+std::string sci(double v) { return fmt("%.3e", v); }
+
+// Times one cell: warm-up and timed runs of its method (measure/benchmark.h), the rates at the
+// interactions credited to the kernel.
+class BenchTask : public SweepTask {
+ public:
+  BenchTask(const SweepConfig& c, Mask mask, bool multi) : c_(c), mask_(mask), multi_(multi) {}
+
+  std::string mask(const KernelInfo& k) const override { return k.near_field() ? "" : to_string(mask_); }
+  std::string progress_line(const SweepCell& cell) const override { return cell_summary(cell, true); }
+
+  CellResult measure(const SweepCell& cell) override {
+    const KernelInfo& k = cell.kernel;
+    const Particles& p = cell.at.particles;
+    const Spread& spread = cell.spread;
+    if (k.near_field() && near_point_ != cell.point_index) {
+      // Useful near-field interactions, counted once per point from the box counts alone
+      // (parallel, no sort): the same number the tree gives.
+      near_ = near_field_interactions(count_boxes(p, cell.at.point.level, *cell.at.setup.domain));
+      near_point_ = cell.point_index;
+    }
+    MethodSetup s = cell.at.setup;
+    s.mask = mask_;
+    s.precision = cell.precision;
+    const int warmup = !k.gpu() && c_.cpu_warmup >= 0 ? c_.cpu_warmup : c_.warmup;
+    const int reps = !k.gpu() && c_.cpu_reps >= 0 ? c_.cpu_reps : c_.reps;
+    const auto method = make_spread_method(k, s, p, spread);
+    method->prepare(p);
+    const MethodTiming m = time_method(*method, warmup, reps);
+    const std::uint64_t interactions = credited_interactions(k, p.size(), near_);
+    const Rates r = rates(interactions, m.time.median, p.dim);
+    const double tree_ms = m.stage("tree"), plan_ms = m.stage("plan"), comm_ms = m.stage("comm");
+    const double kernel_max = m.stage("kernel_max"), kernel_mean = m.stage("kernel_mean");
+    const double comm_share = m.time.median > 0 ? comm_ms / m.time.median : 0.0;
+    const double imbalance = kernel_mean > 0 ? kernel_max / kernel_mean : 1.0;
+    std::uint64_t halo = 0;
+    for (const Count& n : m.counts)
+      if (n.name == "halo_bodies") halo = n.value;
+
+    CellResult out;
+    out.table_row = {k.name, to_string(cell.precision), std::to_string(cell.at.point.level), std::to_string(p.size()),
+                     cell.key.at("ppb"), fmt("%.4f", m.time.median), fmt("%.4f", m.time.min),
+                     fmt("%.4f", m.time.max), sci(r.interactions_per_s), fmt("%.1f", r.gflops),
+                     k.near_field() ? fmt("%.3f", tree_ms) : "-", plan_ms > 0 ? fmt("%.3f", plan_ms) : "-"};
+    if (multi_) {
+      const bool split = spread.gpus > 1;
+      for (const std::string& v : {std::to_string(spread.gpus), split ? std::string(to_string(spread.cross)) : "-",
+                                   split ? fmt("%.3f", comm_ms) : "-", split ? fmt("%.1f", 100 * comm_share) : "-",
+                                   split ? fmt("%.3f", kernel_max) : "-", split ? fmt("%.3f", imbalance) : "-"})
+        out.table_row.push_back(v);
+    }
+    ResultsRow& row = out.columns;
+    row["reps"] = std::to_string(reps);
+    row["warmup"] = std::to_string(warmup);
+    row["median_ms"] = format_double(m.time.median);
+    row["min_ms"] = format_double(m.time.min);
+    row["max_ms"] = format_double(m.time.max);
+    row["interactions"] = std::to_string(interactions);
+    row["interactions_per_s"] = format_double(r.interactions_per_s);
+    row["gflops"] = format_double(r.gflops);
+    row["flops_per_interaction"] = std::to_string(r.flops_per_interaction);
+    row["tree_ms"] = k.near_field() ? format_double(tree_ms) : "";
+    row["plan_ms"] = plan_ms > 0 ? format_double(plan_ms) : "";
+    if (spread.gpus > 1) {
+      row["comm_ms"] = format_double(comm_ms);
+      row["comm_share"] = format_double(comm_share);
+      row["kernel_max_ms"] = format_double(kernel_max);
+      row["kernel_imbalance"] = format_double(imbalance);
+      row["halo_bodies"] = std::to_string(halo);
+    }
+    return out;
+  }
+
+ private:
+  const SweepConfig& c_;
+  Mask mask_;
+  bool multi_;
+  std::uint64_t near_ = 0;                 // the near-field interactions of point near_point_
+  std::optional<std::size_t> near_point_;  // unset until a near-field kernel is measured
+};
+
+}  // namespace
+
+int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
+  if (c.reps < 1 || c.warmup < 0) throw UsageError("--reps must be at least 1 and --warmup at least 0");
+  if (c.tree) return bench_tree(c, out, err);
+  Sweep sweep(c);
+  BenchTask task(c, parse_mask(c.mask), sweep.multi_gpu());
+  std::vector<std::string> header = {"kernel", "precision", "level", "N", "P", "median_ms", "min_ms", "max_ms",
+                                     "interactions/s", "GFLOP/s", "tree_ms", "plan_ms"};
+  if (sweep.multi_gpu())
+    for (const char* h : {"gpus", "cross", "comm_ms", "comm%", "kernel_max_ms", "imbalance"}) header.push_back(h);
+  sweep.run(task, header, bench_columns(), out, err).print(out);
+  out << "time of one force evaluation (tree build excluded, shown as tree_ms; a kernel's plan, built once per "
+         "tree, as plan_ms); interactions/s counts directed "
+         "i<-j evaluations (a Newton-3 pair counts twice; all-pairs kernels N^2); GFLOP/s at "
+      << "20 flops per 3D and 15 per 2D interaction\n";
+  if (sweep.multi_gpu())
+    out << "on several GPUs the time spans every GPU from GPU 0's start to the last GPU's end; comm_ms is the part "
+           "outside the slowest GPU's kernel (halo exchange, counterforces, packing, waiting at them), comm% its "
+           "share; imbalance = slowest / mean kernel time\n";
+  return 0;
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,171 @@
+// The sweep engine (cli/sweep_engine.h): points, cells, loading, progress, resume and remeasure.
+#include "cli/sweep_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "cli/sweep_progress.h"
+#include "core/errors.h"
+#include "core/numbers.h"
+#include "measure/benchmark.h"
+#include "measure/context.h"
+#include "measure/results.h"
+#include "methods/auto_level.h"
+
+namespace nf::cli {
+
+namespace {
+
+// The --gpus x --cross-pairs runs of kernel k: one GPU as such; on several GPUs each listed way
+// resolved for the kernel (a kernel without Newton-3 computes cross pairs twice), each way once.
+std::vector<Spread> spreads(const KernelInfo& k, const std::vector<int>& gpus, const std::vector<CrossPairs>& cross) {
+  std::vector<Spread> out;
+  for (int g : gpus) {
+    if (g == 1) {
+      out.push_back({1, CrossPairs::automatic});
+      continue;
+    }
+    for (CrossPairs c : cross) {
+      const CrossPairs r = k.newton3() ? resolve_cross_pairs(k, c) : CrossPairs::twice;
+      if (std::none_of(out.begin(), out.end(), [&](const Spread& s) { return s.gpus == g && s.cross == r; }))
+        out.push_back({g, r});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<SweepPoint> sweep_points(const SweepConfig& c) {
+  if (c.levels.empty()) throw UsageError("--level is required");
+  std::vector<SweepPoint> pts;
+  for (std::int64_t dim : parse_int_list(c.in.dim, "dim"))
+    for (const std::string& dist : c.in.input.empty() ? split_list(c.in.dist) : std::vector<std::string>{c.in.input})
+      for (std::int64_t level : parse_levels(c)) {
+        InputArgs in = c.in;
+        in.dim = std::to_string(dim);
+        if (c.in.input.empty()) in.dist = dist;
+        const int k = static_cast<int>(level);
+        if (!c.in.input.empty()) {
+          pts.push_back({in, k, -1, -1});
+        } else if (!c.in.ppb.empty()) {
+          for (std::int64_t p : parse_int_list(c.in.ppb, "ppb")) pts.push_back({in, k, -1, p});
+        } else if (!c.in.n.empty()) {
+          for (std::int64_t n : parse_int_list(c.in.n, "n")) pts.push_back({in, k, n, -1});
+        } else {
+          throw UsageError("give --input FILE, or a generated input with --n N or --ppb P");
+        }
+      }
+  if (!c.in.input.empty() && split_list(c.in.dim).size() > 1) throw UsageError("--dim lists apply to generated inputs");
+  return pts;
+}
+
+LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<std::string>& kernels,
+                       std::ostream& out) {
+  LoadedPoint at{pt, load_input(pt.in, pt.n, pt.level, pt.ppb), {}};
+  MethodSetup& s = at.setup;
+  s.softening = c.softening;
+  s.domain = resolve_domain(at.particles, c.domain, pt.distribution());
+  std::string note;
+  at.point.auto_level = pt.level == kAutoLevel;
+  at.point.level = resolve_level(pt.level, at.particles, *s.domain, kernels, note);
+  if (!note.empty()) out << note << "\n";
+  s.level = at.point.level;
+  return at;
+}
+
+ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::string& kernel, Precision precision,
+                     const std::string& mask, const Spread& spread) {
+  const Particles& p = at.particles;
+  const SweepPoint& pt = at.point;
+  ResultsRow k;
+  k["gpus"] = std::to_string(spread.gpus);
+  k["cross_pairs"] = spread.gpus > 1 ? to_string(spread.cross) : "";
+  k["kernel"] = kernel;
+  k["dim"] = std::to_string(p.dim);
+  k["level"] = std::to_string(pt.level);
+  const double nbox = std::ldexp(1.0, p.dim * pt.level);
+  k["ppb"] = pt.ppb >= 0 ? std::to_string(pt.ppb) : format_double(static_cast<double>(p.size()) / nbox);
+  k["n"] = std::to_string(p.size());
+  k["distribution"] = pt.distribution();
+  k["seed"] = c.in.input.empty() ? std::to_string(c.in.seed) : "";
+  k["precision"] = to_string(precision);
+  k["softening"] = format_double(c.softening);
+  k["mask"] = mask;
+  k["level_rule"] = pt.auto_level ? "auto" : "";  // a point at the automatic level is its own point
+  return k;
+}
+
+std::vector<std::string> with_context(std::vector<std::string> columns) {
+  columns.insert(columns.end(), context_columns().begin(), context_columns().end());
+  return columns;
+}
+
+std::string cell_summary(const SweepCell& cell, bool with_ppb) {
+  const SweepPoint& pt = cell.at.point;
+  return cell.kernel.name + " " + to_string(cell.precision) + " level " + std::to_string(pt.level) + " N " +
+         std::to_string(cell.at.particles.size()) + (with_ppb && pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : "") +
+         (cell.spread.gpus > 1 ? " on " + std::to_string(cell.spread.gpus) + " GPUs" : "");
+}
+
+Sweep::Sweep(const SweepConfig& c) : c_(c) {
+  points_ = sweep_points(c);
+  kernels_ = sweep_kernels(c);
+  const std::vector<Precision> precisions = parse_precisions(c);
+  const std::vector<int> gpus = parse_gpus(c);
+  const std::vector<CrossPairs> cross = parse_cross_pairs_list(c);
+  multi_gpu_ = std::any_of(gpus.begin(), gpus.end(), [](int g) { return g > 1; });
+  for (std::size_t q = 0; q < precisions.size(); ++q)
+    for (const std::string& name : kernels_) {
+      const KernelInfo& k = find_kernel(name);
+      for (const Spread& spread : spreads(k, gpus, cross)) cells_.push_back({q, precisions[q], &k, spread});
+    }
+}
+
+// Expected costs of the steps, in the order the sweep runs them (the level as given: auto
+// counts as kAutoLevel here, before the particles are known).
+std::vector<double> Sweep::costs() const {
+  std::vector<double> costs;
+  for (const SweepPoint& pt : points_) {
+    const int dim = static_cast<int>(single_int(pt.in.dim, "dim"));
+    const double n = pt.n >= 0 ? double(pt.n) : pt.ppb >= 0 ? pt.ppb * std::ldexp(1.0, dim * pt.level) : 1e5;
+    for (const Cell& cell : cells_) costs.push_back(estimated_cost(*cell.kernel, dim, pt.level, n) / cell.spread.gpus);
+  }
+  return costs;
+}
+
+Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::vector<std::string>& columns,
+                 std::ostream& out, std::ostream& err) {
+  std::unique_ptr<ResultsFile> file;
+  if (!c_.output.empty()) file = std::make_unique<ResultsFile>(c_.output, columns);
+  SweepProgress progress(err, c_.label, costs());
+  Table t(std::move(header));
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    const LoadedPoint at = load_point(c_, points_[i], kernels_, out);
+    for (const Cell& cell : cells_) {
+      const KernelInfo& k = *cell.kernel;
+      const ResultsRow key = point_key(c_, at, k.name, cell.precision, task.mask(k), cell.spread);
+      const SweepCell sc{i, at, cell.precision_index, cell.precision, k, cell.spread, key};
+      progress.step(task.progress_line(sc));
+      if (c_.resume && !c_.remeasure && file && file->contains(key)) {
+        err << "  already in " << file->path() << ", skipped\n";
+        continue;
+      }
+      CellResult result = task.measure(sc);
+      t.add(std::move(result.table_row));
+      if (!file) continue;
+      ResultsRow row = key;
+      const ResultsRow context = run_context(k, c_.scale);
+      row.insert(context.begin(), context.end());
+      for (const auto& [column, value] : result.columns) row[column] = value;
+      if (c_.remeasure)
+        file->replace(key, row);
+      else
+        file->append(row);
+    }
+  }
+  return t;
+}
+
+}  // namespace nf::cli

@@ -1,0 +1,116 @@
+// `validate` over a sweep (docs/design.md §4): checks one cell (point, precision, kernel, spread)
+// against the float64 ground truth as the engine of cli/sweep_engine.h asks, and prints the
+// table, the references used and the verdict.
+#include <optional>
+#include <utility>
+
+#include "cli/sweep_engine.h"
+#include "core/numbers.h"
+#include "measure/validation.h"
+
+namespace nf::cli {
+
+namespace {
+
+std::string sci(double v) { return fmt("%.3e", v); }
+
+// Checks one cell: its method's accelerations against the ground truth of its point and
+// precision (computed once, when the first cell of them is measured), a deterministic kernel
+// repeated bit for bit, and a spread run that must equal one GPU compared with it.
+class ValidateTask : public SweepTask {
+ public:
+  ValidateTask(const SweepConfig& c, bool multi) : c_(c), multi_(multi) {}
+
+  std::string mask(const KernelInfo& k) const override { return k.near_field() ? "" : "near"; }
+  std::string progress_line(const SweepCell& cell) const override { return "validate " + cell_summary(cell, false); }
+
+  CellResult measure(const SweepCell& cell) override {
+    const KernelInfo& k = cell.kernel;
+    const Particles& p = cell.at.particles;
+    const Precision prec = cell.precision;
+    const std::pair<std::size_t, std::size_t> ref_of{cell.point_index, cell.precision_index};
+    if (ref_of_ != ref_of) {
+      ref_ = ground_truth(p, cell.at.setup, prec, c_.cpu_reference_limit, ref_name_);
+      ref_of_ = ref_of;
+      references_.push_back(to_string(prec) + std::string(" kernels, ") + cell.at.point.distribution() + " " +
+                            std::to_string(p.dim) + "D, level " + std::to_string(cell.at.point.level) + ", N = " +
+                            std::to_string(p.size()) + ": " + ref_name_);
+    }
+    MethodSetup s = cell.at.setup;
+    s.precision = prec;
+    s.mask = k.near_field() ? Mask::all : Mask::near;
+    const auto method = make_spread_method(k, s, p, cell.spread);
+    method->prepare(p);
+    std::vector<double> got;
+    KernelCheck check = check_method(*method, k, p, ref_, &got);
+    if (cell.spread.gpus > 1 && matches_one_gpu_bitwise(k, cell.spread.cross)) {
+      const auto one = make_method(k, s, p);  // one GPU must give the same bits
+      one->prepare(p);
+      one->evaluate();
+      check.one_gpu_checked = true;
+      check.one_gpu_equal = bitwise_equal(got, one->accelerations());
+      check.pass = check.pass && check.one_gpu_equal;
+    }
+    const Metrics& m = check.metrics;
+    const bool ok = check.pass;
+    all_pass_ = all_pass_ && ok;
+    const std::string repeat = !check.repeat_checked ? "-" : check.repeatable ? "bitwise" : "DIFFERS";
+    const std::string one_gpu = !check.one_gpu_checked ? "-" : check.one_gpu_equal ? "bitwise" : "DIFFERS";
+
+    CellResult out;
+    out.table_row = {k.name, to_string(prec), std::to_string(cell.at.point.level), std::to_string(p.size()),
+                     sci(m.rel_l2), sci(m.max_rel), sci(m.momentum), sci(tolerance(prec)), repeat};
+    if (multi_) {
+      out.table_row.push_back(std::to_string(cell.spread.gpus));
+      out.table_row.push_back(cell.spread.gpus > 1 ? to_string(cell.spread.cross) : "-");
+      out.table_row.push_back(one_gpu);
+    }
+    out.table_row.push_back(ok ? "PASS" : "FAIL");
+    ResultsRow& row = out.columns;
+    row["reference"] = ref_name_;
+    row["rel_l2"] = format_double(m.rel_l2);
+    row["max_rel"] = format_double(m.max_rel);
+    row["momentum"] = format_double(m.momentum);
+    row["tolerance"] = format_double(tolerance(prec));
+    row["repeat"] = repeat;
+    row["one_gpu"] = one_gpu == "-" ? "" : one_gpu;
+    row["status"] = ok ? "PASS" : "FAIL";
+    return out;
+  }
+
+  bool all_pass() const { return all_pass_; }
+  //! One line per ground truth computed: the inputs it stands for and what computed it.
+  const std::vector<std::string>& references() const { return references_; }
+
+ private:
+  const SweepConfig& c_;
+  bool multi_;
+  bool all_pass_ = true;
+  std::vector<std::string> references_;
+  std::vector<double> ref_;  // the ground truth of ref_of_: (point, --precision item)
+  std::string ref_name_;
+  std::optional<std::pair<std::size_t, std::size_t>> ref_of_;
+};
+
+}  // namespace
+
+int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
+  Sweep sweep(c);
+  ValidateTask task(c, sweep.multi_gpu());
+  std::vector<std::string> header = {"kernel", "precision", "level", "N", "rel_l2", "max_rel", "momentum", "tolerance",
+                                     "repeat", "status"};
+  if (sweep.multi_gpu())
+    for (const char* h : {"gpus", "cross", "vs 1 GPU"}) header.insert(header.end() - 1, h);
+  const std::vector<std::string> columns = with_context(
+      {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
+       "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "cross_pairs", "one_gpu"});
+  sweep.run(task, header, columns, out, err).print(out);
+  for (const std::string& r : task.references()) out << "reference for " << r << "\n";
+  if (sweep.multi_gpu())
+    out << "vs 1 GPU: a deterministic kernel computing cross pairs twice must give the one-GPU output bit for bit "
+           "(bitwise); others are held to the tolerance only\n";
+  out << (task.all_pass() ? "all kernels PASS" : "some kernels FAIL") << "\n";
+  return task.all_pass() ? 0 : 1;
+}
+
+}  // namespace nf::cli
