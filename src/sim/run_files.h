@@ -1,5 +1,5 @@
 #pragma once
-//! The files of a simulation's output folder (DESIGN.md section 12):
+//! The files of a simulation's output folder (docs/design.md §12):
 //!   run.ini             what the run is (kernel, dt, ...): --resume refuses a run that differs
 //!   snap_NNNNNN.EXT     snapshots, step number zero-padded to 6
 //!   frame_NNNNNN.png    pictures (--render-every)

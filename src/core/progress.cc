@@ -1,0 +1,57 @@
+// The progress meter of long jobs (core/progress.h).
+#include "core/progress.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace nf {
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "unknown";
+  const long s = std::lround(seconds);
+  if (s >= 3600) return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
+  if (s >= 60) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f s", seconds);
+  return b;
+}
+
+Progress::Progress(std::ostream& out, std::vector<double> weights, double interval_s, Format format)
+    : out_(out), weights_(std::move(weights)), interval_s_(interval_s), format_(std::move(format)) {
+  for (double w : weights_) total_weight_ += w;
+}
+
+Progress::Progress(std::ostream& out, std::size_t units, double interval_s, Format format)
+    : Progress(out, std::vector<double>(units, 1.0), interval_s, std::move(format)) {}
+
+void Progress::complete(std::size_t units) {
+  for (; units > 0; --units, ++done_)
+    if (done_ < weights_.size()) done_weight_ += weights_[done_];
+}
+
+bool Progress::report(const std::string& what) {
+  if (done_ < weights_.size() && since_line_.seconds() < interval_s_) return false;
+  since_line_.restart();
+  out_ << format_(line(what)) << "\n";
+  out_.flush();
+  return true;
+}
+
+void Progress::restart() {
+  clock_.restart();
+  since_line_.restart();
+}
+
+ProgressLine Progress::line(const std::string& what) const {
+  ProgressLine l;
+  l.done = done_;
+  l.total = weights_.size();
+  l.elapsed_s = clock_.seconds();
+  l.left_s = done_weight_ > 0 ? l.elapsed_s / done_weight_ * (total_weight_ - done_weight_)
+                              : std::numeric_limits<double>::quiet_NaN();
+  l.what = what;
+  return l;
+}
+
+}  // namespace nf
