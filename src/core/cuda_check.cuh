@@ -15,8 +15,9 @@ class CudaError : public std::runtime_error {
 };
 
 inline void check_cuda(cudaError_t e, const char* expr, const char* file, int line) {
-  if (e != cudaSuccess)
-    throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorName(e) +
+  if (e == cudaSuccess) return;
+  cudaGetLastError();  // clear a non-sticky error: the next launch's check must not report it again
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorName(e) +
                     " (" + cudaGetErrorString(e) + ")");
 }
 

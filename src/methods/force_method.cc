@@ -100,11 +100,12 @@ void DeviceMethod::evaluate() {
   start_->record();
   compute();
   stop_->record();
+  evaluated_ = true;
 }
 
 void DeviceMethod::wait() { stop_->synchronize(); }
 
-double DeviceMethod::evaluate_ms() { return stop_->elapsed_since(*start_); }
+double DeviceMethod::evaluate_ms() { return evaluated_ ? stop_->elapsed_since(*start_) : 0.0; }
 
 void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening))

@@ -113,7 +113,7 @@ class ForceMethod {
   //! Overwrites the output with NaN, so a run that skips a particle cannot pass a test.
   virtual void poison_output() = 0;
 
-  //! Times of the last prepare and evaluation (waits for the evaluation).
+  //! Times of the last prepare and evaluation (waits for the evaluation; evaluate_ms 0 before one).
   virtual StageTimes times() = 0;
   //! Counting mode (MethodSetup::count_interactions): interactions the last evaluation evaluated.
   virtual unsigned long long counted_interactions() { return 0; }
@@ -174,7 +174,7 @@ class DeviceMethod : public ForceMethod {
   DeviceMethod(ForceModel model, MethodSetup setup);
   virtual void clear_output() = 0;
   virtual void compute() = 0;
-  //! Milliseconds of the last evaluation's compute (waits for it).
+  //! Milliseconds of the last evaluation's compute (waits for it); 0 before the first.
   double evaluate_ms();
   //! Milliseconds of the last prepare(Particles)'s upload (0 after prepare(DeviceParticles)).
   double upload_ms() const { return upload_ms_; }
@@ -183,6 +183,7 @@ class DeviceMethod : public ForceMethod {
   DeviceParticles uploaded_;  // prepare(Particles)'s copy of the positions
   double upload_ms_ = 0;
   std::unique_ptr<gpu::Event> start_, stop_;
+  bool evaluated_ = false;
 };
 
 //! Refuses (UsageError) a setup kernel k cannot take, before any work: a softening that is negative

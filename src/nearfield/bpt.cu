@@ -20,7 +20,8 @@ __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T
   const std::uint32_t box = v.nonempty[t];
   unsigned long long count = 0;
   for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i)
-    add_into(v.acc + i, near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count));
+    v.acc[i] = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count,
+                                        v.acc[i]);
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 

@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(PptPolicy::threads) ppt_kernel(NearFieldView<T
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.particle_box[i];
   unsigned long long count = 0;
-  add_into(v.acc + i, near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count));
+  v.acc[i] = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count, v.acc[i]);
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 

@@ -117,7 +117,7 @@ __global__ void small_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std
   const std::uint32_t i = list[k], box = v.particle_slot[i];
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long n = 0;
-  add_into(v.acc + i, near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n));
+  v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n, v.acc[i]);
   if constexpr (Counting) box_tiles::add_count(v.counter, n);
 }
 

@@ -24,14 +24,15 @@ NF_HD NF_INLINE void for_each_near_source(const std::uint32_t* box_start, const 
   }
 }
 
-//! The acceleration on sorted particle i (in `box`) from its whole near field, one source at a
-//! time with the interaction `g`; with Counting, every evaluated interaction is added to `count`.
+//! `a` plus the acceleration on sorted particle i (in `box`) from its whole near field, one source
+//! at a time with the interaction `g`; with Counting, every evaluated interaction is added to
+//! `count`. Kernels pass the particle's current output as `a` and store the result: they add into
+//! the output (core/body.h's contract) with the output's load issued before the sum, not after it.
 template <bool Counting, class Gravity, class T>
 NF_HD NF_INLINE Acc4<T> near_field_sum(const Gravity& g, const Body<T>* bodies, const std::uint32_t* box_start,
                                        const std::uint32_t* offset, const std::uint32_t* ids, std::uint32_t box,
-                                       std::uint32_t i, unsigned long long& count) {
+                                       std::uint32_t i, unsigned long long& count, Acc4<T> a = {0, 0, 0, 0}) {
   const Body<T> me = bodies[i];
-  Acc4<T> a{0, 0, 0, 0};
   for_each_near_source(box_start, offset, ids, box, i, [&](std::uint32_t j) {
     g(me, bodies[j], a);
     if constexpr (Counting) ++count;
