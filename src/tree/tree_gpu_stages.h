@@ -1,6 +1,6 @@
 #pragma once
 // The stages of the GPU tree builder as plain C++ drivers, one .cu file each (internal to
-// src/quadtree). Every driver runs on the default stream; the builder (tree_gpu_builder.cc)
+// src/tree). Every driver runs on the default stream; the builder (tree_gpu_builder.cc)
 // calls them in order and times them.
 //   tree_gpu_domain.cu     domain     min/max of the positions (only without an explicit domain)
 //   tree_gpu_keys.cu       keys, sort 64-bit Morton keys; cub::DeviceRadixSort over dim*K bits
