@@ -1,11 +1,16 @@
 #pragma once
-// Shared test helpers: temporary files, in-process CLI runs, random inputs, float64 checks.
+// Shared test helpers: temporary files, in-process CLI runs and the results files they write,
+// random inputs, bitwise comparison, environment variables, and the visible skip of GPU tests
+// without a device.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,8 +22,23 @@
 #include "core/gpu_runtime.h"
 #include "core/particles.h"
 #include "core/random.h"
+#include "measure/results.h"
 
 namespace nf::test {
+
+inline std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+//! Bitwise equality of two double arrays (so -0.0 and NaN payloads count).
+inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (bits_of(a[i]) != bits_of(b[i])) return false;
+  return true;
+}
 
 //! A fresh directory under /tmp, removed with its contents at scope exit.
 class TempDir {
@@ -56,6 +76,30 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int code = cli::run(args, out, err);
   return {code, out.str(), err.str()};
+}
+
+//! The rows of a CSV file (a results file), each split into its fields.
+inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) rows.push_back(split_csv_line(line));
+  return rows;
+}
+
+//! Runs a command that must succeed and returns the rows of the results file it wrote to.
+inline std::vector<std::vector<std::string>> rows_after(const std::vector<std::string>& args,
+                                                        const std::string& results) {
+  const CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return csv_rows(results);
+}
+
+//! The index of column `name` in a header row (fails the test when it is missing).
+inline std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  REQUIRE(it != header.end());
+  return static_cast<std::size_t>(it - header.begin());
 }
 
 //! Generated particles with random masses (so wrong-index bugs cannot hide behind equal masses).

@@ -1,7 +1,8 @@
 #pragma once
 // One part of a multi-GPU evaluation in host memory, for the CPU tests of the exchange
-// (test_multigpu: all parts in one process over the loopback transport; test_mpi: one part per
-// MPI process): the part's own tree and a float64 reference kernel, driven by evaluate_parts.
+// (test_distributed_decomposition: all parts in one process over the loopback transport;
+// test_mpi: one part per MPI process): the part's own tree and a float64 reference kernel,
+// driven by evaluate_parts.
 #include <cmath>
 #include <memory>
 #include <vector>

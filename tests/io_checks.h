@@ -1,29 +1,17 @@
 #pragma once
-// Helpers for the file-format tests: exact comparison of particles, and binary test files built
-// byte by byte (independently of the writers under test).
+// Helpers for the file-format tests: exact comparison of particles, sample particles, the error a
+// file gets, and binary test files built byte by byte (independently of the writers under test).
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/particles.h"
+#include "io/particle_file.h"
 #include "helpers.h"
 
 namespace nf::test {
-
-inline std::uint64_t bits_of(double v) {
-  std::uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-//! Bitwise equality of two double arrays (so -0.0 and NaN payloads count).
-inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (bits_of(a[i]) != bits_of(b[i])) return false;
-  return true;
-}
 
 //! Checks that q is p bit for bit (dim, every array, ids, velocities; time if `time`).
 inline void check_same(const Particles& p, const Particles& q, bool ids = true, bool time = true) {
@@ -39,6 +27,30 @@ inline void check_same(const Particles& p, const Particles& q, bool ids = true, 
   CHECK(same_bits(q.vz, p.vz));
   if (ids) CHECK(q.id == p.id);
   if (time) CHECK(bits_of(q.time) == bits_of(p.time));
+}
+
+//! The message of the InputError that reading `path` throws ("" if it reads).
+inline std::string read_error(const std::string& path, const std::string& format = "") {
+  try {
+    io::read_particles(path, format);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+inline void check_has(const std::string& message, const std::string& part) {
+  INFO("message: " << message);
+  CHECK(message.find(part) != std::string::npos);
+}
+
+//! Plummer particles with random masses; optional velocities and ids (not the row numbers).
+inline Particles sample(int dim, std::int64_t n, bool velocities, bool ids, std::uint64_t seed = 9) {
+  Particles p = make("plummer", dim, n, seed);
+  if (!velocities) p.vx.clear(), p.vy.clear(), p.vz.clear();
+  if (ids)
+    for (std::int64_t i = 0; i < n; ++i) p.id.push_back(5 * i - 3);
+  return p;
 }
 
 //! Rounds every value to float32 (what a Tipsy file can hold exactly).

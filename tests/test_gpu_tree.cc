@@ -35,7 +35,7 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
   CHECK(gpu.order == cpu.order);
   CHECK(gpu.box_key == cpu.box_key);
   CHECK(gpu.box_first == cpu.box_first);
-  CHECK(gpu.particle_slot == cpu.particle_slot);
+  CHECK(gpu.particle_compact_box == cpu.particle_compact_box);
   CHECK(gpu.near_full.offset == cpu.near_full.offset);
   CHECK(gpu.near_full.ids == cpu.near_full.ids);
   CHECK(gpu.near_half.offset == cpu.near_half.offset);

@@ -92,7 +92,7 @@ inline void check_compact(const Particles& p, const Tree& t, int level, const Do
   CHECK(t.box_key == ref.key);
   CHECK(t.box_first == ref.first);
   CHECK(t.order == ref.order);  // stable: rows of one box in input order
-  CHECK(t.particle_slot == ref.slot);
+  CHECK(t.particle_compact_box == ref.slot);
   const NeighborLists full = reference_lists(ref, false), half = reference_lists(ref, true);
   CHECK(t.near_full.offset == full.offset);
   CHECK(t.near_full.ids == full.ids);
@@ -146,7 +146,7 @@ inline void check_dense(const Tree& t) {
   CHECK(std::is_sorted(t.box_start.begin(), t.box_start.end()));
   std::size_t bad = 0;
   for (std::size_t s = 0; s < n; ++s) {
-    const std::uint64_t key = t.box_key[t.particle_slot[s]];
+    const std::uint64_t key = t.box_key[t.particle_compact_box[s]];
     bad += t.particle_box[s] != key;
     bad += !(t.box_start[key] <= s && s < t.box_start[key + 1]);
   }

@@ -62,7 +62,7 @@ void write_compact_boxes(const std::string& path, const Tree& t) {
     std::string& text = w.text();
     text += std::to_string(t.box_key[k]);
     append_coords(text, t.dim, t.box_key[k]);
-    text += "," + std::to_string(t.box_first[k]) + "," + std::to_string(t.slot_count(k)) + "," +
+    text += "," + std::to_string(t.box_first[k]) + "," + std::to_string(t.compact_count(k)) + "," +
             std::to_string(t.near_full.offset[k + 1] - t.near_full.offset[k]) + "," +
             std::to_string(t.near_half.offset[k + 1] - t.near_half.offset[k]) + "\n";
     w.row_done();

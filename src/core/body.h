@@ -33,4 +33,11 @@ NF_HD NF_INLINE void add_into(Acc4<T>* dst, const Acc4<T>& a) {
   *dst = d;
 }
 
+//! prior + a (x, y, z): a thread that owns its particle's output loads it (prior) before its
+//! work, so that the load's latency hides behind the work, and stores prior + its sum at the end.
+template <class T>
+NF_HD NF_INLINE Acc4<T> plus(const Acc4<T>& prior, const Acc4<T>& a) {
+  return {prior.x + a.x, prior.y + a.y, prior.z + a.z, prior.pad};
+}
+
 }  // namespace nf

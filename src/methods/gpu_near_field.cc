@@ -142,7 +142,7 @@ class GpuNearFieldMethod final : public PartMethod {
     view_.acc = acc_.data();
     view_.box_key = t.box_key.data();
     view_.box_first = t.box_first.data();
-    view_.particle_slot = t.particle_slot.data();
+    view_.particle_compact_box = t.particle_compact_box.data();
     view_.near_full_offset = t.near_full_offset.data();
     view_.near_full_ids = t.near_full_ids.data();
     view_.near_offset = newton3_ ? t.near_half_offset.data() : t.near_full_offset.data();

@@ -3,27 +3,24 @@
 #include <numeric>
 #include <vector>
 
-#include "core/body.h"
+#include "core/bodies.h"
 #include "physics/interaction.h"
 #include "tree/tree.h"
 
 namespace nf {
 namespace {
 
-Body<double> body(const Particles& p, std::size_t i) {
-  return {p.x[i], p.y[i], p.dim == 3 ? p.z[i] : 0.0, p.m[i]};
-}
-
 template <int D>
 double allpairs(const Particles& p, double softening) {
   const SoftenedGravity<D, double> g{softening * softening};
   const long n = static_cast<long>(p.size());
+  const std::vector<Body<double>> b = make_bodies<double>(p);
   std::vector<double> row(p.size(), 0.0);  // row[i] = sum_{j>i} m_j / r_ij
 #pragma omp parallel for schedule(dynamic, 16)
   for (long i = 0; i < n; ++i) {
-    const Body<double> bi = body(p, i);
+    const Body<double> bi = b[i];
     double s = 0.0;
-    for (long j = i + 1; j < n; ++j) s += p.m[j] * g.inverse_distance(bi, body(p, j));
+    for (long j = i + 1; j < n; ++j) s += p.m[j] * g.inverse_distance(bi, b[j]);
     row[i] = p.m[i] * s;
   }
   return -std::accumulate(row.begin(), row.end(), 0.0);
@@ -34,8 +31,7 @@ double near_field(const Particles& p, int level, const Domain& domain, double so
   const SoftenedGravity<D, double> g{softening * softening};
   const Tree t = build_tree(p, level, domain, false);
   const long boxes = static_cast<long>(t.nonempty_boxes());
-  std::vector<Body<double>> b(p.size());
-  for (std::size_t s = 0; s < b.size(); ++s) b[s] = body(p, t.order[s]);
+  const std::vector<Body<double>> b = make_bodies<double>(p, t.order.data());
   std::vector<double> per_box(t.nonempty_boxes(), 0.0);
   // Each unordered pair once: later particles of the own box, then every particle of the
   // neighbors with a larger compact id (the half lists).

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(PotentialPolicy::threads)
 template <int D, class T>
 __global__ void __launch_bounds__(PotentialPolicy::threads)
     near_potential_kernel(const Body<T>* __restrict__ b, const std::uint32_t* __restrict__ box_first,
-                          const std::uint32_t* __restrict__ slot, const std::uint32_t* __restrict__ offset,
+                          const std::uint32_t* __restrict__ compact_box, const std::uint32_t* __restrict__ offset,
                           const std::uint32_t* __restrict__ ids, std::uint32_t n, T eps2, double* __restrict__ block_sums) {
   const SoftenedGravity<D, T> g{eps2};
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(PotentialPolicy::threads)
   if (i < n) {
     const Body<T> bi = b[i];
     double s = 0.0;
-    for_each_near_source(box_first, offset, ids, slot[i], i,
+    for_each_near_source(box_first, offset, ids, compact_box[i], i,
                          [&](std::uint32_t j) { s += double(b[j].m * g.inverse_distance(bi, b[j])); });
     sum = 0.5 * double(bi.m) * s;  // every pair is seen from both of its particles
   }
@@ -112,7 +112,7 @@ double near_field_potential(const Body<T>* sorted, const DeviceTree& t, T eps2, 
   constexpr unsigned P = PotentialPolicy::threads;
   const unsigned blocks = gpu::blocks_for(t.n, P);
   double* sums = static_cast<double*>(scratch.get(blocks * sizeof(double)));
-  near_potential_kernel<D, T><<<blocks, P>>>(sorted, t.box_first.data(), t.particle_slot.data(),
+  near_potential_kernel<D, T><<<blocks, P>>>(sorted, t.box_first.data(), t.particle_compact_box.data(),
                                              t.near_full_offset.data(), t.near_full_ids.data(), t.n, eps2, sums);
   NF_CUDA_LAUNCHED();
   return negated_total(sums, blocks);

@@ -18,8 +18,8 @@ unsigned long long full_box(const HostNearField<T>& f, std::uint32_t b) {
   const SoftenedGravity<D, T> g{f.eps2};
   unsigned long long count = 0;
   for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i)
-    f.acc[i] = near_field_sum<Counting>(g, f.bodies, t.box_start.data(), t.full.offset.data(), t.full.ids.data(), b, i,
-                                        count, f.acc[i]);
+    add_into(f.acc + i, near_field_sum<Counting>(g, f.bodies, t.box_start.data(), t.full.offset.data(),
+                                                 t.full.ids.data(), b, i, count));
   return count;
 }
 

@@ -26,7 +26,7 @@ struct NearFieldView {
   const std::uint32_t* box_first = nullptr;    //!< M + 1 offsets into the sorted bodies
   const std::uint32_t* near_offset = nullptr;  //!< M + 1: compact neighbor lists, full or half as
   const std::uint32_t* near_ids = nullptr;     //!<   the kernel's kNewton3 trait says
-  const std::uint32_t* particle_slot = nullptr;  //!< n: each sorted body's compact box id
+  const std::uint32_t* particle_compact_box = nullptr;  //!< n: each sorted body's compact box id
   const std::uint32_t* near_full_offset = nullptr;  //!< M + 1: the full compact lists, whatever the
   const std::uint32_t* near_full_ids = nullptr;     //!<   kernel's traits (one-sided paths need them)
   // The paper's dense layout (kernels with kDenseTree only; null otherwise).

@@ -114,10 +114,11 @@ __global__ void small_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std
                                  std::uint32_t count) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
-  const std::uint32_t i = list[k], box = v.particle_slot[i];
+  const std::uint32_t i = list[k], box = v.particle_compact_box[i];
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long n = 0;
-  v.acc[i] = near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n, v.acc[i]);
+  const Acc4<T> prior = v.acc[i];  // adds into the output (core/body.h): loaded before the sum
+  v.acc[i] = plus(prior, near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n));
   if constexpr (Counting) box_tiles::add_count(v.counter, n);
 }
 

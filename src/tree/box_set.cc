@@ -16,23 +16,23 @@ void count_dense(const Particles& p, int level, const Domain& dom, BoxSet& b,
                  std::vector<std::uint32_t>* particle_box) {
   const std::uint64_t nbox = std::uint64_t(1) << (p.dim * level);
   const long n = static_cast<long>(p.size());
-  std::vector<std::uint32_t> slot(nbox, 0);
+  std::vector<std::uint32_t> counter(nbox, 0);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
     const std::uint64_t k = particle_key(p, static_cast<std::size_t>(i), level, dom);
 #pragma omp atomic update
-    ++slot[k];
+    ++counter[k];
   }
   for (std::uint64_t k = 0; k < nbox; ++k)
-    if (slot[k]) {
+    if (counter[k]) {
       b.key.push_back(k);
-      b.count.push_back(slot[k]);
-      slot[k] = static_cast<std::uint32_t>(b.key.size() - 1);
+      b.count.push_back(counter[k]);
+      counter[k] = static_cast<std::uint32_t>(b.key.size() - 1);
     }
   if (!particle_box) return;
   particle_box->resize(p.size());
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) (*particle_box)[i] = slot[particle_key(p, static_cast<std::size_t>(i), level, dom)];
+  for (long i = 0; i < n; ++i) (*particle_box)[i] = counter[particle_key(p, static_cast<std::size_t>(i), level, dom)];
 }
 
 // Sparse counting (deep levels): each thread sorts the keys of its chunk and counts their runs;
@@ -102,7 +102,7 @@ BoxSet box_set(const Tree& t) {
   b.level = t.level;
   b.key = t.box_key;
   b.count.resize(t.nonempty_boxes());
-  for (std::uint32_t k = 0; k < t.nonempty_boxes(); ++k) b.count[k] = t.slot_count(k);
+  for (std::uint32_t k = 0; k < t.nonempty_boxes(); ++k) b.count[k] = t.compact_count(k);
   b.first.assign(t.box_first.begin(), t.box_first.end());
   if (b.first.empty()) b.first.push_back(0);
   b.near = t.near_full;

@@ -126,14 +126,14 @@ Tree build(const Particles& p, int level, const Domain& dom, bool dense) {
   radix_sort_pairs(key, t.order, D * level);
 
   // Runs of equal keys are the non-empty boxes.
-  t.particle_slot.resize(n);
+  t.particle_compact_box.resize(n);
   t.box_first.push_back(0);
   for (std::size_t s = 0; s < n; ++s) {
     if (s == 0 || key[s] != key[s - 1]) {
       t.box_key.push_back(key[s]);
       if (s > 0) t.box_first.push_back(static_cast<std::uint32_t>(s));
     }
-    t.particle_slot[s] = static_cast<std::uint32_t>(t.box_key.size() - 1);
+    t.particle_compact_box[s] = static_cast<std::uint32_t>(t.box_key.size() - 1);
   }
   if (n > 0) t.box_first.push_back(static_cast<std::uint32_t>(n));
   t.box_key.shrink_to_fit();
@@ -147,21 +147,21 @@ Tree build(const Particles& p, int level, const Domain& dom, bool dense) {
 
 std::uint32_t Tree::max_box_count() const {
   std::uint32_t m = 0;
-  for (std::uint32_t k = 0; k < nonempty_boxes(); ++k) m = std::max(m, slot_count(k));
+  for (std::uint32_t k = 0; k < nonempty_boxes(); ++k) m = std::max(m, compact_count(k));
   return m;
 }
 
 std::uint32_t Tree::min_box_count() const {
   if (nonempty_boxes() < nbox) return 0;
-  std::uint32_t m = slot_count(0);
-  for (std::uint32_t k = 1; k < nonempty_boxes(); ++k) m = std::min(m, slot_count(k));
+  std::uint32_t m = compact_count(0);
+  for (std::uint32_t k = 1; k < nonempty_boxes(); ++k) m = std::min(m, compact_count(k));
   return m;
 }
 
 std::uint64_t Tree::heap_bytes() const {
   auto bytes = [](const auto& v) { return std::uint64_t(v.capacity()) * sizeof(v[0]); };
   auto lists = [&](const NeighborLists& l) { return bytes(l.offset) + bytes(l.ids); };
-  return bytes(order) + bytes(box_key) + bytes(box_first) + bytes(particle_slot) + lists(near_full) +
+  return bytes(order) + bytes(box_key) + bytes(box_first) + bytes(particle_compact_box) + lists(near_full) +
          lists(near_half) + bytes(box_start) + bytes(particle_box) + bytes(nonempty) + lists(full) + lists(half);
 }
 
@@ -187,7 +187,7 @@ double tree_bytes(int dim, int level, std::uint64_t particles, bool dense) {
   const double n = static_cast<double>(particles), nbox = std::ldexp(1.0, dim * level);
   const double boxes = std::min(n, nbox);                 // non-empty boxes, at most
   const double links = (dim == 2 ? 8.0 : 26.0) * boxes;  // between non-empty boxes, at most
-  // Per particle: order, slot, key, and the sort's second key and index buffers; per non-empty
+  // Per particle: order, compact box, key, and the sort's second key and index buffers; per non-empty
   // box: key, first, two offsets; full + half ids.
   double bytes = 28.0 * n + 20.0 * boxes + 6.0 * links;
   if (dense) {

@@ -38,7 +38,7 @@ struct Tree {
   std::vector<std::uint32_t> order;          //!< sorted position -> input row (the permutation back)
   std::vector<std::uint64_t> box_key;        //!< M Morton keys of the non-empty boxes, ascending
   std::vector<std::uint32_t> box_first;      //!< M + 1 offsets into the sorted particles
-  std::vector<std::uint32_t> particle_slot;  //!< sorted position -> compact id of its box
+  std::vector<std::uint32_t> particle_compact_box;  //!< sorted position -> compact id of its box
   NeighborLists near_full;                   //!< per compact box: adjacent non-empty boxes, compact ids
   NeighborLists near_half;                   //!< the part of near_full with larger ids (= larger keys)
 
@@ -53,7 +53,7 @@ struct Tree {
   //! M, the number of non-empty boxes.
   std::uint32_t nonempty_boxes() const { return static_cast<std::uint32_t>(box_key.size()); }
   //! Particles in compact box k.
-  std::uint32_t slot_count(std::uint32_t k) const { return box_first[k + 1] - box_first[k]; }
+  std::uint32_t compact_count(std::uint32_t k) const { return box_first[k + 1] - box_first[k]; }
   //! Particles in box b of the dense layout.
   std::uint32_t box_count(std::uint32_t b) const { return box_start[b + 1] - box_start[b]; }
   std::uint32_t max_box_count() const;

@@ -40,7 +40,7 @@ struct DeviceTree {
   gpu::DeviceBuffer<std::uint32_t> order;          //!< N: sorted position -> input row
   gpu::DeviceBuffer<std::uint64_t> box_key;        //!< M valid: Morton keys of the non-empty boxes, ascending
   gpu::DeviceBuffer<std::uint32_t> box_first;      //!< M + 1 valid: offsets into the sorted particles
-  gpu::DeviceBuffer<std::uint32_t> particle_slot;  //!< N: sorted position -> compact id of its box
+  gpu::DeviceBuffer<std::uint32_t> particle_compact_box;  //!< N: sorted position -> compact id of its box
   gpu::DeviceBuffer<std::uint32_t> near_full_offset, near_half_offset;  //!< M + 1 valid: CSR offsets
   gpu::DeviceBuffer<std::uint32_t> near_full_ids, near_half_ids;        //!< compact ids, ascending per box
 
@@ -56,7 +56,7 @@ struct GpuBuildTimes {
   double domain = 0;      //!< the default domain's reduction, or the copy of a given domain
   double keys = 0;        //!< Morton key of each particle's box
   double sort = 0;        //!< cub::DeviceRadixSort of (key, index) over dim*K bits
-  double box_starts = 0;  //!< non-empty boxes: run boundaries, box_key, box_first, particle_slot
+  double box_starts = 0;  //!< non-empty boxes: run boundaries, box_key, box_first, particle_compact_box
   double neighbors = 0;   //!< compact neighbor lists (counts, scans, fill)
   double dense = 0;       //!< the dense arrays (0 when not requested)
   double total = 0;

@@ -28,21 +28,21 @@ RunStarts run_starts(const std::uint64_t* keys) {
   return RunStarts(thrust::counting_iterator<std::uint32_t>(0), RunStart{keys});
 }
 
-// particle_slot holds the inclusive scan of the run starts (compact id + 1) on entry.
+// particle_compact_box holds the inclusive scan of the run starts (compact id + 1) on entry.
 __global__ void box_fill_kernel(const std::uint64_t* __restrict__ keys, std::uint32_t n,
-                                std::uint32_t* __restrict__ particle_slot, std::uint64_t* __restrict__ box_key,
+                                std::uint32_t* __restrict__ particle_compact_box, std::uint64_t* __restrict__ box_key,
                                 std::uint32_t* __restrict__ box_first, std::uint32_t* __restrict__ counters) {
   const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
-  const std::uint32_t slot = particle_slot[s] - 1;
-  particle_slot[s] = slot;
+  const std::uint32_t box = particle_compact_box[s] - 1;
+  particle_compact_box[s] = box;
   if (s == 0 || keys[s] != keys[s - 1]) {
-    box_key[slot] = keys[s];
-    box_first[slot] = s;
+    box_key[box] = keys[s];
+    box_first[box] = s;
   }
   if (s == n - 1) {
-    box_first[slot + 1] = n;
-    counters[kBoxes] = slot + 1;
+    box_first[box + 1] = n;
+    counters[kBoxes] = box + 1;
   }
 }
 
@@ -71,10 +71,10 @@ void find_boxes(DeviceTree& t, Scratch& s) {
     return;
   }
   std::size_t bytes = s.temp.size();
-  NF_CUDA(cub::DeviceScan::InclusiveSum(s.temp.data(), bytes, run_starts(s.sorted_keys.data()), t.particle_slot.data(),
+  NF_CUDA(cub::DeviceScan::InclusiveSum(s.temp.data(), bytes, run_starts(s.sorted_keys.data()), t.particle_compact_box.data(),
                                         static_cast<int>(t.n)));
   box_fill_kernel<<<gpu::blocks_for(t.n, BoxesPolicy::threads), BoxesPolicy::threads>>>(
-      s.sorted_keys.data(), t.n, t.particle_slot.data(), t.box_key.data(), t.box_first.data(), s.counters.data());
+      s.sorted_keys.data(), t.n, t.particle_compact_box.data(), t.box_key.data(), t.box_first.data(), s.counters.data());
   NF_CUDA_LAUNCHED();
   // M sizes the next stages' launches and scans: one small synchronous read.
   gpu::copy_to_host(&t.nonempty_count, s.counters.data() + kBoxes, sizeof(std::uint32_t));

@@ -71,7 +71,7 @@ GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense) {
   t.order = gpu::DeviceBuffer<std::uint32_t>(n);
   t.box_key = gpu::DeviceBuffer<std::uint64_t>(boxes);
   t.box_first = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
-  t.particle_slot = gpu::DeviceBuffer<std::uint32_t>(n);
+  t.particle_compact_box = gpu::DeviceBuffer<std::uint32_t>(n);
   t.near_full_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
   t.near_half_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
   std::size_t counts = boxes + 1;
@@ -139,7 +139,7 @@ Tree download_tree(const DeviceTree& t) {
   h.order = download_prefix(t.order, t.n);
   h.box_key = download_prefix(t.box_key, m);
   h.box_first = download_prefix(t.box_first, std::size_t(m) + 1);
-  h.particle_slot = download_prefix(t.particle_slot, t.n);
+  h.particle_compact_box = download_prefix(t.particle_compact_box, t.n);
   h.near_full.offset = download_prefix(t.near_full_offset, std::size_t(m) + 1);
   h.near_half.offset = download_prefix(t.near_half_offset, std::size_t(m) + 1);
   h.near_full.ids = download_prefix(t.near_full_ids, t.near_full_links);

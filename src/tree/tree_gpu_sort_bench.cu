@@ -9,14 +9,14 @@ namespace nf {
 
 std::vector<double> time_bare_sort(const DeviceTree& t, int warmup, int reps) {
   if (t.n == 0 || t.level == 0) return std::vector<double>(static_cast<std::size_t>(reps), 0.0);
-  // The keys the build sorted, in input order: key of sorted position s is box_key[slot[s]],
+  // The keys the build sorted, in input order: key of sorted position s is box_key[compact[s]],
   // and it belongs to input row order[s].
   std::vector<std::uint64_t> k(t.n);
   std::vector<std::uint32_t> v(t.n);
   {
-    const std::vector<std::uint32_t> order = t.order.download(), slot = t.particle_slot.download();
+    const std::vector<std::uint32_t> order = t.order.download(), compact = t.particle_compact_box.download();
     const std::vector<std::uint64_t> box_key = t.box_key.download();
-    for (std::uint32_t s = 0; s < t.n; ++s) k[order[s]] = box_key[slot[s]], v[s] = s;
+    for (std::uint32_t s = 0; s < t.n; ++s) k[order[s]] = box_key[compact[s]], v[s] = s;
   }
   const gpu::DeviceBuffer<std::uint64_t> keys_orig(k);
   const gpu::DeviceBuffer<std::uint32_t> vals_orig(v);

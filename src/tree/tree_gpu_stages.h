@@ -6,7 +6,7 @@
 //   tree_gpu_keys.cu       keys, sort 64-bit Morton keys; cub::DeviceRadixSort over dim*K bits
 //                                     (stable: ties keep input order, as the CPU radix sort)
 //   tree_gpu_boxes.cu      boxes      scan of the run boundaries: box_key, box_first,
-//                                     particle_slot, M; the largest box
+//                                     particle_compact_box, M; the largest box
 //   tree_gpu_neighbors.cu  neighbors  compact lists: counts, exclusive scans, fill
 //   tree_gpu_dense.cu      dense      boxIdx over all boxes, dense lists (only on request)
 #include <cstddef>
@@ -55,7 +55,7 @@ void sort_keys(DeviceTree& t, Scratch& s);
 
 // boxes
 std::size_t boxes_temp_bytes(std::size_t n);
-//! t.box_key, box_first, particle_slot from s.sorted_keys; t.nonempty_count (read back);
+//! t.box_key, box_first, particle_compact_box from s.sorted_keys; t.nonempty_count (read back);
 //! the largest box into s.counters[kMaxCount].
 void find_boxes(DeviceTree& t, Scratch& s);
 

@@ -1,58 +1,26 @@
-// The multi-GPU decomposition on the CPU: box counts, the split by cost, halos (against a brute
-// force over box coordinates), the send/recv plan (both sides, particle by particle), the parts'
-// inputs (their trees must have exactly the planned layout), and whole evaluations over parts in
-// host memory through the same exchange code the GPUs run. Also the uniform-fast generator and
-// the checks of --gpus / --cross-pairs.
-#include <omp.h>
-
+// The decomposition over several devices (distributed/decomposition.h, exchange.h), on the CPU:
+// the split by cost, halos against a brute force over box coordinates, the send/recv plan (both
+// sides, particle by particle), the parts' inputs (their trees must have exactly the planned
+// layout), and whole evaluations over parts in host memory through the same exchange code the
+// GPUs run (host_part.h).
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <map>
-#include <memory>
 #include <set>
-#include <sstream>
 
-#include "core/body.h"
-#include "tree/domain.h"
 #include "core/errors.h"
-#include "ic/generate.h"
-#include "physics/interaction.h"
-#include "methods/force_method.h"
-#include "measure/results.h"
-#include "helpers.h"
-#include "host_part.h"
 #include "distributed/decomposition.h"
-#include "tree/box_set.h"
 #include "distributed/exchange.h"
-#include "distributed/spread_method.h"
-#include "distributed/nccl_transport.h"
+#include "tree/box_set.h"
+#include "tree/domain.h"
 #include "tree/morton.h"
 #include "tree/tree.h"
+#include "box_inputs.h"
+#include "helpers.h"
+#include "host_part.h"
 
 using namespace nf;
 
 namespace {
-
-// Inputs of every kind the decomposition must handle: empty, one particle, odd counts, uniform,
-// clustered (empty boxes between dense ones), 2D and 3D.
-struct Case {
-  std::string name;
-  Particles p;
-  int level;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> c;
-  c.push_back({"empty 2D", test::make("uniform", 2, 0), 3});
-  c.push_back({"one particle 3D", test::make("uniform", 3, 1), 2});
-  c.push_back({"uniform 2D odd", test::make("uniform", 2, 3001, 11), 4});
-  c.push_back({"clusters 2D", test::make("clusters", 2, 4000, 12), 6});
-  c.push_back({"uniform 3D", test::make("uniform", 3, 2500, 13), 3});
-  c.push_back({"plummer 3D deep", test::make("plummer", 3, 3000, 14), 7});
-  c.push_back({"corners 2D deep", test::make("corners", 2, 1000, 15), 12});
-  return c;
-}
 
 // Brute force: boxes are adjacent when their coordinates differ by at most 1 along every axis.
 bool adjacent(int dim, std::uint64_t a, std::uint64_t b) {
@@ -134,28 +102,6 @@ void check_plan(const BoxSet& b, const Decomposition& d, const ExchangePlan& pla
 
 }  // namespace
 
-TEST_CASE("count_boxes equals the CPU tree's boxes, counts and neighbor lists (dense and sorted counting)") {
-  for (const Case& c : cases()) {
-    CAPTURE(c.name);
-    const Domain dom = default_domain(c.p);
-    const Tree t = build_tree(c.p, c.level, dom, false);
-    for (std::uint64_t limit : {kDenseCountLimit, std::uint64_t(0)}) {
-      CAPTURE(limit);
-      std::vector<std::uint32_t> particle_box;
-      const BoxSet b = count_boxes(c.p, c.level, dom, &particle_box, limit);
-      CHECK(b.key == t.box_key);
-      REQUIRE(b.first.size() == t.box_first.size() + (t.box_first.empty() ? 1 : 0));
-      for (std::size_t k = 0; k < t.box_first.size(); ++k) CHECK(b.first[k] == t.box_first[k]);
-      CHECK(b.near.offset == t.near_full.offset);
-      CHECK(b.near.ids == t.near_full.ids);
-      REQUIRE(particle_box.size() == c.p.size());
-      for (std::size_t s = 0; s < t.particles(); ++s) CHECK(particle_box[t.order[s]] == t.particle_slot[s]);
-      CHECK(near_field_interactions(b) == near_field_interactions(box_set(t)));
-      CHECK(b.max_count() == t.max_box_count());
-    }
-  }
-}
-
 TEST_CASE("split_by_cost covers the boxes in order and bounds the imbalance") {
   nf::Random r(5);
   for (int trial = 0; trial < 200; ++trial) {
@@ -188,7 +134,7 @@ TEST_CASE("split_by_cost covers the boxes in order and bounds the imbalance") {
 }
 
 TEST_CASE("decompose: every box owned exactly once, halos exactly the adjacent boxes outside the range") {
-  for (const Case& c : cases()) {
+  for (const test::BoxInput& c : test::box_inputs()) {
     const Domain dom = default_domain(c.p);
     const BoxSet b = count_boxes(c.p, c.level, dom);
     const std::vector<double> cost = box_costs(b);
@@ -231,7 +177,7 @@ TEST_CASE("decompose: every box owned exactly once, halos exactly the adjacent b
 }
 
 TEST_CASE("exchange plan: both sides agree, halo particles arrive once from their owner; part trees match the layout") {
-  for (const Case& c : cases()) {
+  for (const test::BoxInput& c : test::box_inputs()) {
     const Domain dom = default_domain(c.p);
     std::vector<std::uint32_t> particle_box;
     const BoxSet b = count_boxes(c.p, c.level, dom, &particle_box);
@@ -295,7 +241,7 @@ TEST_CASE("decompose refuses zero parts; select_rows keeps positions and masses"
 // --- The evaluation over parts, on the host: the same exchange code the GPUs run ----------------
 namespace {
 
-std::vector<double> evaluate_split(const Case& c, int parts, CrossPairs cross, std::size_t* messages = nullptr) {
+std::vector<double> evaluate_split(const test::BoxInput& c, int parts, CrossPairs cross, std::size_t* messages = nullptr) {
   LoopbackTransport t;
   std::size_t expect = 0;
   const std::vector<double> out = test::evaluate_split(c.p, c.level, parts, cross, t, {}, &expect);
@@ -307,7 +253,7 @@ std::vector<double> evaluate_split(const Case& c, int parts, CrossPairs cross, s
 }  // namespace
 
 TEST_CASE("evaluation over parts on the host: twice equals one part bit for bit, once within 1e-12") {
-  for (const Case& c : cases()) {
+  for (const test::BoxInput& c : test::box_inputs()) {
     const std::vector<double> whole = evaluate_split(c, 1, CrossPairs::twice);
     for (double v : whole) REQUIRE(std::isfinite(v));
     const std::vector<double> whole_once = evaluate_split(c, 1, CrossPairs::once);
@@ -332,199 +278,4 @@ TEST_CASE("evaluation over parts on the host: twice equals one part bit for bit,
       CHECK(std::sqrt(diff_full) <= 1e-12 * std::sqrt(norm));
     }
   }
-}
-
-TEST_CASE("loopback transport refuses unmatched or mismatched messages") {
-  LoopbackTransport t;
-  int a = 1, b = 0;
-  t.group_start();
-  t.send(0, 1, &a, sizeof a);
-  CHECK_THROWS_AS(t.group_end(), std::logic_error);
-  t.group_start();
-  t.send(0, 1, &a, sizeof a);
-  t.recv(1, 0, &b, 2);
-  CHECK_THROWS_AS(t.group_end(), std::logic_error);
-  t.group_start();
-  t.send(0, 1, &a, sizeof a);
-  t.recv(1, 0, &b, sizeof b);
-  t.group_end();
-  CHECK(b == 1);
-  CHECK(t.messages() == 1);
-  CHECK_THROWS_AS(t.send(0, 1, &a, sizeof a), std::logic_error);
-}
-
-TEST_CASE("loopbacks check every message of a group before they move any; the device one copies on the GPU") {
-  int a = 1, b = 2, x = 0, y = 0;
-  auto mismatched_group = [&](LoopbackTransport& t) {
-    t.group_start();
-    t.send(0, 1, &a, sizeof a);
-    t.recv(1, 0, &x, sizeof x);  // matches
-    t.send(1, 0, &b, sizeof b);
-    t.recv(0, 1, &y, 1);  // does not
-    CHECK_THROWS_AS(t.group_end(), std::logic_error);
-  };
-  LoopbackTransport host;
-  mismatched_group(host);
-  CHECK(x == 0);  // nothing moved
-  CHECK(host.messages() == 0);
-  DeviceLoopbackTransport device;
-  mismatched_group(device);  // refused before any device copy, so also without a GPU
-  CHECK(device.messages() == 0);
-  device.group_start();
-  device.send(0, 1, &a, sizeof a);
-  CHECK_THROWS_AS(device.group_end(), std::logic_error);  // a send nobody receives
-  if (!gpu::available()) {  // a matched message is a device copy: refused with the reason
-    device.group_start();
-    device.send(0, 1, &a, sizeof a);
-    device.recv(1, 0, &x, sizeof x);
-    CHECK_THROWS_AS(device.group_end(), UsageError);
-  }
-}
-
-TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on; without a GPU it is refused like --gpus") {
-  test::EnvScope emulate("NEARFIELD_EMULATE_GPUS", nullptr);
-  CHECK_FALSE(emulating_gpus());
-  emulate.set("0");
-  CHECK_FALSE(emulating_gpus());
-  emulate.set("yes");
-  CHECK_FALSE(emulating_gpus());
-  emulate.set("1");
-  CHECK(emulating_gpus());
-  CHECK_THROWS_AS(check_gpus(find_kernel("cpu-serial"), 2), UsageError);  // still GPU near-field kernels only
-  CHECK_THROWS_AS(check_gpus(find_kernel("allpairs-tiled"), 2), UsageError);
-  CHECK_THROWS_AS(check_gpus(find_kernel("bpb"), 0), UsageError);
-  if (!gpu::available())
-    CHECK_THROWS_WITH_AS(check_gpus(find_kernel("bpb"), 2), doctest::Contains("needs a CUDA GPU"), UsageError);
-}
-
-TEST_CASE("uniform-fast: uniform in [0,1)^D, the same for any thread count, seeded") {
-  GenerateOptions g;
-  g.dist = "uniform-fast";
-  g.dim = 3;
-  g.n = 100001;
-  g.seed = 9;
-  g.mass = "random";
-  omp_set_num_threads(1);
-  const Particles one = generate(g);
-  omp_set_num_threads(2);
-  const Particles two = generate(g);
-  cli::apply_threads(0);
-  CHECK(one.x == two.x);
-  CHECK(one.y == two.y);
-  CHECK(one.z == two.z);
-  CHECK(one.m == two.m);
-  double sum[3] = {0, 0, 0}, mass = 0;
-  for (std::size_t i = 0; i < one.size(); ++i) {
-    for (int a = 0; a < 3; ++a) {
-      const double v = one.coord(i, a);
-      REQUIRE(v >= 0.0);
-      REQUIRE(v < 1.0);
-      sum[a] += v;
-    }
-    CHECK(one.m[i] >= 0.5 / one.size());
-    CHECK(one.m[i] < 1.5 / one.size());
-    mass += one.m[i];
-  }
-  for (double s : sum) CHECK(s / one.size() == doctest::Approx(0.5).epsilon(0.01));
-  CHECK(mass == doctest::Approx(1.0).epsilon(0.01));
-  // Boxes fill evenly: level 3 has 512 boxes of about 195 particles each.
-  const BoxSet b = count_boxes(one, 3, default_domain(one));
-  CHECK(b.boxes() == 512);
-  for (std::uint32_t c : b.count) CHECK(std::abs(int(c) - 195) < 80);
-  g.seed = 10;
-  CHECK(generate(g).x != one.x);
-  g.dim = 2;
-  g.mass = "equal";
-  const Particles flat = generate(g);
-  CHECK(flat.z.empty());
-  CHECK(flat.m[0] == 1.0 / flat.size());
-}
-
-TEST_CASE("--gpus and --cross-pairs are checked before any work") {
-  test::TempDir dir;
-  auto r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial", "--gpus",
-                          "2", "--output", dir.file("a.csv")});
-  CHECK(r.code == 2);
-  CHECK(r.err.find("CPU kernel") != std::string::npos);
-  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial", "--gpus", "0",
-                     "--output", dir.file("a.csv")});
-  CHECK(r.code == 2);
-  CHECK(r.err.find("at least 1") != std::string::npos);
-  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial",
-                     "--cross-pairs", "thrice", "--output", dir.file("a.csv")});
-  CHECK(r.code == 2);
-  CHECK(r.err.find("thrice") != std::string::npos);
-  r = test::run_cli({"bench", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial,cpu-n3", "--gpus",
-                     "1,2", "--output", dir.file("r.csv")});
-  CHECK(r.code == 2);
-  CHECK(r.err.find("--gpus 2") != std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(dir.file("r.csv")));
-  // Without a GPU (this build or machine) every GPU kernel is refused with the reason.
-  if (!gpu::available()) {
-    r = test::run_cli({"validate", "--dist", "uniform", "--n", "50", "--level", "2", "--gpus", "2"});
-    CHECK(r.code == 2);
-    CHECK(r.err.find("GPU") != std::string::npos);
-  }
-  CHECK_THROWS_AS(parse_cross_pairs("both"), UsageError);
-  CHECK(parse_cross_pairs("once") == CrossPairs::once);
-  CHECK(std::string(to_string(CrossPairs::automatic)) == "auto");
-}
-
-TEST_CASE("cross pairs: auto is once for Newton-3 kernels with atomics, twice otherwise; once needs Newton-3") {
-  for (const KernelInfo* k : kernels_with(kGpu | kNearField)) {
-    CAPTURE(k->name);
-    const CrossPairs a = resolve_cross_pairs(*k, CrossPairs::automatic);
-    CHECK(a == (k->newton3() && !k->deterministic() ? CrossPairs::once : CrossPairs::twice));
-    CHECK(resolve_cross_pairs(*k, CrossPairs::twice) == CrossPairs::twice);
-    if (k->newton3())
-      CHECK(resolve_cross_pairs(*k, CrossPairs::once) == CrossPairs::once);
-    else
-      CHECK_THROWS_AS(resolve_cross_pairs(*k, CrossPairs::once), UsageError);
-    CHECK(matches_one_gpu_bitwise(*k, CrossPairs::automatic) == k->deterministic());
-    if (k->newton3()) CHECK_FALSE(matches_one_gpu_bitwise(*k, CrossPairs::once));
-  }
-}
-
-TEST_CASE("results files written before --gpus read as one-GPU rows, so a resumed sweep skips them") {
-  test::TempDir dir;
-  const std::string out = dir.file("r.csv");
-  const std::vector<std::string> args = {"bench", "--dist", "uniform", "--n", "300", "--level", "2", "--kernel",
-                                         "cpu-serial", "--reps", "1", "--warmup", "0", "--output", out};
-  REQUIRE(test::run_cli(args).code == 0);
-  // Drop the multi-GPU columns, as a file of an earlier version lacks them.
-  std::istringstream in(test::read_text(out));
-  std::string header, row, text;
-  std::getline(in, header);
-  std::getline(in, row);
-  const auto h = split_csv_line(header), v = split_csv_line(row);
-  std::string h2, v2;
-  for (std::size_t c = 0; c < h.size(); ++c) {
-    if (h[c] == "gpus" || h[c] == "cross_pairs" || h[c] == "comm_ms" || h[c] == "comm_share" || h[c] == "kernel_max_ms" ||
-        h[c] == "kernel_imbalance" || h[c] == "halo_bodies")
-      continue;
-    h2 += (h2.empty() ? "" : ",") + h[c];
-    v2 += (v2.empty() && c == 0 ? "" : ",") + v[c];
-  }
-  test::write_text(out, h2 + "\n" + v2 + "\n");
-  std::vector<std::string> resume = args;
-  resume.push_back("--resume");
-  const auto r = test::run_cli(resume);
-  CHECK(r.code == 0);
-  CHECK(r.err.find("already in") != std::string::npos);
-  const ResultsFile f(out, {"kernel", "gpus"});
-  REQUIRE(f.rows().size() == 1);
-  const auto at = std::find(f.columns().begin(), f.columns().end(), "gpus") - f.columns().begin();
-  CHECK(f.rows()[0][at] == "1");
-}
-
-TEST_CASE("libnccl candidates: existing files only, the CUDA toolkit's copy among them when it is there") {
-  const std::vector<std::string> c = nccl_library_candidates();
-  for (const std::string& f : c) {
-    CHECK(std::filesystem::is_regular_file(f));
-    CHECK(f.size() >= 12);
-    CHECK(f.substr(f.size() - 12) == "libnccl.so.2");
-  }
-  for (const char* known : {"/usr/local/cuda/lib64/libnccl.so.2", "/usr/local/cuda-13.0/lib/libnccl.so.2"})
-    if (std::filesystem::exists(known)) CHECK(std::find(c.begin(), c.end(), std::string(known)) != c.end());
-  if (!nccl_compiled()) CHECK_THROWS_AS(load_nccl(), UsageError);
 }

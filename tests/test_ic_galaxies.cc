@@ -1,5 +1,6 @@
-// The galaxy-collision generator: counts in Dubinski's order, masses, centre of mass at rest,
-// two rotating disks with the documented spins, virial balance, and a bound approaching orbit.
+// The galaxy-collision generator (ic/galaxies.h): counts in Dubinski's order, masses, centre of
+// mass at rest, two rotating disks with the documented spins, virial balance, and a bound
+// approaching orbit.
 #include <Eigen/Core>
 #include <Eigen/Geometry>  // cross products
 #include <cmath>

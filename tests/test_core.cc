@@ -1,0 +1,54 @@
+// core/: exact conversion between decimal text and doubles (core/numbers.h), and why a number
+// did not parse, in the words of the error messages.
+#include <cmath>
+#include <limits>
+
+#include "core/numbers.h"
+#include "helpers.h"
+
+using namespace nf;
+using nf::test::bits_of;
+
+TEST_CASE("decimal text converts to the nearest double, and doubles round-trip") {
+  double v = 0;
+  REQUIRE(parse_double("0.1", v));
+  CHECK(bits_of(v) == bits_of(0.1));
+  REQUIRE(parse_double("0.0625", v));
+  CHECK(v == 0.0625);
+  // 17 significant digits written by other tools (numpy repr, printf %.17g).
+  REQUIRE(parse_double("0.30744451823034274", v));
+  CHECK(bits_of(v) == bits_of(0.30744451823034274));
+  REQUIRE(parse_double("1.0000000000000002", v));
+  CHECK(v == 1.0 + std::numeric_limits<double>::epsilon());
+  REQUIRE(parse_double("2.2250738585072014e-308", v));
+  CHECK(v == std::numeric_limits<double>::min());
+  REQUIRE(parse_double("4.9406564584124654e-324", v));
+  CHECK(v == std::numeric_limits<double>::denorm_min());
+  REQUIRE(parse_double(" +1e3 ", v));
+  CHECK(v == 1000.0);
+  // A value exactly halfway between two doubles rounds to even (digit-by-digit parsers miss it).
+  REQUIRE(parse_double("9007199254740993", v));
+  CHECK(v == 9007199254740992.0);
+  CHECK_FALSE(parse_double("", v));
+  CHECK_FALSE(parse_double("1.5x", v));
+  CHECK_FALSE(parse_double("abc", v));
+  CHECK_FALSE(parse_double("1e999", v));
+  // Why a number did not parse, in the words of the error messages.
+  CHECK(parse_failure("1e999", false) == "is out of range");
+  CHECK(parse_failure("-1e999", false) == "is out of range");
+  CHECK(parse_failure("1.5x", false) == "is not a number");
+  CHECK(parse_failure(" ", false) == "is empty");
+  CHECK(parse_failure("99999999999999999999", true) == "is out of range");
+  CHECK(parse_failure("4.5", true) == "is not an integer");
+
+  nf::Random r(11);
+  for (int k = 0; k < 20000; ++k) {
+    std::uint64_t b = (static_cast<std::uint64_t>(r.below(1ull << 32)) << 32) | r.below(1ull << 32);
+    double d;
+    std::memcpy(&d, &b, sizeof d);
+    if (!std::isfinite(d)) continue;
+    double back = 0;
+    REQUIRE(parse_double(format_double(d), back));
+    CHECK(bits_of(back) == bits_of(d));
+  }
+}

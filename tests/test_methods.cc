@@ -1,0 +1,203 @@
+// methods/: the registry and the force-method interface. The registry's listing, find_kernel,
+// the trait selections and bench --list agree; every kernel this machine can run is made through
+// make_method and runs where its traits say; setups a kernel cannot take are refused; a kernel
+// registered here (deliberately wrong ones) runs in every command and validate FAILs it.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "core/errors.h"
+#include "physics/interaction.h"
+#include "force_checks.h"
+
+using namespace nf;
+
+namespace nf {
+extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
+}
+namespace {
+
+template <int D, class T>
+void cpu_serial(const HostNearField<T>& f) {
+  cpu_serial_kernels.get<D, T>()(f);
+}
+
+// Deliberately wrong kernels, registered only inside the tests below.
+template <int D, class T>
+void wrong_skips_own_box(const HostNearField<T>& f) {  // a plausible bug: the father box is forgotten
+  const Tree& t = *f.tree;
+  const SoftenedGravity<D, T> g{f.eps2};
+  for (std::uint32_t b = 0; b < t.nbox; ++b)
+    for (std::uint32_t i = t.box_start[b]; i < t.box_start[b + 1]; ++i) {
+      Acc4<T> a{0, 0, 0, 0};
+      for (std::uint32_t k = t.full.offset[b]; k < t.full.offset[b + 1]; ++k)
+        for (std::uint32_t j = t.box_start[t.full.ids[k]]; j < t.box_start[t.full.ids[k] + 1]; ++j)
+          g(f.bodies[i], f.bodies[j], a);
+      f.acc[i] = a;
+    }
+}
+template <int D, class T>
+void wrong_one_nan(const HostNearField<T>& f) {  // right everywhere but one NaN
+  cpu_serial<D, T>(f);
+  if (f.tree->particles() > 0) f.acc[0].x = std::numeric_limits<T>::quiet_NaN();
+}
+template <int D, class T>
+void wrong_not_repeatable(const HostNearField<T>& f) {  // accurate, but drifts by an ulp per run
+  static int runs = 0;
+  cpu_serial<D, T>(f);
+  if (f.tree->particles() > 0) f.acc[0].x = std::nextafter(f.acc[0].x, T(++runs));
+}
+
+test::CliResult validate_clusters(const std::string& kernel) {
+  return test::run_cli({"validate", "--dist", "clusters", "--dim", "2", "--n", "1500", "--level", "3", "--precision",
+                        "float,double", "--kernel", kernel});
+}
+
+}  // namespace
+
+TEST_CASE("the registry: the listing, find_kernel and the trait selections agree; unknown names refused") {
+  std::set<std::string> names;
+  std::vector<std::string> runnable;
+  for (const KernelInfo& k : all_kernels()) {
+    CAPTURE(k.name);
+    CHECK(names.insert(k.name).second);  // unique
+    CHECK(!k.summary.empty());
+    CHECK(&find_kernel(k.name) == &k);  // the entry the listing shows is the one a name finds
+    // Selected by its own traits, never by traits it lacks; a part factory only where a kernel
+    // can be spread (GPU near-field kernels).
+    const auto with = kernels_with(k.traits);
+    CHECK(std::count(with.begin(), with.end(), &k) == 1);
+    for (unsigned t = 1; t != 0 && t <= kSmallBoxes; t <<= 1)
+      if (!k.has(t)) {
+        const auto without = kernels_with(0, t);
+        CHECK(std::count(without.begin(), without.end(), &k) == 1);
+        const auto wrong = kernels_with(t);
+        CHECK(std::count(wrong.begin(), wrong.end(), &k) == 0);
+      }
+    if (k.make_part) CHECK((k.gpu() && k.near_field()));
+    if (!k.gpu() || gpu::available()) runnable.push_back(k.name);
+  }
+  CHECK(available_kernels() == runnable);
+  CHECK(parse_kernel_list("all") == runnable);
+  CHECK(parse_kernel_list("") == runnable);
+  CHECK(parse_kernel_list("cpu-n3,,bpb") == std::vector<std::string>{"cpu-n3", "bpb"});
+  CHECK_THROWS_AS(find_kernel("bpb-n4"), UsageError);
+  CHECK_THROWS_AS(parse_kernel_list("cpu-serial,nosuch"), UsageError);
+  CHECK_THROWS_AS(parse_kernel_list(","), UsageError);
+  // bench --list shows every kernel with its traits spelled out.
+  const auto r = test::run_cli({"bench", "--list"});
+  CHECK(r.code == 0);
+  std::istringstream lines(r.out);
+  std::set<std::string> listed;
+  for (std::string line; std::getline(lines, line);)
+    for (const KernelInfo& k : all_kernels())
+      if (line.find(k.name + " ") != std::string::npos && line.find(k.trait_list()) != std::string::npos)
+        listed.insert(k.name);
+  CHECK(listed == names);
+  CHECK(find_kernel("bpb-n3").trait_list().find("Newton-3, atomics, not deterministic") != std::string::npos);
+}
+
+TEST_CASE("every kernel this machine can run is made through make_method and runs where its traits say") {
+  const Particles p = test::make("uniform", 2, 200, 5);
+  MethodSetup s;
+  s.level = 2;
+  s.domain = default_domain(p);
+  for (const std::string& name : available_kernels()) {
+    CAPTURE(name);
+    const KernelInfo& k = find_kernel(name);
+    auto m = make_method(k, s, p);
+    REQUIRE(m);
+    CHECK(m->on_device() == k.gpu());
+    CHECK(m->model() == (k.near_field() ? ForceModel::near_field : ForceModel::all_pairs));
+    m->prepare(p);
+    m->evaluate();
+    const std::vector<double> a = m->accelerations();
+    CHECK(a.size() == p.size() * 2);
+    CHECK(std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); }));
+    CHECK(std::any_of(a.begin(), a.end(), [](double v) { return v != 0.0; }));
+  }
+  // Without a GPU a GPU kernel is refused with the reason, never replaced by another kernel.
+  if (gpu::available()) {
+    MESSAGE("skipped the refusal of GPU kernels without a GPU: this machine has one");
+  } else {
+    for (const KernelInfo* k : kernels_with(kGpu)) {
+      CAPTURE(k->name);
+      CHECK_THROWS_WITH_AS(make_method(*k, s, p), doctest::Contains("needs a CUDA GPU"), UsageError);
+    }
+    const auto r = test::run_cli({"validate", "--dist", "uniform", "--n", "100", "--level", "2", "--kernel", "bpb"});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("bpb") != std::string::npos);
+  }
+}
+
+TEST_CASE("setups a kernel cannot take are refused before any work") {
+  const Particles p = test::make("uniform", 3, 50, 5);
+  const KernelInfo& near = find_kernel("cpu-serial");
+  const KernelInfo& all = find_kernel("cpu-allpairs");
+  const auto refused = [&](const KernelInfo& k, const MethodSetup& s, const char* why) {
+    CAPTURE(k.name);
+    CHECK_THROWS_WITH_AS(make_method(k, s, p), doctest::Contains(why), UsageError);
+  };
+  MethodSetup s;
+  s.level = 2;
+  s.softening = -1e-3;
+  refused(near, s, "--softening");
+  s.softening = std::numeric_limits<double>::infinity();
+  refused(all, s, "--softening");
+  s.softening = 1e-3;
+  s.subsample = 0;
+  refused(all, s, "--subsample must be at least 1");
+  s.subsample = 2;
+  refused(near, s, "near-field kernel");
+  s.mask = Mask::near;
+  refused(all, s, "--mask near");
+  s = MethodSetup();
+  s.count_interactions = true;
+  refused(all, s, "counting mode");
+  s.level = 2;
+  CHECK_NOTHROW(make_method(near, s, p));
+  // A sub-sampled all-pairs method says so.
+  s = MethodSetup();
+  s.subsample = 3;
+  CHECK(make_method(all, s, p)->model() == ForceModel::subsampled);
+}
+
+TEST_CASE("a registered kernel runs in every command; validate FAILs wrong ones, NaN never passes") {
+  const unsigned traits = kNearField | kDeterministic | kDenseTree;
+  {
+    KernelRegistration reg({"test-skips-own-box", traits, "test only",
+                            cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_skips_own_box))});
+    CHECK(test::kernel_names(kNearField, kGpu).back() == "test-skips-own-box");
+    const auto r = validate_clusters("cpu-serial,test-skips-own-box");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("some kernels FAIL") != std::string::npos);
+    CHECK(r.out.find("test-skips-own-box") != std::string::npos);
+    // The same kernel through forces (a registered kernel needs nothing else to run).
+    test::TempDir dir;
+    const auto f = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel",
+                                  "test-skips-own-box", "--output", dir.file("a.csv")});
+    CHECK(f.code == 0);
+  }
+  CHECK_THROWS_AS(find_kernel("test-skips-own-box"), UsageError);  // gone with its registration
+  {
+    KernelRegistration reg(
+        {"test-one-nan", traits, "test only", cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_one_nan))});
+    const auto r = validate_clusters("test-one-nan");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("nan") != std::string::npos);
+    CHECK(r.out.find("PASS") == std::string::npos);
+  }
+  {
+    KernelRegistration reg({"test-not-repeatable", traits, "test only",
+                            cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(wrong_not_repeatable))});
+    const auto r = validate_clusters("test-not-repeatable");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("DIFFERS") != std::string::npos);
+  }
+  CHECK_THROWS_AS(KernelRegistration({"bpb", traits, "duplicate", cpu_near_field(cpu_serial_kernels)}), UsageError);
+}
