@@ -14,7 +14,7 @@
 
 namespace nf::test {
 
-//! Box coordinates of every particle at `level` over the default domain of p (DESIGN.md section 2).
+//! Box coordinates of every particle at `level` over the default domain of p (docs/design.md §2).
 inline std::vector<std::vector<long>> box_coords(const Particles& p, int level) {
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   for (int a = 0; a < p.dim; ++a) {

@@ -62,7 +62,7 @@ TEST_CASE("box rule: faces belong to the upper box, the domain's upper face to t
   CHECK(box_coordinate(0.0, -3.0, 6.0, 2) == 2);
 }
 
-TEST_CASE("Morton keys: round trip and the bit layout of DESIGN.md, 64-bit to level 31 (2D) / 21 (3D)") {
+TEST_CASE("Morton keys: round trip and the bit layout of docs/design.md §2, 64-bit to level 31 (2D) / 21 (3D)") {
   nf::Random r(1);
   for (int k = 0; k < 100000; ++k) {
     const std::array<std::uint32_t, 3> a2 = {static_cast<std::uint32_t>(r.below(1u << 31)),

@@ -13,7 +13,7 @@
 
 namespace nf::test {
 
-//! Box coordinate by the rule of DESIGN.md section 2, written out again: floor((x - x0) / side *
+//! Box coordinate by the rule of docs/design.md §2, written out again: floor((x - x0) / side *
 //! 2^K) in float64, clamped to [0, 2^K - 1].
 inline std::uint32_t reference_coordinate(double x, double x0, double side, int level) {
   const double n = std::ldexp(1.0, level);
