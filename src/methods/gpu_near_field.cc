@@ -129,6 +129,7 @@ class GpuNearFieldMethod final : public PartMethod {
   void clear_output() override { acc_.fill(0); }
   void compute() override {
     if (view_.counter) counter_.fill(0);
+    view_.acc_zero = true;  // clear_output just zeroed it: the kernel is the evaluation's only stage
     kernel_->launch(view_);
   }
 

@@ -20,10 +20,12 @@ __global__ void bpb_kernel(NearFieldView<T> v) {
   for (std::uint32_t t0 = own.begin; t0 < own.end; t0 += blockDim.x) {
     const std::uint32_t i = t0 + threadIdx.x;
     const bool active = i < own.end;
-    // The accumulator starts from the particle's output (the kernel adds into it: core/body.h),
-    // loaded here so that its latency hides behind the tiles.
-    BpbAgent<D, T, Guarded, Counting> agent{
-        {v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, active ? v.acc[i] : Acc4<T>{0, 0, 0, 0}, 0};
+    // The accumulator starts from the particle's output (the kernel adds into it: core/body.h).
+    BpbAgent<D, T, Guarded, Counting> agent{{v.eps2},
+                                            tile,
+                                            active ? v.bodies[i] : Body<T>{0, 0, 0, 0},
+                                            active ? output_start(v.acc + i, v.acc_zero) : Acc4<T>{0, 0, 0, 0},
+                                            0};
 
     // The father box: every other particle of the box (i - s0 wraps past m when i is not in
     // the tile), then each neighbor box in turn.

@@ -98,8 +98,11 @@ __global__ void bpb_lb_kernel(NearFieldView<T> v, plan::BoxLists g, const Source
   // An item with all of its targets' sources starts from their output (it adds into it); a
   // segment of split sources from zero (a partial sum).
   const bool whole = item.partial == kWhole;
-  BpbAgent<D, T, Guarded, Counting> agent{
-      {v.eps2}, tile, active ? v.bodies[i] : Body<T>{0, 0, 0, 0}, active && whole ? v.acc[i] : Acc4<T>{0, 0, 0, 0}, 0};
+  BpbAgent<D, T, Guarded, Counting> agent{{v.eps2},
+                                          tile,
+                                          active ? v.bodies[i] : Body<T>{0, 0, 0, 0},
+                                          active && whole ? output_start(v.acc + i, v.acc_zero) : Acc4<T>{0, 0, 0, 0},
+                                          0};
   const std::uint32_t self = i - g.first[item.box];  // the own box comes first in the list
   const std::uint32_t own_count = g.count(item.box);
   // Tiles gather sources across box boundaries, so small boxes fill whole tiles (one barrier pair

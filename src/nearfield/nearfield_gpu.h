@@ -47,6 +47,10 @@ struct NearFieldView {
   std::uint32_t max_box_count = 0;
   T eps2 = 0;
   bool guarded = true;
+  //! True when acc holds zeros (the method zeroed it before this evaluation and nothing has added
+  //! since): a thread that owns its particles' outputs may then start from zero instead of loading
+  //! them (core/body.h's output_start). Kernels still add: this only spares a load.
+  bool acc_zero = false;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode, interactions evaluated are added here
   gpu::Workspace* workspace = nullptr;    //!< scratch memory (host object: for the driver, not the kernel)
 };
