@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-LAYERS = ["core", "physics", "io", "tree", "ic", "render", "allpairs", "nearfield", "methods", "measure",
+LAYERS = ["core", "physics", "io", "tree", "ic", "render", "allpairs", "nearfield", "farfield", "methods", "measure",
           "distributed", "sim", "cli"]
 SOURCE_EXTENSIONS = (".h", ".cc", ".cu", ".cuh", ".hpp", ".cpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
