@@ -35,8 +35,11 @@ NF_HD NF_INLINE void add_into(Acc4<T>* dst, const Acc4<T>& a) {
 
 //! What a thread that owns its particle's output adds its sum to: zero without a load when the
 //! caller says the output holds zeros (`zero`: it zeroed it and nothing ran since), else the
-//! output itself, loaded before the thread's work so that the load's latency hides behind it.
-//! On small, latency-bound evaluations that load cost 2-5% (H100, 2D level 7, P = 8..32).
+//! output itself. On small, latency-bound evaluations the load cost 2-5% (H100, 2D level 7,
+//! P = 8..32). Kernels that accumulate in one register set from the start (bpb) begin from it;
+//! those that sum in a helper (ppt, bpt, the thread path) store `zero ? sum : plus(out, sum)`,
+//! which in the zero case is the same code as a plain store (loading the output early changed
+//! the scheduling of bpt's loop: up to 15% either way on the H100).
 template <class T>
 NF_HD NF_INLINE Acc4<T> output_start(const Acc4<T>* out, bool zero) {
   return zero ? Acc4<T>{0, 0, 0, 0} : *out;

@@ -20,9 +20,9 @@ __global__ void __launch_bounds__(BptPolicy::threads) bpt_kernel(NearFieldView<T
   const std::uint32_t box = v.nonempty[t];
   unsigned long long count = 0;
   for (std::uint32_t i = v.box_start[box]; i < v.box_start[box + 1]; ++i) {
-    const Acc4<T> prior = output_start(v.acc + i, v.acc_zero);  // adds into the output (core/body.h)
-    v.acc[i] = plus(prior, near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box,
-                                                    i, count));
+    const Acc4<T> a = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i,
+                                               count);
+    v.acc[i] = v.acc_zero ? a : plus(v.acc[i], a);  // adds into the output (core/body.h)
   }
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }

@@ -19,9 +19,8 @@ __global__ void __launch_bounds__(PptPolicy::threads) ppt_kernel(NearFieldView<T
   const SoftenedGravity<D, T, Guarded> g{v.eps2};
   const std::uint32_t box = v.particle_box[i];
   unsigned long long count = 0;
-  const Acc4<T> prior = output_start(v.acc + i, v.acc_zero);  // adds into the output (core/body.h)
-  v.acc[i] = plus(prior, near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i,
-                                                  count));
+  const Acc4<T> a = near_field_sum<Counting>(g, v.bodies, v.box_start, v.neighbor_offset, v.neighbor_ids, box, i, count);
+  v.acc[i] = v.acc_zero ? a : plus(v.acc[i], a);  // adds into the output (core/body.h)
   if constexpr (Counting) box_tiles::add_count(v.counter, count);
 }
 

@@ -117,8 +117,8 @@ __global__ void small_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std
   const std::uint32_t i = list[k], box = v.particle_compact_box[i];
   const SoftenedGravity<D, T, Guarded> grav{v.eps2};
   unsigned long long n = 0;
-  const Acc4<T> prior = output_start(v.acc + i, v.acc_zero);  // adds into the output (core/body.h)
-  v.acc[i] = plus(prior, near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n));
+  const Acc4<T> a = near_field_sum<Counting>(grav, v.bodies, g.first, g.offset, g.ids, box, i, n);
+  v.acc[i] = v.acc_zero ? a : plus(v.acc[i], a);  // adds into the output (core/body.h)
   if constexpr (Counting) box_tiles::add_count(v.counter, n);
 }
 
