@@ -1,0 +1,22 @@
+#pragma once
+//! The far field's interaction (M2L) lists (docs/design.md §16): box b at level l >= 2 takes the
+//! multipoles of the boxes c at level l whose parents are b's parent or one of its neighbors, and
+//! that are not b's neighbors themselves (at most 27 in 2D, 189 in 3D). Then every pair of
+//! particles is counted exactly once: in the near field (adjacent leaf boxes) or through the one
+//! M2L between their ancestors at the coarsest level where those are apart but their parents are
+//! adjacent or equal. Levels 0 and 1 have no far field (every box is adjacent to every other);
+//! empty boxes appear in no list (the tree holds non-empty boxes only).
+
+#include <vector>
+
+#include "tree/levels.h"
+
+namespace nf::farfield {
+
+//! lists[l]: per box at level l, the compact ids at level l of its M2L sources (empty below 2).
+using InteractionLists = std::vector<NeighborLists>;
+
+//! The M2L lists of every level of t.
+InteractionLists build_interaction_lists(const TreeLevels& t);
+
+}  // namespace nf::farfield
