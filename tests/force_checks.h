@@ -177,10 +177,15 @@ inline std::vector<NearFieldInput> near_field_inputs() {
 struct Kernels {
   std::vector<std::string> near_field;  //!< tree kernels
   std::vector<std::string> all_pairs;   //!< all-pairs kernels (--mask all|near)
+  std::vector<std::string> full;        //!< full methods: near field and far field (kFarField)
 };
 //! Every registered CPU kernel; every registered GPU kernel.
-inline Kernels cpu_kernels() { return {kernel_names(kNearField, kGpu), kernel_names(0, kGpu | kNearField)}; }
-inline Kernels gpu_kernels() { return {kernel_names(kGpu | kNearField), kernel_names(kGpu, kNearField)}; }
+inline Kernels cpu_kernels() {
+  return {kernel_names(kNearField, kGpu), kernel_names(0, kGpu | kNearField | kFarField), kernel_names(kFarField, kGpu)};
+}
+inline Kernels gpu_kernels() {
+  return {kernel_names(kGpu | kNearField), kernel_names(kGpu, kNearField | kFarField), kernel_names(kGpu | kFarField)};
+}
 
 inline const std::vector<Precision> kBothPrecisions = {Precision::f32, Precision::f64};
 

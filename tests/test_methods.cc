@@ -110,7 +110,9 @@ TEST_CASE("every kernel this machine can run is made through make_method and run
     auto m = make_method(k, s, p);
     REQUIRE(m);
     CHECK(m->on_device() == k.gpu());
-    CHECK(m->model() == (k.near_field() ? ForceModel::near_field : ForceModel::all_pairs));
+    CHECK(m->model() == (k.far_field()    ? ForceModel::fmm
+                         : k.near_field() ? ForceModel::near_field
+                                          : ForceModel::all_pairs));
     m->prepare(p);
     m->evaluate();
     const std::vector<double> a = m->accelerations();

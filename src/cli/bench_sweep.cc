@@ -18,7 +18,8 @@ const std::vector<std::string>& bench_columns() {
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
        "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction",
        "tree_ms", "plan_ms", "level_rule", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
-       "kernel_imbalance", "halo_bodies"});
+       "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
+       "downward_ms", "near_ms"});
   return columns;
 }
 
@@ -32,7 +33,7 @@ class BenchTask : public SweepTask {
  public:
   BenchTask(const SweepConfig& c, Mask mask, bool multi) : c_(c), mask_(mask), multi_(multi) {}
 
-  std::string mask(const KernelInfo& k) const override { return k.near_field() ? "" : to_string(mask_); }
+  std::string mask(const KernelInfo& k) const override { return k.uses_tree() ? "" : to_string(mask_); }
   std::string progress_line(const SweepCell& cell) const override { return cell_summary(cell, true); }
 
   CellResult measure(const SweepCell& cell) override {
@@ -45,9 +46,8 @@ class BenchTask : public SweepTask {
       near_ = near_field_interactions(count_boxes(p, cell.at.point.level, *cell.at.setup.domain));
       near_point_ = cell.point_index;
     }
-    MethodSetup s = cell.at.setup;
-    s.mask = mask_;
-    s.precision = cell.precision;
+    MethodSetup s = cell.setup(c_);
+    if (!k.far_field()) s.mask = mask_;
     const int warmup = !k.gpu() && c_.cpu_warmup >= 0 ? c_.cpu_warmup : c_.warmup;
     const int reps = !k.gpu() && c_.cpu_reps >= 0 ? c_.cpu_reps : c_.reps;
     const auto method = make_spread_method(k, s, p, spread);
@@ -64,10 +64,10 @@ class BenchTask : public SweepTask {
       if (n.name == "halo_bodies") halo = n.value;
 
     CellResult out;
-    out.table_row = {k.name, to_string(cell.precision), std::to_string(cell.at.point.level), std::to_string(p.size()),
+    out.table_row = {kernel_label(k, *method), to_string(cell.precision), std::to_string(cell.at.point.level), std::to_string(p.size()),
                      cell.key.at("ppb"), fmt("%.4f", m.time.median), fmt("%.4f", m.time.min),
                      fmt("%.4f", m.time.max), sci(r.interactions_per_s), fmt("%.1f", r.gflops),
-                     k.near_field() ? fmt("%.3f", tree_ms) : "-", plan_ms > 0 ? fmt("%.3f", plan_ms) : "-"};
+                     k.uses_tree() ? fmt("%.3f", tree_ms) : "-", plan_ms > 0 ? fmt("%.3f", plan_ms) : "-"};
     if (multi_) {
       const bool split = spread.gpus > 1;
       for (const std::string& v : {std::to_string(spread.gpus), split ? std::string(to_string(spread.cross)) : "-",
@@ -85,7 +85,13 @@ class BenchTask : public SweepTask {
     row["interactions_per_s"] = format_double(r.interactions_per_s);
     row["gflops"] = format_double(r.gflops);
     row["flops_per_interaction"] = std::to_string(r.flops_per_interaction);
-    row["tree_ms"] = k.near_field() ? format_double(tree_ms) : "";
+    row["tree_ms"] = k.uses_tree() ? format_double(tree_ms) : "";
+    if (k.far_field()) {
+      row["p"] = std::to_string(method->setup().order);
+      row["near_kernel"] = method->near_kernel();
+      for (const char* stage : {"lists", "upward", "m2l", "downward", "near"})
+        row[std::string(stage) + "_ms"] = format_double(m.stage(stage));
+    }
     row["plan_ms"] = plan_ms > 0 ? format_double(plan_ms) : "";
     if (spread.gpus > 1) {
       row["comm_ms"] = format_double(comm_ms);

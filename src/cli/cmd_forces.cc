@@ -13,7 +13,9 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   InputArgs in;
   std::string level, kernel, domain, output, precision = "float", mask = "all";
   double softening = 1e-4;
-  int threads = 0, gpus = 1;
+  int threads = 0, gpus = 1, order = 0;
+  double accuracy = 0;
+  std::string near;
   std::string cross_pairs = "auto";
   bool round_inputs = false;
   const std::string gpus_help = std::string(
@@ -33,6 +35,11 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "output", po::value(&output)->required(), "CSV to write: id,ax,ay[,az] in input order")(
       "gpus", po::value(&gpus)->default_value(gpus),
       gpus_help.c_str())(
+      "order", po::value(&order)->default_value(order),
+      "full methods (cpu-fmm): the expansions' order p, 1..16 (0: from --accuracy)")(
+      "accuracy", po::value(&accuracy)->default_value(accuracy),
+      "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
+      "near", po::value(&near), "full methods: the near-field kernel of the direct part (default: the device's)")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");
@@ -56,13 +63,16 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   s.mask = parse_mask(mask);
   s.softening = softening;
   s.round_inputs_to_float = round_inputs;
+  s.order = order;
+  s.accuracy = accuracy;
+  s.near = near;
   if (round_inputs && k.near_field())
     throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
   // All-pairs kernels over every pair need no tree, hence no level.
-  const bool needs_level = k.near_field() || s.mask == Mask::near || !in.ppb.empty();
+  const bool needs_level = k.uses_tree() || s.mask == Mask::near || !in.ppb.empty();
   if (needs_level && level.empty())
     throw UsageError(std::string("--level is required ") +
-                     (k.near_field() ? "by the near-field kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
+                     (k.uses_tree() ? "by the tree kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
   s.level = level.empty() ? 0 : level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level", 0));
   if (s.level == kAutoLevel && !in.ppb.empty())
     throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");

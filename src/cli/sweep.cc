@@ -63,6 +63,12 @@ std::vector<Precision> parse_precisions(const SweepConfig& c) {
   return out;
 }
 
+std::vector<int> parse_orders(const SweepConfig& c) {
+  std::vector<int> out;
+  for (std::int64_t p : parse_int_list(c.orders, "order", 0)) out.push_back(static_cast<int>(p));
+  return out;
+}
+
 void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode) {
   const std::string gpus_help =
       std::string("GPUs of this host to spread each GPU near-field kernel over, comma list (1,2): one process drives "
@@ -83,7 +89,12 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("cross-pairs", po::value(&c.cross_pairs)->default_value(c.cross_pairs),
        "on several GPUs, pairs across two GPUs' parts: once (Newton-3 kernels: computed on one side, counterforces "
        "sent back), twice (computed on both sides), auto (once for Newton-3 kernels that are not deterministic); comma "
-       "list");
+       "list")
+      ("order", po::value(&c.orders)->default_value(c.orders),
+       "full methods (cpu-fmm): the expansions' orders p, comma list of 1..16 (0: from --accuracy)")
+      ("accuracy", po::value(&c.accuracy)->default_value(c.accuracy),
+       "full methods: the target relative L2 error that picks the order (0: 1e-4)")
+      ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");

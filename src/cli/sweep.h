@@ -36,6 +36,10 @@ struct SweepConfig {
   std::string label;                  //!< progress prefix (experiment name)
   std::string gpus = "1";             //!< --gpus: comma list; above 1 for the GPU near-field kernels (distributed/)
   std::string cross_pairs = "auto";   //!< --cross-pairs: comma list of auto, once, twice (multi-GPU runs)
+  // Full methods (kFarField: near field plus far field, docs/design.md §16).
+  std::string orders = "0";           //!< --order: comma list of expansion orders (0: from --accuracy)
+  double accuracy = 0;                //!< --accuracy: target relative L2 error (0: the default)
+  std::string near;                   //!< --near: the near-field kernel of their direct part
 };
 
 //! The items of a comma list, empty ones dropped.
@@ -50,6 +54,8 @@ std::vector<int> parse_gpus(const SweepConfig& c);
 std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c);
 //! The --precision list (UsageError when empty).
 std::vector<Precision> parse_precisions(const SweepConfig& c);
+//! The --order list (each 0..16).
+std::vector<int> parse_orders(const SweepConfig& c);
 
 //! Which options a command takes: bench (timing), validate (reference), experiment (both).
 enum class SweepMode { bench, validate, experiment };

@@ -76,7 +76,7 @@ LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<st
 }
 
 ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::string& kernel, Precision precision,
-                     const std::string& mask, const Spread& spread) {
+                     const std::string& mask, const Spread& spread, int order) {
   const Particles& p = at.particles;
   const SweepPoint& pt = at.point;
   ResultsRow k;
@@ -94,6 +94,9 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   k["softening"] = format_double(c.softening);
   k["mask"] = mask;
   k["level_rule"] = pt.auto_level ? "auto" : "";  // a point at the automatic level is its own point
+  // Full methods: the order as asked (auto: from the accuracy) and the accuracy asked for.
+  k["order"] = order < 0 ? "" : order == 0 ? "auto" : std::to_string(order);
+  k["accuracy"] = order < 0 || c.accuracy <= 0 ? "" : format_double(c.accuracy);
   return k;
 }
 
@@ -102,11 +105,27 @@ std::vector<std::string> with_context(std::vector<std::string> columns) {
   return columns;
 }
 
+std::string kernel_label(const KernelInfo& k, const ForceMethod& m) {
+  return k.far_field() ? k.name + " p" + std::to_string(m.setup().order) : k.name;
+}
+
+MethodSetup SweepCell::setup(const SweepConfig& c) const {
+  MethodSetup s = at.setup;
+  s.precision = precision;
+  if (kernel.far_field()) {
+    s.order = order;
+    s.accuracy = c.accuracy;
+    s.near = c.near;
+  }
+  return s;
+}
+
 std::string cell_summary(const SweepCell& cell, bool with_ppb) {
   const SweepPoint& pt = cell.at.point;
   return cell.kernel.name + " " + to_string(cell.precision) + " level " + std::to_string(pt.level) + " N " +
          std::to_string(cell.at.particles.size()) + (with_ppb && pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : "") +
-         (cell.spread.gpus > 1 ? " on " + std::to_string(cell.spread.gpus) + " GPUs" : "");
+         (cell.spread.gpus > 1 ? " on " + std::to_string(cell.spread.gpus) + " GPUs" : "") +
+         (cell.order > 0 ? " order " + std::to_string(cell.order) : "");
 }
 
 Sweep::Sweep(const SweepConfig& c) : c_(c) {
@@ -119,7 +138,11 @@ Sweep::Sweep(const SweepConfig& c) : c_(c) {
   for (std::size_t q = 0; q < precisions.size(); ++q)
     for (const std::string& name : kernels_) {
       const KernelInfo& k = find_kernel(name);
-      for (const Spread& spread : spreads(k, gpus, cross)) cells_.push_back({q, precisions[q], &k, spread});
+      for (const Spread& spread : spreads(k, gpus, cross))
+        if (k.far_field())
+          for (int order : parse_orders(c)) cells_.push_back({q, precisions[q], &k, spread, order});
+        else
+          cells_.push_back({q, precisions[q], &k, spread, -1});
     }
 }
 
@@ -145,8 +168,8 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
     const LoadedPoint at = load_point(c_, points_[i], kernels_, out);
     for (const Cell& cell : cells_) {
       const KernelInfo& k = *cell.kernel;
-      const ResultsRow key = point_key(c_, at, k.name, cell.precision, task.mask(k), cell.spread);
-      const SweepCell sc{i, at, cell.precision_index, cell.precision, k, cell.spread, key};
+      const ResultsRow key = point_key(c_, at, k.name, cell.precision, task.mask(k), cell.spread, cell.order);
+      const SweepCell sc{i, at, cell.precision_index, cell.precision, k, cell.spread, cell.order, key};
       progress.step(task.progress_line(sc));
       if (c_.resume && !c_.remeasure && file && file->contains(key)) {
         err << "  already in " << file->path() << ", skipped\n";

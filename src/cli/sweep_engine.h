@@ -51,9 +51,10 @@ LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<st
 using ResultsRow = std::map<std::string, std::string>;
 
 //! The columns that identify a measurement (--resume skips rows that match them all, --remeasure
-//! replaces them): the point, kernel, precision, mask, and the spread.
+//! replaces them): the point, kernel, precision, mask, the spread, and a full method's order as
+//! asked (--order, 0 meaning "from --accuracy").
 ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::string& kernel, Precision precision,
-                     const std::string& mask, const Spread& spread = {1, CrossPairs::automatic});
+                     const std::string& mask, const Spread& spread = {1, CrossPairs::automatic}, int order = -1);
 
 //! Measurement columns followed by the context columns (measure/context.h).
 std::vector<std::string> with_context(std::vector<std::string> columns);
@@ -66,7 +67,10 @@ struct SweepCell {
   Precision precision;
   const KernelInfo& kernel;
   Spread spread;
+  int order;                //!< full methods: the --order item (0: from --accuracy); -1 for other kernels
   const ResultsRow& key;    //!< point_key of this cell
+  //! The point's setup for this cell's kernel: precision, and a full method's far-field options.
+  MethodSetup setup(const SweepConfig& c) const;
 };
 
 //! What measuring a cell gives: its row of the printed table, and its results columns beyond the
@@ -87,6 +91,9 @@ class SweepTask {
   //! Measures a cell that is not skipped.
   virtual CellResult measure(const SweepCell& cell) = 0;
 };
+
+//! The kernel's name in a table row: "cpu-fmm p8" for a full method (with the order it used).
+std::string kernel_label(const KernelInfo& k, const ForceMethod& m);
 
 //! "KERNEL PRECISION level K N n[ P ppb][ on G GPUs]": a cell in a progress line.
 std::string cell_summary(const SweepCell& cell, bool with_ppb);
@@ -111,6 +118,7 @@ class Sweep {
     Precision precision;
     const KernelInfo* kernel;
     Spread spread;
+    int order;  // full methods only, else -1
   };
   std::vector<double> costs() const;
 

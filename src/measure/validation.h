@@ -14,6 +14,7 @@ namespace nf {
 struct Metrics {
   double rel_l2 = 0;    //!< ||a - ref|| / ||ref|| over all particles
   double max_rel = 0;   //!< max_i |a_i - ref_i| / max(|ref_i|, 1e-6 rms|ref|)
+  double p99_rel = 0;   //!< the 99th percentile of the same per-particle relative error
   double momentum = 0;  //!< |sum m_i a_i| / sum |m_i a_i| of the kernel's own output
   bool finite = true;   //!< no NaN or inf anywhere in the output
 };
@@ -23,17 +24,22 @@ struct Metrics {
 //! whose forces cancel to rounding noise (lattice centres) do not dominate the maximum.
 Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses, int dim);
 
-//! Relative L2 tolerance: 1e-5 for float32 kernels, 1e-12 for float64.
+//! Relative L2 tolerance of the arithmetic: 1e-5 for float32 kernels, 1e-12 for float64.
 double tolerance(Precision p);
+//! The tolerance of kernel k with setup s: the arithmetic's, and for a full method (far field)
+//! its accuracy target: --accuracy, else with --order the error model's error at that order
+//! times 3 (farfield/order.h), else the default 1e-4.
+double tolerance(const KernelInfo& k, const MethodSetup& s, int dim);
 //! Finite, and within the tolerance (NaN never passes).
-bool passes(const Metrics& m, Precision p);
+bool passes(const Metrics& m, double tolerance);
 
 //! Ground truth for kernels of precision `p`: float64 arithmetic on the inputs those kernels
-//! see (float32-rounded for float kernels), near field at setup.level over setup.domain with box
-//! membership from the original coordinates. cpu-allpairs up to `cpu_limit` particles (or without
-//! a GPU), else allpairs-tiled on the GPU. `name` receives a description of what was used.
+//! see (float32-rounded for float kernels): with Mask::near the near field at setup.level over
+//! setup.domain with box membership from the original coordinates, with Mask::all every pair
+//! (what a full method approximates). cpu-allpairs up to `cpu_limit` particles (or without a GPU),
+//! else allpairs-tiled on the GPU. `name` receives a description of what was used.
 std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
-                                 std::size_t cpu_limit, std::string& name);
+                                 std::size_t cpu_limit, std::string& name, Mask mask = Mask::near);
 
 //! What validating one kernel against a reference found.
 struct KernelCheck {

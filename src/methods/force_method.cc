@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/numbers.h"
+#include "farfield/order.h"
 #include "methods/potential.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
@@ -24,6 +25,7 @@ const char* to_string(ForceModel m) {
     case ForceModel::all_pairs: return "all-pairs";
     case ForceModel::subsampled: return "subsampled";
     case ForceModel::near_field: return "near-field";
+    case ForceModel::fmm: return "fmm";
   }
   return "?";
 }
@@ -66,6 +68,10 @@ std::string ForceMethod::describe() const {
              (setup_.domain ? std::string(" (boxes over the given domain)")
                             : std::string(" (boxes over each step's bounding square/cube)")) +
              "; NOT the full softened dynamics";
+    case ForceModel::fmm:
+      return "every pair: the near field at level " + std::to_string(setup_.level) +
+             " directly, the far field through Cartesian expansions of order " + std::to_string(setup_.order) +
+             " (a fast multipole method; the softened dynamics to the expansions' accuracy)";
   }
   return "";
 }
@@ -107,6 +113,21 @@ void DeviceMethod::wait() { stop_->synchronize(); }
 
 double DeviceMethod::evaluate_ms() { return evaluated_ ? stop_->elapsed_since(*start_) : 0.0; }
 
+namespace {
+
+// The far field's options of a full method.
+void check_far_field(const MethodSetup& s) {
+  if (s.order < 0 || s.order > farfield::kMaxOrder)
+    throw UsageError("--order must be 1.." + std::to_string(farfield::kMaxOrder) + " (0: from --accuracy), not " +
+                     std::to_string(s.order));
+  if (!(s.accuracy >= 0.0) || !(s.accuracy < 1.0))
+    throw UsageError("--accuracy must be a relative error in (0, 1) (0: the default " +
+                     format_double(farfield::kDefaultAccuracy) + "), not " + format_double(s.accuracy));
+  if (s.mask == Mask::near) throw UsageError("--mask near is for all-pairs kernels: a full method computes every pair");
+}
+
+}  // namespace
+
 void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening))
     throw UsageError("--softening must be a finite number >= 0, not " + format_double(s.softening));
@@ -118,14 +139,18 @@ void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (s.subsample > 1 && s.mask == Mask::near)
     throw UsageError("--subsample and --mask near exclude each other (a sub-sample of the near field is no near field)");
   if (s.count_interactions && !k.near_field()) throw UsageError("counting mode is for near-field kernels");
+  if (!k.far_field() && (s.order != 0 || s.accuracy != 0 || !s.near.empty()))
+    throw UsageError("--order, --accuracy and --near set the far field of a full method (cpu-fmm); " + k.name +
+                     " has none");
+  if (k.far_field()) check_far_field(s);
   if (k.gpu()) gpu::require("kernel " + k.name);
 }
 
 void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   if (like.dim != 2 && like.dim != 3) throw UsageError("particles must be 2D or 3D");
   check_setup(k, s);
-  if (k.near_field() || s.mask == Mask::near)
-    check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.near_field() && k.dense_tree());
+  if (k.uses_tree() || s.mask == Mask::near)
+    check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
 }
 
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {

@@ -33,7 +33,7 @@ Mask parse_mask(const std::string& text);
 
 //! Everything about a force evaluation except the particles.
 struct MethodSetup {
-  int level = 0;                  //!< tree level (near-field methods and the near mask)
+  int level = 0;                  //!< tree level (near-field methods, the near mask, the FMM's leaf level)
   std::optional<Domain> domain;   //!< the boxes' domain; unset: each prepare's default domain (positions move)
   double softening = 1e-4;        //!< eps
   Precision precision = Precision::f32;
@@ -44,6 +44,10 @@ struct MethodSetup {
   //! "approximation" of a sub-sampled sum); near-field methods refuse it.
   int subsample = 1;
   BoxScope scope;  //!< near-field methods: the boxes computed (all, unless a part of a larger evaluation)
+  // The full methods (near field plus far field, docs/design.md §16):
+  int order = 0;          //!< the expansions' order p (1..16); 0: from `accuracy`
+  double accuracy = 0;    //!< target relative L2 error of the accelerations; 0: the default, 1e-4
+  std::string near;       //!< the near-field kernel of the direct part; empty: the device's default
 };
 
 //! Which forces a method computes.
@@ -51,8 +55,9 @@ enum class ForceModel {
   all_pairs,   //!< every pair: the exact softened dynamics
   subsampled,  //!< every k-th source per step, masses times k
   near_field,  //!< only pairs in the same or adjacent boxes: the near-field part of the force
+  fmm,         //!< every pair: the near field directly, the far field through expansions of order p
 };
-//! "all-pairs", "subsampled" or "near-field" (energy.csv's force_model column).
+//! "all-pairs", "subsampled", "near-field" or "fmm" (energy.csv's force_model column).
 const char* to_string(ForceModel m);
 
 //! One named part of a method's work, in milliseconds.
@@ -119,6 +124,8 @@ class ForceMethod {
   virtual unsigned long long counted_interactions() { return 0; }
   //! Other counts of the last evaluation.
   virtual std::vector<Count> counts() { return {}; }
+  //! A full method's near-field kernel (its direct part); empty for other methods.
+  virtual std::string near_kernel() const { return ""; }
 
   ForceModel model() const { return model_; }
   //! One line on what the forces are ("near field only: ... at level 7; NOT the full dynamics").

@@ -12,7 +12,7 @@ KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, MethodFamily f)
 
 std::string KernelInfo::trait_list() const {
   std::string s = gpu() ? "gpu" : "cpu";
-  s += near_field() ? ", near-field" : ", all-pairs";
+  s += far_field() ? ", far-field" : near_field() ? ", near-field" : ", all-pairs";
   if (newton3()) s += ", Newton-3";
   if (atomics()) s += ", atomics";
   s += deterministic() ? ", deterministic" : ", not deterministic";
@@ -51,6 +51,10 @@ static std::list<KernelInfo> builtin_kernels() {
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp_n3))},
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
+      {"cpu-fmm", kFarField | kDeterministic | kOpenMP,
+       "fast multipole method: Cartesian expansions of the softened kernel (--order, --accuracy) over the tree with "
+       "levels, near field by a CPU near-field kernel (--near)",
+       cpu_fmm()},
       {"allpairs-naive", gpu_ap, "thread per body, sources from global memory",
        gpu_all_pairs(NF_GPU_KERNELS(GpuAllPairsKernels, allpairs_naive))},
       {"allpairs-tiled", gpu_ap, "GPU Gems 3 ch. 31 shared-memory tiles (ground truth)",

@@ -41,6 +41,8 @@ enum KernelTrait : unsigned {
   kOpenMP = 1u << 7,         //!< CPU kernel using every OpenMP thread (--threads)
   kSmallBoxes = 1u << 8,     //!< boxes under SmallBoxPolicy's size computed one particle per thread,
                              //!< one-sided (so a Newton-3 kernel evaluates their pairs in both directions)
+  kFarField = 1u << 9,       //!< a full method: the near field and the far field through expansions
+                             //!< (every pair, to the expansions' accuracy; docs/design.md §16)
 };
 
 //! Makes a kernel's method for a setup and particles like `like` (dimension, N and masses).
@@ -73,6 +75,9 @@ struct KernelInfo {
   bool dense_tree() const { return has(kDenseTree); }
   bool openmp() const { return has(kOpenMP); }
   bool small_boxes() const { return has(kSmallBoxes); }
+  bool far_field() const { return has(kFarField); }
+  //! Reads the tree at a level: a near-field kernel, or a full method (whose leaf level it is).
+  bool uses_tree() const { return near_field() || far_field(); }
 
   KernelInfo() = default;
   KernelInfo(std::string name, unsigned traits, std::string summary, MethodFamily family);
@@ -85,6 +90,9 @@ MethodFamily cpu_near_field(const CpuNearFieldKernels& kernels);
 MethodFamily cpu_all_pairs();
 MethodFamily gpu_near_field(const GpuNearFieldKernels& kernels);
 MethodFamily gpu_all_pairs(const GpuAllPairsKernels& kernels);
+//! The CPU fast multipole method (methods/cpu_fmm.cc): far field in the setup's precision, near
+//! field by a registered CPU near-field kernel.
+MethodFamily cpu_fmm();
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
 //! kernel never moves the others, so references stay valid).

@@ -41,6 +41,9 @@ std::vector<Setting> compared_settings(const SimulationConfig& c) {
           {"precision", "--precision", to_string(c.precision)},
           {"subsample", "--subsample", std::to_string(c.subsample)},
           {"gpus", "--gpus", std::to_string(c.gpus), "1"},
+          {"order", "--order", std::to_string(c.order), "0"},
+          {"accuracy", "--accuracy", format_double(c.accuracy), "0"},
+          {"near", "--near", c.near.empty() ? "-" : c.near, "-"},
           {"snapshot_every", "--snapshot-every", std::to_string(c.snapshot_every)},
           {"format", "--format", io::to_string(c.format)},
           {"render_every", "--render-every", std::to_string(c.render_every)},
@@ -130,6 +133,18 @@ int parse_level(const std::string& level) {
   return static_cast<int>(k);
 }
 
+MethodSetup method_setup(const SimulationConfig& c, int level) {
+  MethodSetup s;  // no domain: the boxes of every step's own bounding square/cube
+  s.level = level;
+  s.softening = c.softening;
+  s.precision = c.precision;
+  s.subsample = c.subsample;
+  s.order = c.order;
+  s.accuracy = c.accuracy;
+  s.near = c.near;
+  return s;
+}
+
 void check_config(const SimulationConfig& c) {
   const KernelInfo& k = find_kernel(c.kernel);
   if (!(c.dt > 0.0) || !std::isfinite(c.dt)) throw UsageError("--dt must be a finite number > 0, not " + format_double(c.dt));
@@ -144,15 +159,12 @@ void check_config(const SimulationConfig& c) {
   if (c.format == io::FileFormat::table)
     throw UsageError("--format tab stores neither ids nor 2D particles: snapshots are csv, tipsy or bin");
   const int level = parse_level(c.level);
-  if (k.near_field() && c.level.empty()) throw UsageError("--level is required by the near-field kernel " + k.name);
-  if (!k.near_field() && level == kAutoLevel)
-    throw UsageError("--level auto chooses the tree level of a near-field kernel; " + k.name + " uses none");
+  if (k.uses_tree() && c.level.empty()) throw UsageError("--level is required by the tree kernel " + k.name);
+  if (!k.uses_tree() && level == kAutoLevel)
+    throw UsageError("--level auto chooses the tree level of a tree kernel; " + k.name + " uses none");
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
   check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
-  MethodSetup s;
-  s.softening = c.softening;
-  s.subsample = c.subsample;
-  check_setup(k, s);
+  check_setup(k, method_setup(c, 0));
   if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
   std::error_code ec;
   if (fs::exists(c.output_dir, ec) && !fs::is_directory(c.output_dir, ec))
@@ -197,7 +209,7 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
     throw InputError(snap, 0, "holds " + std::to_string(r.particles.size()) + " particles in " +
                                   std::to_string(r.particles.dim) + "D; the run has " + d.get("n") + " in " +
                                   d.get("dim") + "D");
-  r.level = k.near_field() ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
+  r.level = k.uses_tree() ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
   if (c.render_every > 0) {
     const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");
     const std::vector<double> range = parse_numbers(d.get("render_density_range"), 2, ini + ": render_density_range");
@@ -223,7 +235,8 @@ void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMetho
     d.set("n", std::to_string(n));
     d.set("input", c.input);
     for (const Setting& s : compared_settings(c)) d.set(s.key, s.value);
-    d.set("level", k.near_field() ? std::to_string(level) : std::string("-"));
+    d.set("level", k.uses_tree() ? std::to_string(level) : std::string("-"));
+    if (field.model() == ForceModel::fmm) d.set("order_used", std::to_string(field.setup().order));
     if (c.render_every > 0) {
       const render::View& v = *frame.view;
       d.set("render_window", join_numbers({v.u0, v.u1, v.v0, v.v1}));

@@ -9,6 +9,7 @@
 
 #include "core/particles.h"
 #include "io/particle_file.h"
+#include "methods/force_method.h"
 #include "render/density_image.h"
 #include "sim/run_files.h"
 
@@ -39,10 +40,18 @@ struct SimulationConfig {
   bool resume = false;
   std::string timing_csv;  //!< non-empty: append the step-cost breakdown as a row of this results CSV
   std::string input;       //!< where the particles come from (recorded; compared on resume when given)
+  // Full methods (cpu-fmm): the far field's order (0: from the accuracy), accuracy, near kernel.
+  int order = 0;
+  double accuracy = 0;
+  std::string near;
 };
 
 //! The level as a number: K, or -1 for "auto" (resolved from the particles), 0 when not given.
 int parse_level(const std::string& level);
+
+//! The setup of the run's force method at `level` (no domain: every step's own bounding
+//! square/cube).
+MethodSetup method_setup(const SimulationConfig& c, int level);
 
 //! Refuses, before any work, what cannot run (UsageError naming the option): dt not finite and
 //! positive, negative steps / --snapshot-every / --render-every / softening, --subsample below 1

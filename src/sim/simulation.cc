@@ -49,7 +49,7 @@ void log_run(const SimulationConfig& c, const KernelInfo& k, const ForceMethod& 
       << (c.input.empty() ? start.ini.get("input") : c.input) << ", kernel " << k.name << " (" << k.trait_list()
       << "), " << to_string(c.precision) << ", dt " << format_double(c.dt) << ", steps " << start.step << ".." << last
       << ", softening " << format_double(c.softening)
-      << (k.near_field() ? ", level " + std::to_string(start.level) : std::string()) << "\n";
+      << (k.uses_tree() ? ", level " + std::to_string(start.level) : std::string()) << "\n";
   log << "forces: " << field.describe() << "\n";
   if (c.gpus > 1)
     log << "forces on " << c.gpus << " GPUs: positions pass through the host every step (decomposition, halo "
@@ -83,11 +83,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   }
 
   // The forces: the kernel's method (spread over c.gpus GPUs) and, sub-sampled, the exact one.
-  MethodSetup setup;  // no domain: the boxes of every step's own bounding square/cube
-  setup.level = start.level;
-  setup.softening = c.softening;
-  setup.precision = c.precision;
-  setup.subsample = c.subsample;
+  const MethodSetup setup = method_setup(c, start.level);
   std::unique_ptr<ForceMethod> field =
       make_spread_method(k, setup, start.particles, Spread{c.gpus, CrossPairs::automatic});
   std::unique_ptr<ForceMethod> exact;  // sub-sampled runs: the exact forces, for the force error

@@ -21,7 +21,7 @@ StepCost step_cost(double wall_ms, double integrate_ms, const StageTimes& t) {
   cost.wall = wall_ms;
   cost.forces = t.evaluate_ms;
   cost.tree = t.get("tree");
-  cost.plan = t.get("plan");
+  cost.plan = t.get("plan") + t.get("lists");  // what a method derives from its tree: a plan, a full method's lists
   cost.transfer = t.get("transfer");
   return cost;
 }

@@ -1,0 +1,247 @@
+// cpu-fmm: the fast multipole method on the CPU (docs/design.md §16), the reference of the far
+// field. The tree with levels (tree/levels.h) of the leaf level's compact tree, the M2L lists
+// (farfield/lists.h), the Cartesian operators of farfield/expansion.h in the setup's precision,
+// OpenMP over the boxes of a level; the near field by a registered CPU near-field kernel on the
+// same boxes, its forces added to the far field's. Every expansion is kept in units of its box's
+// side (farfield/expansion.h: "Units"), so float works at any depth.
+#include <algorithm>
+#include <limits>
+
+#include "core/bodies.h"
+#include "core/errors.h"
+#include "farfield/expansion.h"
+#include "farfield/lists.h"
+#include "farfield/order.h"
+#include "methods/registry.h"
+#include "methods/shaped.h"
+#include "tree/levels.h"
+
+namespace nf {
+namespace {
+
+//! The near-field kernel a CPU full method uses when none is named: OpenMP, full lists.
+constexpr const char* kDefaultCpuNear = "cpu-omp";
+
+template <int D, class T>
+class CpuFmmMethod final : public HostMethod {
+ public:
+  CpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
+      : HostMethod(ForceModel::fmm, with_order(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+    const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultCpuNear : setup_.near);
+    if (near.gpu() || !near.near_field())
+      throw UsageError("--near " + near.name + ": cpu-fmm's near field is a CPU near-field kernel (" +
+                       (near.gpu() ? "that one runs on the GPU" : "that one is not a near-field kernel") + ")");
+    MethodSetup ns = setup_;
+    ns.order = 0, ns.accuracy = 0, ns.near.clear();
+    near_ = make_method(near, ns, like);
+    near_name_ = near.name;
+  }
+  std::string near_kernel() const override { return near_name_; }
+
+  void prepare(const Particles& p, std::uint64_t step) override {
+    Stopwatch clock;
+    const Domain domain = setup_.domain ? *setup_.domain : default_domain(p);
+    tree_ = build_tree(p, setup_.level, domain, false);
+    tree_ms_ = clock.ms();
+    clock.restart();
+    levels_ = build_levels(tree_);
+    lists_ = farfield::build_interaction_lists(levels_);
+    multipole_.resize(levels_.level.size());
+    local_.resize(levels_.level.size());
+    for (std::size_t l = 0; l < levels_.level.size(); ++l) {
+      multipole_[l].assign(std::size_t(levels_.level[l].boxes()) * terms_, T(0));
+      local_[l].assign(std::size_t(levels_.level[l].boxes()) * terms_, T(0));
+    }
+    lists_ms_ = clock.ms();
+    clock.restart();
+    bodies_ = make_bodies<T>(p, tree_.order.data());
+    acc_.assign(p.size() * D, T(0));
+    transfer_ms_ = clock.ms();
+    near_->prepare(p, step);
+  }
+
+  std::vector<double> accelerations() override {
+    const Stopwatch clock;
+    std::vector<double> out = near_->accelerations();  // input order
+    for (std::size_t s = 0; s < tree_.order.size(); ++s)
+      for (int a = 0; a < D; ++a) out[std::size_t(tree_.order[s]) * D + a] += double(acc_[s * D + a]);
+    scatter_ms_ = clock.ms();
+    return out;
+  }
+  void poison_output() override {
+    std::fill(acc_.begin(), acc_.end(), std::numeric_limits<T>::quiet_NaN());
+    near_->poison_output();
+  }
+  StageTimes times() override {
+    const StageTimes near = near_->times();
+    return {{{"tree", tree_ms_ + near.get("tree")}, {"lists", lists_ms_}, {"transfer", transfer_ms_ + scatter_ms_}},
+            evaluate_ms(),
+            {{"upward", upward_ms_}, {"m2l", m2l_ms_}, {"downward", downward_ms_}, {"near", near.evaluate_ms}}};
+  }
+
+ protected:
+  void clear_output() override {
+    std::fill(acc_.begin(), acc_.end(), T(0));
+    for (auto& m : multipole_) std::fill(m.begin(), m.end(), T(0));
+    for (auto& l : local_) std::fill(l.begin(), l.end(), T(0));
+  }
+  void compute() override {
+    Stopwatch clock;
+    upward();
+    upward_ms_ = clock.ms();
+    clock.restart();
+    m2l();
+    m2l_ms_ = clock.ms();
+    clock.restart();
+    downward();
+    downward_ms_ = clock.ms();
+    near_->evaluate();  // the near field, added to these forces in accelerations()
+  }
+
+ private:
+  static MethodSetup with_order(MethodSetup s, int dim) {
+    s.order = farfield::resolve_order(dim, s.order, s.accuracy);
+    return s;
+  }
+  // A body's offset from centre c in units of h.
+  static void from_centre(const Body<T>& body, const double (&c)[3], double h, T (&r)[D]) {
+    const double x[3] = {double(body.x), double(body.y), double(body.z)};
+    for (int a = 0; a < D; ++a) r[a] = T((x[a] - c[a]) / h);
+  }
+  // Offset of box b's centre at level l from `from`, in units of `unit` (T, for the operators).
+  void offset(int l, std::uint32_t b, const double (&from)[3], double unit, T (&r)[D]) const {
+    double c[3];
+    levels_.centre(l, levels_.level[l].key[b], c);
+    for (int a = 0; a < D; ++a) r[a] = T((c[a] - from[a]) / unit);
+  }
+
+  // P2M at the leaf level, then M2M up to level 2 (levels 0 and 1 have no far field).
+  void upward() {
+    const int p = setup_.order, K = levels_.leaf;
+    if (K < 2) return;
+    {
+      const TreeLevel& leaf = levels_.level[K];
+      const double h = levels_.side(K);
+#pragma omp parallel for schedule(dynamic, 16)
+      for (long lb = 0; lb < long(leaf.boxes()); ++lb) {
+        const std::uint32_t b = std::uint32_t(lb);
+        double c[3];
+        levels_.centre(K, leaf.key[b], c);
+        T* M = &multipole_[K][std::size_t(b) * terms_];
+        for (std::uint32_t i = leaf.first[b]; i < leaf.first[b + 1]; ++i) {
+          T r[D];
+          from_centre(bodies_[i], c, h, r);
+          farfield::p2m<D, T>(bodies_[i].m, r, p, M);
+        }
+      }
+    }
+    for (int l = K - 1; l >= 2; --l) {
+      const TreeLevel& level = levels_.level[l];
+      const double h = levels_.side(l);
+#pragma omp parallel for schedule(dynamic, 16)
+      for (long lb = 0; lb < long(level.boxes()); ++lb) {
+        const std::uint32_t b = std::uint32_t(lb);
+        double c[3];
+        levels_.centre(l, level.key[b], c);
+        T* M = &multipole_[l][std::size_t(b) * terms_];
+        for (std::uint32_t child = level.child[b]; child < level.child[b + 1]; ++child) {
+          T s[D];
+          offset(l + 1, child, c, h, s);
+          farfield::m2m<D, T>(&multipole_[l + 1][std::size_t(child) * terms_], s, p, M, T(0.5));
+        }
+      }
+    }
+  }
+
+  // Every level's M2L: each box's local coefficients from the multipoles of its interaction list.
+  void m2l() {
+    const int p = setup_.order;
+    for (int l = 2; l <= levels_.leaf; ++l) {
+      const TreeLevel& level = levels_.level[l];
+      const NeighborLists& list = lists_[l];
+      const double h = levels_.side(l);
+      const T eps2 = T(setup_.softening * setup_.softening / (h * h));
+#pragma omp parallel
+      {
+        std::vector<T> scratch(terms_);
+#pragma omp for schedule(dynamic, 16)
+        for (long lb = 0; lb < long(level.boxes()); ++lb) {
+          const std::uint32_t b = std::uint32_t(lb);
+          double c[3];
+          levels_.centre(l, level.key[b], c);
+          T* L = &local_[l][std::size_t(b) * terms_];
+          for (std::uint32_t k = list.offset[b]; k < list.offset[b + 1]; ++k) {
+            const std::uint32_t src = list.ids[k];
+            double cs[3];
+            levels_.centre(l, level.key[src], cs);
+            T R0[D];
+            for (int a = 0; a < D; ++a) R0[a] = T((c[a] - cs[a]) / h);
+            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, p, L, scratch.data());
+          }
+        }
+      }
+    }
+  }
+
+  // L2L down to the leaf level, then L2P into the particles' forces (sorted order).
+  void downward() {
+    const int p = setup_.order, K = levels_.leaf;
+    if (K < 2) return;
+    for (int l = 2; l < K; ++l) {
+      const TreeLevel& level = levels_.level[l];
+      const double h = levels_.side(l);
+#pragma omp parallel for schedule(dynamic, 16)
+      for (long lb = 0; lb < long(level.boxes()); ++lb) {
+        const std::uint32_t b = std::uint32_t(lb);
+        double c[3];
+        levels_.centre(l, level.key[b], c);
+        const T* L = &local_[l][std::size_t(b) * terms_];
+        for (std::uint32_t child = level.child[b]; child < level.child[b + 1]; ++child) {
+          T s[D];
+          offset(l + 1, child, c, h, s);
+          farfield::l2l<D, T>(L, s, p, &local_[l + 1][std::size_t(child) * terms_], T(0.5));
+        }
+      }
+    }
+    const TreeLevel& leaf = levels_.level[K];
+    const double h = levels_.side(K);
+    const T scale = T(1.0 / (h * h));  // the acceleration of an expansion in box units
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long lb = 0; lb < long(leaf.boxes()); ++lb) {
+      const std::uint32_t b = std::uint32_t(lb);
+      double c[3];
+      levels_.centre(K, leaf.key[b], c);
+      const T* L = &local_[K][std::size_t(b) * terms_];
+      for (std::uint32_t i = leaf.first[b]; i < leaf.first[b + 1]; ++i) {
+        T y[D];
+        from_centre(bodies_[i], c, h, y);
+        T a[D] = {};
+        farfield::l2p<D, T>(L, y, p, a);
+        for (int k = 0; k < D; ++k) acc_[std::size_t(i) * D + k] += a[k] * scale;
+      }
+    }
+  }
+
+  int terms_;
+  std::unique_ptr<ForceMethod> near_;
+  std::string near_name_;
+  Tree tree_;
+  TreeLevels levels_;
+  farfield::InteractionLists lists_;
+  std::vector<Body<T>> bodies_;
+  std::vector<std::vector<T>> multipole_, local_;  // per level, terms_ per box, in box units
+  std::vector<T> acc_;                             // the far field, sorted order
+  double tree_ms_ = 0, lists_ms_ = 0, transfer_ms_ = 0, scatter_ms_ = 0;
+  double upward_ms_ = 0, m2l_ms_ = 0, downward_ms_ = 0;
+};
+
+}  // namespace
+
+MethodFamily cpu_fmm() {
+  MethodFactory make = [](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_shaped<ForceMethod, CpuFmmMethod>(like.dim, s.precision, k, s, like);
+  };
+  return {std::move(make), {}};
+}
+
+}  // namespace nf
