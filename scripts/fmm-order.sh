@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The far field's error model (src/farfield/order.h) against measurements: cpu-fmm's relative L2
-# error against float64 all pairs for orders 1..12 on uniform inputs of 10 particles per leaf box,
+# error against float64 all pairs for orders 4..12 on uniform inputs of 10 particles per leaf box,
 # 2D at levels 4 and 6, 3D at levels 3 and 4 (experiments/fmm-order.ini), rows into
 # RESULTS_DIR/fmm-order/<device>.csv, and the error model's constants fitted to them (printed).
 # CPU only; about 6 minutes on 2 cores.
