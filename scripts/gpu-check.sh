@@ -3,7 +3,7 @@
 #   1. the GPU test suite with NEARFIELD_REQUIRE_GPU=1 (a missing device is a failure);
 #   2. compute-sanitizer memcheck and racecheck on small cases of every GPU kernel and of the GPU
 #      tree builder (one clustered case has a box larger than a block, so the chunked paths run);
-#   3. a short benchmark table.
+#   3. a short benchmark table (the near-field kernels, and fmm).
 # Every step is time-boxed. Logs are packed into $OUT/gpu-check-logs.tgz after each step and the
 # summary table goes to $OUT/gpu-check-summary.txt and stdout (two files, however many steps).
 # Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; needs nearfield and test_gpu)
@@ -73,11 +73,15 @@ for tool in memcheck racecheck; do
   record "compute-sanitizer $tool" "$clean/$total runs clean${dirty}"
 done
 
-# 3. short benchmark table (2D float, level 7: the paper's setting, at two box sizes)
+# 3. short benchmark table (2D float, level 7: the paper's setting, at two box sizes; fmm in 3D)
 if step bench; then
   timeout 180 "$NF" bench --kernel ppt,bpt,bpb,bpb-n3,bpb-lb,n3-shfl,n3-rotate,n3-colour --dist uniform-exact --dim 2 \
     --level 7 --ppb 64,512 --reps 5 --warmup 1 > "$LOGS/bench.txt" 2>/dev/null
-  record "benchmark" "exit $? (table below)"
+  rc=$?
+  # and the full method at its default accuracy (1e-4) on a 3D Plummer sphere of 2^20 particles
+  timeout 120 "$NF" bench --kernel fmm --dist plummer --dim 3 --n 1048576 --level 5 --reps 5 --warmup 1 \
+    >> "$LOGS/bench.txt" 2>/dev/null
+  record "benchmark" "exit $rc, fmm exit $? (table below)"
 fi
 rm -rf "$work"
 echo

@@ -73,6 +73,9 @@ TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on; without a GPU it
   CHECK(emulating_gpus());
   CHECK_THROWS_AS(check_gpus(find_kernel("cpu-serial"), 2), UsageError);  // still GPU near-field kernels only
   CHECK_THROWS_AS(check_gpus(find_kernel("allpairs-tiled"), 2), UsageError);
+  // A full method runs on one GPU for now: refused before anything else is asked of the machine.
+  CHECK_THROWS_WITH_AS(check_gpus(find_kernel("fmm"), 2), doctest::Contains("runs on one GPU for now"), UsageError);
+  CHECK_THROWS_WITH_AS(check_gpus(find_kernel("cpu-fmm"), 2), doctest::Contains("runs on one GPU for now"), UsageError);
   CHECK_THROWS_AS(check_gpus(find_kernel("bpb"), 0), UsageError);
   if (gpu::available())
     MESSAGE("skipped the refusal of emulated GPUs without a GPU: this machine has one");

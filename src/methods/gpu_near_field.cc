@@ -114,6 +114,7 @@ class GpuNearFieldMethod final : public PartMethod {
     }
     return order_;
   }
+  const DeviceTree& device_tree() const override { return builder_.tree(); }
   std::vector<double> sorted_accelerations() override {
     const std::vector<Acc4<T>> sorted = acc_.download();
     std::vector<double> out(sorted.size() * D);

@@ -12,6 +12,8 @@
 
 namespace nf {
 
+struct DeviceTree;
+
 //! See the top of this file. Every call needs the part's device current.
 class PartMethod : public DeviceMethod {
  public:
@@ -27,6 +29,9 @@ class PartMethod : public DeviceMethod {
   virtual const std::vector<std::uint32_t>& sorted_order() = 0;
   //! Accelerations of the last evaluation in sorted order, dim values per particle (waits).
   virtual std::vector<double> sorted_accelerations() = 0;
+  //! The tree of the last prepare (the bodies and accelerations are in its order): what a full
+  //! method (gpu_fmm.cc) builds its far field on.
+  virtual const DeviceTree& device_tree() const = 0;
 
  protected:
   using DeviceMethod::DeviceMethod;

@@ -81,6 +81,10 @@ static std::list<KernelInfo> builtin_kernels() {
        "Newton-3, lane rotation over box pairs in conflict-free colours: plain loads and stores, no atomics, bitwise "
        "repeatable",
        gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_colour))},
+      {"fmm", kGpu | kFarField,
+       "fast multipole method on the GPU: cpu-fmm's expansions and lists, M2L by offset in shared memory, near field "
+       "by a GPU near-field kernel (--near, default n3-rotate)",
+       gpu_fmm()},
   };
 }
 

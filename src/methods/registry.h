@@ -93,6 +93,9 @@ MethodFamily gpu_all_pairs(const GpuAllPairsKernels& kernels);
 //! The CPU fast multipole method (methods/cpu_fmm.cc): far field in the setup's precision, near
 //! field by a registered CPU near-field kernel.
 MethodFamily cpu_fmm();
+//! The GPU fast multipole method (methods/gpu_fmm.cc): the far field's passes on the GPU over the
+//! tree of a GPU near-field kernel (--near), which adds the near field into the same output.
+MethodFamily gpu_fmm();
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
 //! kernel never moves the others, so references stay valid).

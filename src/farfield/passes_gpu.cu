@@ -1,0 +1,405 @@
+// The far field's passes on the GPU (farfield/passes_gpu.h): kernels and their drivers.
+#include <algorithm>
+
+#include "core/cuda_check.cuh"
+#include "core/launch.cuh"
+#include "farfield/derivatives.h"
+#include "farfield/expansion.h"
+#include "farfield/passes_gpu.h"
+#include "tree/morton.h"
+
+namespace nf::farfield {
+namespace {
+
+constexpr unsigned kTermThreads = 128;  // p2m, m2m, l2l: threads over the terms of one box
+constexpr int kSlots = (terms<3>(kMaxOrder) + kTermThreads - 1) / kTermThreads;  // terms per thread, at most
+
+// Offset of a child's centre from its parent's, per axis, in units of the parent's side.
+template <int D, class T>
+__device__ void child_shift(std::uint64_t child_key, T (&s)[D]) {
+  std::uint32_t c[D];
+  morton_coords<D>(child_key, c);
+  for (int a = 0; a < D; ++a) s[a] = (c[a] & 1) ? T(0.25) : T(-0.25);
+}
+
+// Centre of leaf box `key` (double, as the CPU method computes it).
+template <int D>
+__device__ void leaf_centre(std::uint64_t key, const LeafGeometry& g, double (&c)[D]) {
+  std::uint32_t ic[D];
+  morton_coords<D>(key, ic);
+  for (int a = 0; a < D; ++a) c[a] = g.origin[a] + (ic[a] + 0.5) * g.side;
+}
+
+// 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
+template <class T>
+__device__ T half_power(int k) {
+  return T(1) / T(1u << k);
+}
+
+template <int D, class T>
+__global__ void table_kernel(int p, T eps2, int terms, T* __restrict__ table) {
+  const int o = blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= kOffsets<D>) return;
+  T r[D];
+  bool adjacent = true;
+  for (int a = 0, v = o; a < D; ++a, v /= 7) {
+    const int d = v % 7 - 3;
+    r[a] = T(d);
+    adjacent = adjacent && d >= -1 && d <= 1;
+  }
+  T* out = table + std::size_t(o) * terms;
+  if (adjacent) {
+    for (int n = 0; n < terms; ++n) out[n] = T(0);
+    return;
+  }
+  derivatives<D, T>(r, eps2, p, out);
+}
+
+// One block per leaf box; the particles' powers (r_a / h)^j / j! in shared memory, 32 at a time.
+template <int D, class T>
+__global__ void p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf, LeafGeometry g, int p, int terms,
+                           T* __restrict__ M) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int row = p + 1;
+  T* pw = reinterpret_cast<T*>(smem);  // [32][D][p + 1]
+  T* mass = pw + 32 * D * row;
+  const std::uint32_t b = blockIdx.x;
+  double c[D];
+  leaf_centre<D>(leaf.key[b], g, c);
+  int e[kSlots][3];
+  T sum[kSlots];
+#pragma unroll
+  for (int s = 0; s < kSlots; ++s) {
+    const int n = threadIdx.x + s * blockDim.x;
+    const MultiIndex m = n < terms ? multi_index<D>(n) : MultiIndex{};
+    e[s][0] = m.x, e[s][1] = row + m.y, e[s][2] = 2 * row + m.z;
+    sum[s] = T(0);
+  }
+  const std::uint32_t first = leaf.first[b], last = leaf.first[b + 1];
+  for (std::uint32_t base = first; base < last; base += 32) {
+    const std::uint32_t count = min(32u, last - base);
+    if (threadIdx.x < count) {
+      const Body<T> body = sorted[base + threadIdx.x];
+      const double x[3] = {double(body.x), double(body.y), double(body.z)};
+      T* w = pw + threadIdx.x * D * row;
+      for (int a = 0; a < D; ++a) {
+        const T r = T((x[a] - c[a]) / g.side);
+        w[a * row] = T(1);
+        for (int j = 1; j <= p; ++j) w[a * row + j] = w[a * row + j - 1] * r * (T(1) / T(j));
+      }
+      mass[threadIdx.x] = body.m;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s) {
+      if (threadIdx.x + s * blockDim.x >= terms) break;
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const T* w = pw + i * D * row;
+        T v = mass[i] * w[e[s][0]];
+        if constexpr (D == 3)
+          v *= w[e[s][1]] * w[e[s][2]];
+        else
+          v *= w[e[s][1]];
+        sum[s] += v;
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int s = 0; s < kSlots; ++s) {
+    const int n = threadIdx.x + s * blockDim.x;
+    if (n < terms) M[std::size_t(b) * terms + n] += sum[s];
+  }
+}
+
+// One block per parent box, a thread per parent term n: sum over children and k <= n of
+// 2^-|k| M_k s^(n-k) / (n-k)!.
+template <int D, class T>
+__global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p, int terms, const T* __restrict__ Mf,
+                           T* __restrict__ Mc) {
+  const std::uint32_t q = blockIdx.x;
+  for (int n = threadIdx.x; n < terms; n += blockDim.x) {
+    const MultiIndex ni = multi_index<D>(n);
+    T sum = T(0);
+    for (std::uint32_t ch = coarse.child[q]; ch < coarse.child[q + 1]; ++ch) {
+      T s[D];
+      child_shift<D, T>(fine.key[ch], s);
+      const Powers<D, T> w(s, p);
+      const T* m = Mf + std::size_t(ch) * terms;
+      for (int kx = 0; kx <= ni.x; ++kx)
+        for (int ky = 0; ky <= ni.y; ++ky)
+          for (int kz = 0; kz <= (D == 3 ? ni.z : 0); ++kz) {
+            T v = m[index<D>({kx, ky, kz})] * half_power<T>(kx + ky + kz) * w.axis[0][ni.x - kx] * w.axis[1][ni.y - ky];
+            if constexpr (D == 3) v *= w.axis[2][ni.z - kz];
+            sum += v;
+          }
+    }
+    Mc[std::size_t(q) * terms + n] += sum;
+  }
+}
+
+// One block per child box, a thread per child term k: 2^-(|k|+1) sum_j L_{k+j} s^j / j!.
+template <int D, class T>
+__global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int p, int terms, const T* __restrict__ Lc,
+                           T* __restrict__ Lf) {
+  const std::uint32_t b = blockIdx.x;
+  const T* L = Lc + std::size_t(fine.parent[b]) * terms;
+  T s[D];
+  child_shift<D, T>(fine.key[b], s);
+  const Powers<D, T> w(s, p);
+  for (int k = threadIdx.x; k < terms; k += blockDim.x) {
+    const MultiIndex ki = multi_index<D>(k);
+    const int rest = p - ki.degree();
+    T sum = T(0);
+    for (int jx = 0; jx <= rest; ++jx)
+      for (int jy = 0; jy <= rest - jx; ++jy)
+        for (int jz = 0; jz <= (D == 3 ? rest - jx - jy : 0); ++jz) {
+          T v = L[index<D>({ki.x + jx, ki.y + jy, ki.z + jz})] * w.axis[0][jx] * w.axis[1][jy];
+          if constexpr (D == 3) v *= w.axis[2][jz];
+          sum += v;
+        }
+    Lf[std::size_t(b) * terms + k] += sum * half_power<T>(ki.degree() + 1);
+  }
+}
+
+template <int D, class T>
+__global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32_t* __restrict__ particle_box,
+                           std::uint32_t n, DeviceLevel leaf, LeafGeometry g, int p, int terms, const T* __restrict__ L,
+                           Acc4<T>* __restrict__ acc) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint32_t b = particle_box[i];
+  double c[D];
+  leaf_centre<D>(leaf.key[b], g, c);
+  const Body<T> body = sorted[i];
+  const double x[3] = {double(body.x), double(body.y), double(body.z)};
+  T y[D];
+  for (int a = 0; a < D; ++a) y[a] = T((x[a] - c[a]) / g.side);
+  T a[D] = {};
+  l2p<D, T>(L + std::size_t(b) * terms, y, p, a);
+  const T scale = T(1.0 / (g.side * g.side));
+  Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
+  if constexpr (D == 3) add.z = a[2] * scale;
+  add_into(&acc[i], add);
+}
+
+// The coefficients of one M2L work unit: up to 4 consecutive k of one degree dk that are
+// consecutive in memory (3D: one row (dk, bk), z from z0; 2D: tails b from z0). For a fixed n
+// their derivatives D_{n+k} are consecutive too, so a lane sums the 4 with a window of 4
+// derivatives that slides along the run of n: one load of a moment and one of a derivative per 4
+// multiply-adds.
+constexpr unsigned char kNone = 255;
+
+struct Quad {
+  int dk, bk, z0, count;
+};
+
+__device__ inline int pack(const Quad& q) { return q.dk | q.bk << 8 | q.z0 << 16 | q.count << 24; }
+__device__ inline Quad unpack(int v) { return {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24}; }
+
+// The quads of order p in degree order; returns how many (at most terms).
+template <int D>
+__device__ int make_quads(int p, int* out) {
+  int q = 0;
+  for (int dk = 0; dk <= p; ++dk) {
+    if constexpr (D == 3) {
+      for (int bk = 0; bk <= dk; ++bk)
+        for (int z0 = 0; z0 <= bk; z0 += 4) out[q++] = pack({dk, bk, z0, min(4, bk + 1 - z0)});
+    } else {
+      for (int b0 = 0; b0 <= dk; b0 += 4) out[q++] = pack({dk, b0, 0, min(4, dk + 1 - b0)});
+    }
+  }
+  return q;
+}
+
+// L_k += sum_n (-1)^|n| M_n D_{n+k} for the k of quad u, for the target whose moments are the
+// column `target` of Mt (stride S); Dt padded with 4 zeros past terms(p).
+template <class T, int S>
+__device__ __forceinline__ void slide(const T* __restrict__ m, const T* __restrict__ g, int length, T& p0, T& p1, T& p2,
+                                      T& p3) {
+  T d0 = g[0], d1 = g[1], d2 = g[2];
+  for (int z = 0; z < length; ++z) {
+    const T d3 = g[z + 3], mv = m[z * S];
+    p0 += mv * d0;
+    p1 += mv * d1;
+    p2 += mv * d2;
+    p3 += mv * d3;
+    d0 = d1, d1 = d2, d2 = d3;
+  }
+}
+
+template <int D, class T, int S>
+__device__ __forceinline__ void m2l_quad(const Quad& u, int p, const T* Mt, const T* Dt, int target, T& a0, T& a1,
+                                         T& a2, T& a3) {
+  for (int dn = 0; dn <= p - u.dk; ++dn) {
+    T p0 = T(0), p1 = T(0), p2 = T(0), p3 = T(0);
+    if constexpr (D == 3) {
+      for (int bn = 0; bn <= dn; ++bn)
+        slide<T, S>(Mt + row_start<3>(dn, bn) * S + target, Dt + row_start<3>(u.dk + dn, u.bk + bn) + u.z0, bn + 1, p0,
+                    p1, p2, p3);
+    } else {
+      slide<T, S>(Mt + degree_start<2>(dn) * S + target, Dt + degree_start<2>(u.dk + dn) + u.bk, dn + 1, p0, p1, p2, p3);
+    }
+    if (dn & 1) {
+      a0 -= p0, a1 -= p1, a2 -= p2, a3 -= p3;
+    } else {
+      a0 += p0, a1 += p1, a2 += p2, a3 += p3;
+    }
+  }
+}
+
+// M2L over TB target boxes per block (see passes_gpu.h). Shared memory: the moments of the
+// current offset's sources and the targets' local coefficients, [term][target] with a padded
+// stride; the offset's derivatives (4 zeros after them); the quads; for each (offset, target) the
+// source's position in the target's list (kNone: none; a list has at most 189 entries).
+template <int D, class T, int TB>
+__global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceList list, int p, int terms, const T* __restrict__ table,
+                           const T* __restrict__ M, T* __restrict__ L) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  constexpr int kOff = kOffsets<D>;
+  constexpr int S = TB + 1;
+  T* Mt = reinterpret_cast<T*>(smem);
+  T* Lt = Mt + terms * S;
+  T* Dt = Lt + terms * S;
+  int* quads = reinterpret_cast<int*>(Dt + terms + 4);
+  unsigned char* pos = reinterpret_cast<unsigned char*>(quads + terms);  // [offset][target]: list position
+  const int tid = threadIdx.x, threads = blockDim.x;
+  const std::uint32_t t0 = blockIdx.x * TB;
+  const int nt = int(min(std::uint32_t(TB), level.boxes - t0));
+  for (int i = tid; i < kOff * TB; i += threads) pos[i] = kNone;
+  for (int i = tid; i < terms * S; i += threads) Lt[i] = T(0);
+  if (tid < 4) Dt[terms + tid] = T(0);
+  __shared__ int quad_count;
+  if (tid == 0) quad_count = make_quads<D>(p, quads);
+  const int warp = tid / 32, lane = tid % 32, warps = threads / 32;
+  __syncthreads();
+  for (int t = warp; t < nt; t += warps) {
+    std::uint32_t ct[D];
+    morton_coords<D>(level.key[t0 + t], ct);
+    const std::uint32_t begin = list.offset[t0 + t], end = list.offset[t0 + t + 1];
+    for (std::uint32_t j = begin + lane; j < end; j += 32) {
+      std::uint32_t cs[D];
+      morton_coords<D>(level.key[list.ids[j]], cs);
+      int o = 0;
+      for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
+      pos[o * TB + t] = static_cast<unsigned char>(j - begin);
+    }
+  }
+  __syncthreads();
+  constexpr int kSub = 32 / TB;  // quads a warp computes at once
+  const int target = lane % TB, qstep = warps * kSub, nq = quad_count;
+  for (int o = 0; o < kOff; ++o) {
+    if (!__syncthreads_or(tid < TB && pos[o * TB + tid] != kNone)) continue;
+    for (int n = tid; n < terms; n += threads) Dt[n] = table[std::size_t(o) * terms + n];
+    for (int t = warp; t < TB; t += warps) {  // a warp per target: coalesced, no division
+      const int j = pos[o * TB + t];
+      const T* m = j != kNone ? M + std::size_t(list.ids[list.offset[t0 + t] + j]) * terms : nullptr;
+      for (int n = lane; n < terms; n += 32) Mt[n * S + t] = m ? m[n] : T(0);
+    }
+    __syncthreads();
+    for (int q = warp * kSub + lane / TB; q < nq; q += qstep) {
+      const Quad u = unpack(quads[q]);
+      T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
+      m2l_quad<D, T, S>(u, p, Mt, Dt, target, a0, a1, a2, a3);
+      T* out = Lt + (D == 3 ? row_start<3>(u.dk, u.bk) + u.z0 : degree_start<2>(u.dk) + u.bk) * S + target;
+      out[0] += a0;
+      if (u.count > 1) out[S] += a1;
+      if (u.count > 2) out[2 * S] += a2;
+      if (u.count > 3) out[3 * S] += a3;
+    }
+    __syncthreads();
+  }
+  for (int i = tid; i < nt * terms; i += threads) {
+    const int t = i / terms, n = i - t * terms;
+    L[std::size_t(t0 + t) * terms + n] += Lt[n * S + t];
+  }
+}
+
+template <int D, class T, int TB>
+std::size_t m2l_shared_bytes(int terms) {
+  return (2 * std::size_t(terms) * (TB + 1) + terms + 4) * sizeof(T) + std::size_t(terms) * sizeof(int) +
+         std::size_t(kOffsets<D>) * TB;
+}
+
+int shared_optin() {
+  int device = 0, bytes = 0;
+  NF_CUDA(cudaGetDevice(&device));
+  NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <int D, class T, int TB>
+bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
+  const int terms = farfield::terms<D>(p);
+  const std::size_t bytes = m2l_shared_bytes<D, T, TB>(terms);
+  if (bytes > std::size_t(shared_optin())) return false;
+  NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  constexpr int kSub = 32 / TB;
+  const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp
+  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes>>>(level, list, p, terms, table, M, L);
+  NF_CUDA(cudaGetLastError());
+  return true;
+}
+
+}  // namespace
+
+template <int D, class T>
+void derivative_table(int p, T eps2, T* table) {
+  table_kernel<D, T><<<gpu::blocks_for(kOffsets<D>, 64), 64>>>(p, eps2, terms<D>(p), table);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T>
+void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
+  if (leaf.boxes == 0) return;
+  const std::size_t bytes = (32 * D * (p + 1) + 32) * sizeof(T);
+  p2m_kernel<D, T><<<leaf.boxes, kTermThreads, bytes>>>(sorted, leaf, g, p, terms<D>(p), M);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T>
+void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, int p, const T* M_fine, T* M_coarse) {
+  if (coarse.boxes == 0) return;
+  m2m_kernel<D, T><<<coarse.boxes, kTermThreads>>>(fine, coarse, p, terms<D>(p), M_fine, M_coarse);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T>
+void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
+  if (level.boxes == 0 || list.links == 0) return;
+  if (launch_m2l<D, T, 32>(level, list, p, table, M, L)) return;
+  if (launch_m2l<D, T, 16>(level, list, p, table, M, L)) return;
+  if (launch_m2l<D, T, 8>(level, list, p, table, M, L)) return;
+  throw std::runtime_error("m2l: the expansion of order " + std::to_string(p) + " does not fit in shared memory");
+}
+
+template <int D, class T>
+void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, int p, const T* L_coarse, T* L_fine) {
+  if (fine.boxes == 0) return;
+  l2l_kernel<D, T><<<fine.boxes, kTermThreads>>>(coarse, fine, p, terms<D>(p), L_coarse, L_fine);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T>
+void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t n, const DeviceLevel& leaf,
+         const LeafGeometry& g, int p, const T* L, Acc4<T>* acc) {
+  if (n == 0) return;
+  l2p_kernel<D, T><<<gpu::blocks_for(n, 128), 128>>>(sorted, particle_box, n, leaf, g, p, terms<D>(p), L, acc);
+  NF_CUDA(cudaGetLastError());
+}
+
+#define NF_PASSES(D, T)                                                                                          \
+  template void derivative_table<D, T>(int, T, T*);                                                              \
+  template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*);                     \
+  template void m2m<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*);                            \
+  template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const T*, const T*, T*);                   \
+  template void l2l<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*);                            \
+  template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
+                          int, const T*, Acc4<T>*);
+NF_PASSES(2, float)
+NF_PASSES(2, double)
+NF_PASSES(3, float)
+NF_PASSES(3, double)
+#undef NF_PASSES
+
+}  // namespace nf::farfield

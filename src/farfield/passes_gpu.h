@@ -1,0 +1,62 @@
+#pragma once
+//! The far field's passes on the GPU (docs/design.md §16): the operators of farfield/expansion.h
+//! over DeviceLevels, every expansion in units of its box's side (expansion.h: "Units"), every
+//! pass adding into its output. Coefficients of level l are terms<D>(p) per box, box-major, from
+//! the level's own pointer. Enqueued on the default stream. CUDA builds only.
+//!
+//! - p2m: one block per leaf box, a thread per term; its particles' per-axis powers in shared
+//!   memory, 32 particles at a time.
+//! - m2m / l2l: one block per output box, a thread per term, the shift's powers (+-1/4 of the
+//!   parent's side per axis) on the thread's stack.
+//! - m2l: one block per 32 (16, 8 for large expansions) target boxes, one lane per target box;
+//!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
+//!   (precomputed per level: derivative_table) and the moments of each target's source at that
+//!   offset go to shared memory, and each warp takes a share of the coefficients k, every lane
+//!   summing the same k for its own target (no divergence, the derivatives read as broadcasts),
+//!   4 k at a time: k consecutive in memory have consecutive D_{n+k}, so a window of 4
+//!   derivatives slides along each run of n (2 shared loads per 4 multiply-adds, not 2 per 1).
+//! - l2p: one thread per particle.
+
+#include <cstdint>
+
+#include "core/body.h"
+#include "farfield/lists_gpu.h"
+#include "tree/levels_gpu.h"
+
+namespace nf::farfield {
+
+//! Where level `leaf`'s boxes are in space (for the particle passes).
+struct LeafGeometry {
+  double origin[3] = {0, 0, 0};
+  double side = 1;  //!< of one leaf box
+};
+
+//! Offsets between two boxes of one level that M2L can see: -3..3 per axis.
+template <int D>
+constexpr int kOffsets = D == 2 ? 49 : 343;
+
+//! table[o * terms + n] = D_n(R0) for each offset o = sum_a (R0_a + 3) 7^a, in box units at a
+//! level with eps2 = eps^2 / h^2 (zeros for the adjacent offsets, which M2L never takes).
+template <int D, class T>
+void derivative_table(int p, T eps2, T* table);
+
+template <int D, class T>
+void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M);
+
+//! Children at level l + 1 (`fine`) into their parents at level l (`coarse`).
+template <int D, class T>
+void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, int p, const T* M_fine, T* M_coarse);
+
+template <int D, class T>
+void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L);
+
+//! Parents at level l (`coarse`) into their children at level l + 1 (`fine`).
+template <int D, class T>
+void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, int p, const T* L_coarse, T* L_fine);
+
+//! acc[i] += the far-field acceleration of sorted particle i (n particles; particle_box: its leaf box).
+template <int D, class T>
+void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t n, const DeviceLevel& leaf,
+         const LeafGeometry& g, int p, const T* L, Acc4<T>* acc);
+
+}  // namespace nf::farfield

@@ -1,0 +1,169 @@
+// fmm: the fast multipole method on the GPU (docs/design.md §16). A GPU near-field method (--near)
+// builds the tree and gathers the bodies in its order; on that tree the levels and M2L lists are
+// built on the GPU (tree/levels_gpu.h, farfield/lists_gpu.h), and the far field's passes
+// (farfield/passes_gpu.h) run in the setup's precision, with cpu-fmm's operators and box units.
+// One evaluation: the near-field method's evaluation (it zeroes the output and adds the near
+// field), then P2M, M2M, M2L, L2L and L2P, which adds the far field into the same array.
+#include <algorithm>
+
+#include "core/errors.h"
+#include "farfield/order.h"
+#include "methods/part_method.h"
+#include "methods/registry.h"
+#include "methods/shaped.h"
+#if defined(NF_HAVE_CUDA)
+#include "farfield/lists_gpu.h"
+#include "farfield/passes_gpu.h"
+#include "methods/potential_gpu.h"
+#include "tree/levels_gpu.h"
+#endif
+
+namespace nf {
+namespace {
+
+//! The near-field kernel the GPU full method uses when none is named: the fastest of the
+//! framework's GPU kernels on the H100 from 16 particles per box up (results/table3, results/ppb).
+constexpr const char* kDefaultGpuNear = "n3-rotate";
+
+#if defined(NF_HAVE_CUDA)
+template <int D, class T>
+class GpuFmmMethod final : public DeviceMethod {
+ public:
+  GpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
+      : DeviceMethod(ForceModel::fmm, with_order(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+    const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultGpuNear : setup_.near);
+    if (!near.gpu() || !near.near_field() || !near.make_part)
+      throw UsageError("--near " + near.name + ": fmm's near field is a GPU near-field kernel (" +
+                       (!near.gpu() ? "that one runs on the CPU" : "that one is not a near-field kernel") + ")");
+    MethodSetup ns = setup_;
+    ns.order = 0, ns.accuracy = 0, ns.near.clear();
+    check_setup(near, ns, like);
+    near_ = near.make_part(near, ns, like);
+    near_name_ = near.name;
+    eps2_ = T(setup_.softening * setup_.softening);
+  }
+  std::string near_kernel() const override { return near_name_; }
+
+  using DeviceMethod::prepare;
+  void prepare(const DeviceParticles& p, std::uint64_t step) override {
+    near_->prepare(p, step);
+    build_far_field();
+  }
+  bool prepare_in_place(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
+                        std::uint64_t step) override {
+    const bool moved = near_->prepare_in_place(p, v, index, step);
+    build_far_field();
+    return moved;
+  }
+
+  std::vector<double> accelerations() override { return near_->accelerations(); }
+  void accelerations(DeviceVectors& out) override { near_->accelerations(out); }
+  void poison_output() override { near_->poison_output(); }
+  StageTimes times() override {
+    const double ms = evaluate_ms();  // waits
+    const StageTimes near = near_->times();
+    return {{{"tree", near.get("tree")}, {"lists", lists_timer_.elapsed_ms()}, {"plan", near.get("plan")},
+             {"transfer", near.get("transfer") + upload_ms()}},
+            ms,
+            {{"upward", far_ran_ ? upward_timer_.elapsed_ms() : 0.0},
+             {"m2l", far_ran_ ? m2l_timer_.elapsed_ms() : 0.0},
+             {"downward", far_ran_ ? downward_timer_.elapsed_ms() : 0.0},
+             {"near", near.evaluate_ms}}};
+  }
+  std::vector<Count> counts() override { return {{"m2l_translations", lists_.links()}}; }
+  double device_potential() override {
+    const DeviceTree& t = near_->device_tree();
+    return potential_gpu::allpairs_potential<D, T>(static_cast<const Body<T>*>(near_->device_bodies()), t.n, eps2_,
+                                                   scratch_);
+  }
+  std::string device_potential_method() const override {
+    return std::string("GPU, every pair, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
+  }
+
+ protected:
+  void clear_output() override {
+    if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
+  }
+  void compute() override {
+    near_->evaluate();  // zeroes the output, adds the near field
+    const DeviceTree& t = near_->device_tree();
+    const int p = setup_.order, K = levels_.leaf;
+    far_ran_ = K >= 2 && t.n > 0;
+    if (!far_ran_) return;
+    const auto* bodies = static_cast<const Body<T>*>(near_->device_bodies());
+    auto* acc = static_cast<Acc4<T>*>(near_->device_acc());
+    upward_timer_.start();
+    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K));
+    for (int l = K - 1; l >= 2; --l) farfield::m2m<D, T>(levels_.level[l + 1], levels_.level[l], p, M(l + 1), M(l));
+    upward_timer_.stop();
+    m2l_timer_.start();
+    for (int l = 2; l <= K; ++l) farfield::m2l<D, T>(levels_.level[l], lists_.level[l], p, table(l), M(l), L(l));
+    m2l_timer_.stop();
+    downward_timer_.start();
+    for (int l = 2; l < K; ++l) farfield::l2l<D, T>(levels_.level[l], levels_.level[l + 1], p, L(l), L(l + 1));
+    farfield::l2p<D, T>(bodies, t.particle_compact_box.data(), t.n, levels_.level[K], geometry_, p, L(K), acc);
+    downward_timer_.stop();
+  }
+
+ private:
+  static MethodSetup with_order(MethodSetup s, int dim) {
+    s.order = farfield::resolve_order(dim, s.order, s.accuracy);
+    return s;
+  }
+  T* M(int l) { return coeffs_.data() + start_[l]; }
+  T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
+  const T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
+
+  // The levels and lists of the near method's tree, the coefficient arrays (grown, never shrunk)
+  // and each level's derivative table (eps^2 in that level's box units).
+  void build_far_field() {
+    const DeviceTree& t = near_->device_tree();
+    lists_timer_.start();
+    levels_.build(t);
+    lists_.build(levels_);
+    const int K = levels_.leaf;
+    start_.assign(std::size_t(K) + 2, 0);
+    for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(levels_.level[l].boxes) * terms_;
+    half_ = start_[K + 1];
+    if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
+    const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
+    if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
+    for (int l = 2; l <= K; ++l) {
+      const double h = levels_.side(l);
+      farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)),
+                                       tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_);
+    }
+    lists_timer_.stop();
+    for (int a = 0; a < 3; ++a) geometry_.origin[a] = t.domain.origin[a];
+    geometry_.side = levels_.side(K);
+  }
+
+  int terms_;
+  std::unique_ptr<PartMethod> near_;
+  std::string near_name_;
+  T eps2_ = 0;
+  DeviceLevels levels_;
+  farfield::DeviceLists lists_;
+  farfield::LeafGeometry geometry_;
+  std::vector<std::size_t> start_;  // level l's coefficients from start_[l] (multipoles; locals from half_ on)
+  std::size_t half_ = 0;
+  gpu::DeviceBuffer<T> coeffs_, tables_;
+  gpu::Workspace scratch_;
+  bool far_ran_ = false;  // the last evaluation had a far field (leaf level >= 2, particles)
+  gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_;
+};
+#else
+template <int D, class T>
+class GpuFmmMethod;  // CUDA builds only
+#endif
+
+}  // namespace
+
+MethodFamily gpu_fmm() {
+  MethodFactory make = [](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_on_device<ForceMethod, GpuFmmMethod>(k.name, like.dim, s.precision, k, s, like);
+  };
+  return {std::move(make), {}};
+}
+
+}  // namespace nf

@@ -1,0 +1,136 @@
+// The far field on the GPU (gpu suite): the levels and M2L lists built on the GPU equal the CPU's
+// (tree/levels.h, farfield/lists.h) box for box, and `fmm` equals `cpu-fmm` to rounding at several
+// orders, 2D and 3D, float and double (both against float64 all pairs: test_kernels_full.cc).
+#include <algorithm>
+#include <cmath>
+
+#include "farfield/lists.h"
+#include "farfield/lists_gpu.h"
+#include "helpers.h"
+#include "methods/registry.h"
+#include "tree/levels.h"
+#include "tree/levels_gpu.h"
+#include "tree/tree_gpu.h"
+
+using namespace nf;
+
+namespace {
+
+template <class V>
+std::vector<V> download(const V* p, std::size_t n) {
+  std::vector<V> out(n);
+  if (n) gpu::copy_to_host(out.data(), p, n * sizeof(V));
+  return out;
+}
+
+struct LevelCase {
+  std::string what;
+  Particles p;
+  int level;
+};
+
+std::vector<LevelCase> level_cases() {
+  return {{"uniform 2D level 5", test::make("uniform", 2, 3000, 51), 5},
+          {"clusters 3D level 4 (empty boxes)", test::make("clusters", 3, 4000, 52), 4},
+          {"plummer 2D level 9 (deep, sparse)", test::make("plummer", 2, 800, 53), 9},
+          {"plummer 3D level 6", test::make("plummer", 3, 5000, 54), 6},
+          {"one particle, 3D level 3", test::from_points(3, {{0.2, 0.7, 0.4}}), 3},
+          {"level 2", test::make("uniform", 3, 300, 55), 2}};
+}
+
+TEST_CASE("GPU tree with levels and M2L lists equal the CPU's" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  for (const LevelCase& c : level_cases()) {
+    CAPTURE(c.what);
+    const Domain d = default_domain(c.p);
+    const Tree tree = build_tree(c.p, c.level, d, false);
+    const TreeLevels cpu = build_levels(tree);
+    const farfield::InteractionLists cpu_lists = farfield::build_interaction_lists(cpu);
+    const DeviceParticles dp = upload_particles(c.p);
+    GpuTreeBuilder builder(c.p.dim, c.level, c.p.size(), false);
+    DeviceLevels gpu;
+    farfield::DeviceLists gpu_lists;
+    for (int rebuild = 0; rebuild < 2; ++rebuild) {  // the second build reuses every buffer
+      builder.build(dp, &d);
+      gpu.build(builder.tree());
+      gpu_lists.build(gpu);
+    }
+    REQUIRE(gpu.level.size() == cpu.level.size());
+    std::uint64_t links = 0;
+    for (std::size_t l = 0; l < cpu.level.size(); ++l) {
+      CAPTURE(l);
+      const TreeLevel& want = cpu.level[l];
+      const DeviceLevel& got = gpu.level[l];
+      REQUIRE(got.boxes == want.boxes());
+      CHECK(download(got.key, got.boxes) == want.key);
+      CHECK(download(got.first, got.boxes + 1) == want.first);
+      if (l > 0) CHECK(download(got.parent, got.boxes) == want.parent);
+      if (l + 1 < cpu.level.size()) CHECK(download(got.child, got.boxes + 1) == want.child);
+      if (l < 2) continue;
+      const farfield::DeviceList& list = gpu_lists.level[l];
+      const std::vector<std::uint32_t> offset = download(list.offset, got.boxes + 1);
+      CHECK(offset == cpu_lists[l].offset);
+      std::vector<std::uint32_t> ids = download(list.ids, list.links);
+      for (std::uint32_t b = 0; b < got.boxes; ++b)  // the CPU's are ascending; the GPU's by parent neighbor
+        std::sort(ids.begin() + offset[b], ids.begin() + offset[b + 1]);
+      CHECK(ids == cpu_lists[l].ids);
+      links += cpu_lists[l].ids.size();
+    }
+    CHECK(gpu_lists.links() == links);
+  }
+}
+
+// Relative L2 distance of a from b.
+double distance(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) num += (a[i] - b[i]) * (a[i] - b[i]), den += b[i] * b[i];
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  struct Case {
+    Particles p;
+    int level;
+  };
+  const std::vector<Case> cases = {{test::make("plummer", 3, 6000, 61), 4},
+                                   {test::make("clusters", 2, 5000, 62), 6},
+                                   {test::make("uniform", 3, 4000, 63), 3}};
+  for (const Case& c : cases)
+    for (Precision prec : {Precision::f32, Precision::f64})
+      for (int order : {3, 8, 12}) {
+        CAPTURE(c.p.dim);
+        CAPTURE(c.level);
+        CAPTURE(to_string(prec));
+        CAPTURE(order);
+        MethodSetup s;
+        s.level = c.level;
+        s.domain = default_domain(c.p);
+        s.softening = 1e-3;
+        s.precision = prec;
+        s.order = order;
+        auto cpu = make_method(find_kernel("cpu-fmm"), s, c.p);
+        auto gpu = make_method(find_kernel("fmm"), s, c.p);
+        cpu->prepare(c.p);
+        cpu->evaluate();
+        gpu->prepare(c.p);
+        gpu->poison_output();
+        gpu->evaluate();
+        const std::vector<double> a = gpu->accelerations(), b = cpu->accelerations();
+        REQUIRE(a.size() == b.size());
+        CHECK(distance(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+        // The translations it counts are the CPU lists' entries.
+        const TreeLevels levels = build_levels(build_tree(c.p, c.level, *s.domain, false));
+        std::uint64_t links = 0;
+        for (const NeighborLists& l : farfield::build_interaction_lists(levels)) links += l.ids.size();
+        const std::vector<Count> counts = gpu->counts();
+        REQUIRE(counts.size() == 1);
+        CHECK(counts[0].value == links);
+        const StageTimes t = gpu->times();
+        CHECK(t.evaluate_ms > 0);
+        CHECK(t.get("m2l") > 0);
+        CHECK(t.get("near") > 0);
+      }
+}
+
+}  // namespace
