@@ -1,5 +1,6 @@
 // nearfield simulate on the GPU: every GPU kernel's device-resident run against the float64 CPU
-// run of the same forces (all pairs: cpu-allpairs; near field: cpu-serial at the same level),
+// run of the same forces (all pairs: cpu-allpairs; near field: cpu-serial at the same level; full
+// methods: cpu-fmm at the same level and order),
 // the sub-sample, bitwise --resume of deterministic kernels, the energy check in float32, --timing.
 #include <filesystem>
 
@@ -33,19 +34,26 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
   const int level = 3;
   simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-all"), "cpu-allpairs", "double", -1, "8"));
   simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-near"), "cpu-serial", "double", level, "8"));
-  const Particles ref_all = snapshot(dir, "cpu-all", 8, "bin"), ref_near = snapshot(dir, "cpu-near", 8, "bin");
-  const auto rows_all = energy_rows(dir, "cpu-all"), rows_near = energy_rows(dir, "cpu-near");
+  const std::vector<std::string> order = {"--order", "8"};
+  simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-full"), "cpu-fmm", "double", level, "8", order));
+  const Particles ref_all = snapshot(dir, "cpu-all", 8, "bin"), ref_near = snapshot(dir, "cpu-near", 8, "bin"),
+                  ref_full = snapshot(dir, "cpu-full", 8, "bin");
+  const auto rows_all = energy_rows(dir, "cpu-all"), rows_near = energy_rows(dir, "cpu-near"),
+             rows_full = energy_rows(dir, "cpu-full");
   CHECK(max_position_diff(p0, ref_all) > 1e-3);
   for (const KernelInfo* k : kernels_with(kGpu)) {
     CAPTURE(k->name);
     const std::string run = "gpu-" + k->name;
-    simulate_ok(run_args(dir.file("in.bin"), dir.file(run), k->name, "float", k->near_field() ? level : -1, "8"));
+    const bool full = k->far_field();
+    const int k_level = k->near_field() || full ? level : -1;
+    const std::vector<std::string> more = full ? order : std::vector<std::string>{};
+    simulate_ok(run_args(dir.file("in.bin"), dir.file(run), k->name, "float", k_level, "8", more));
     const Particles got = snapshot(dir, run, 8, "bin");
-    const Particles& ref = k->near_field() ? ref_near : ref_all;
+    const Particles& ref = full ? ref_full : k->near_field() ? ref_near : ref_all;
     CHECK(max_position_diff(got, ref) <= 2e-6);
     CHECK(max_velocity_diff(got, ref) <= 2e-5);
     const auto rows = energy_rows(dir, run);
-    const auto& ref_rows = k->near_field() ? rows_near : rows_all;
+    const auto& ref_rows = full ? rows_full : k->near_field() ? rows_near : rows_all;
     REQUIRE(rows.size() == ref_rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
       CHECK(rows[r].potential == doctest::Approx(ref_rows[r].potential).epsilon(1e-5));
@@ -53,7 +61,7 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
     }
     // In double precision the GPU run is the CPU run up to summation order.
     const std::string run64 = "gpu64-" + k->name;
-    simulate_ok(run_args(dir.file("in.bin"), dir.file(run64), k->name, "double", k->near_field() ? level : -1, "8"));
+    simulate_ok(run_args(dir.file("in.bin"), dir.file(run64), k->name, "double", k_level, "8", more));
     CHECK(max_position_diff(snapshot(dir, run64, 8, "bin"), ref) <= 1e-12);
     CHECK(energy_rows(dir, run64).back().potential == doctest::Approx(ref_rows.back().potential).epsilon(1e-12));
   }
@@ -123,11 +131,12 @@ TEST_CASE("GPU simulate: the potential of a large run is evaluated on the GPU an
   for (const char* precision : {"float", "double"}) {
     CAPTURE(precision);
     const double tol = std::string(precision) == "float" ? 1e-6 : 1e-12;
-    for (const char* kernel : {"allpairs-tiled", "bpb", "n3-shfl"}) {
+    for (const char* kernel : {"allpairs-tiled", "bpb", "n3-shfl", "fmm"}) {  // fmm: the full potential
       CAPTURE(kernel);
-      const bool near_field = std::string(kernel) != "allpairs-tiled";
-      const std::string run = std::string(kernel) + "-" + precision;
-      simulate_ok(run_args(dir.file("in.bin"), dir.file(run), kernel, precision, near_field ? 3 : -1, "0"));
+      const std::string name = kernel;
+      const bool near_field = name != "allpairs-tiled" && name != "fmm";
+      const std::string run = name + "-" + precision;
+      simulate_ok(run_args(dir.file("in.bin"), dir.file(run), kernel, precision, name != "allpairs-tiled" ? 3 : -1, "0"));
       CHECK(read_text(dir.file(run + "/energy.csv")).find("; GPU, pair terms in " + std::string(precision)) !=
             std::string::npos);
       CHECK(energy_rows(dir, run)[0].potential == doctest::Approx(near_field ? near : all).epsilon(tol));

@@ -77,7 +77,7 @@ class GpuFmmMethod final : public DeviceMethod {
                                                    scratch_);
   }
   std::string device_potential_method() const override {
-    return std::string("GPU, every pair, pair terms in ") + to_string(setup_.precision) + ", sums in float64";
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64, every pair";
   }
 
  protected:
