@@ -48,7 +48,7 @@ cases=()
 # compact tree (the dense ones cannot take level 12 in 3D).
 list=$("$NF" bench --list)
 all_gpu=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ {print $1}' | paste -sd, -)
-compact=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ && /near-field/ && !/dense tree/ {print $1}' | paste -sd, -)
+compact=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ && /near-field/ && !/far-field/ && !/dense tree/ {print $1}' | paste -sd, -)
 cases+=("every GPU kernel, 2D float clustered (a box > 512)|validate --input $work/c2.csv --level 3 --kernel $all_gpu")
 cases+=("every GPU kernel, 3D double, eps = 0|validate --input $work/p3.csv --level 2 --kernel $all_gpu --precision double --softening 0")
 cases+=("compact-tree kernels, 3D level 12|validate --input $work/p3.csv --level 12 --kernel $compact")

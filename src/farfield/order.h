@@ -43,10 +43,14 @@ inline int order_for_accuracy(int dim, double accuracy) {
   return kMaxOrder;
 }
 
-//! `order` when given (> 0), else the order the model picks for `accuracy` (0: kDefaultAccuracy).
-inline int resolve_order(int dim, int order, double accuracy) {
-  if (order > 0) return order;
-  return order_for_accuracy(dim, accuracy > 0 ? accuracy : kDefaultAccuracy);
+//! A full method's setup as it runs: `order` given (> 0) stays, with the accuracy as asked (0:
+//! none, validate then holds the method to the model's error at that order); else the order comes
+//! from the accuracy (0: kDefaultAccuracy), which is recorded, so that validate holds the method to
+//! the target it was asked to reach, not to the model's error at the order it chose.
+inline void resolve(int dim, int& order, double& accuracy) {
+  if (order > 0) return;
+  if (accuracy <= 0) accuracy = kDefaultAccuracy;
+  order = order_for_accuracy(dim, accuracy);
 }
 
 }  // namespace nf::farfield

@@ -100,7 +100,7 @@ class CpuFmmMethod final : public HostMethod {
 
  private:
   static MethodSetup with_order(MethodSetup s, int dim) {
-    s.order = farfield::resolve_order(dim, s.order, s.accuracy);
+    farfield::resolve(dim, s.order, s.accuracy);
     return s;
   }
   // A body's offset from centre c in units of h.

@@ -107,7 +107,7 @@ class GpuFmmMethod final : public DeviceMethod {
 
  private:
   static MethodSetup with_order(MethodSetup s, int dim) {
-    s.order = farfield::resolve_order(dim, s.order, s.accuracy);
+    farfield::resolve(dim, s.order, s.accuracy);
     return s;
   }
   T* M(int l) { return coeffs_.data() + start_[l]; }
