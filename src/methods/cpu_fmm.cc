@@ -12,6 +12,7 @@
 #include "farfield/expansion.h"
 #include "farfield/lists.h"
 #include "farfield/order.h"
+#include "methods/full_method.h"
 #include "methods/registry.h"
 #include "methods/shaped.h"
 #include "tree/levels.h"
@@ -26,13 +27,12 @@ template <int D, class T>
 class CpuFmmMethod final : public HostMethod {
  public:
   CpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
-      : HostMethod(ForceModel::fmm, with_order(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+      : HostMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
     const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultCpuNear : setup_.near);
     if (near.gpu() || !near.near_field())
       throw UsageError("--near " + near.name + ": cpu-fmm's near field is a CPU near-field kernel (" +
                        (near.gpu() ? "that one runs on the GPU" : "that one is not a near-field kernel") + ")");
-    MethodSetup ns = setup_;
-    ns.order = 0, ns.accuracy = 0, ns.near.clear();
+    const MethodSetup ns = near_part_setup(setup_);
     near_ = make_method(near, ns, like);
     near_name_ = near.name;
   }
@@ -99,10 +99,6 @@ class CpuFmmMethod final : public HostMethod {
   }
 
  private:
-  static MethodSetup with_order(MethodSetup s, int dim) {
-    farfield::resolve(dim, s.order, s.accuracy);
-    return s;
-  }
   // A body's offset from centre c in units of h.
   static void from_centre(const Body<T>& body, const double (&c)[3], double h, T (&r)[D]) {
     const double x[3] = {double(body.x), double(body.y), double(body.z)};

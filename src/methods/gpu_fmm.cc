@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "farfield/order.h"
 #include "methods/part_method.h"
+#include "methods/full_method.h"
 #include "methods/registry.h"
 #include "methods/shaped.h"
 #if defined(NF_HAVE_CUDA)
@@ -30,13 +31,12 @@ template <int D, class T>
 class GpuFmmMethod final : public DeviceMethod {
  public:
   GpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
-      : DeviceMethod(ForceModel::fmm, with_order(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+      : DeviceMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
     const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultGpuNear : setup_.near);
     if (!near.gpu() || !near.near_field() || !near.make_part)
       throw UsageError("--near " + near.name + ": fmm's near field is a GPU near-field kernel (" +
                        (!near.gpu() ? "that one runs on the CPU" : "that one is not a near-field kernel") + ")");
-    MethodSetup ns = setup_;
-    ns.order = 0, ns.accuracy = 0, ns.near.clear();
+    const MethodSetup ns = near_part_setup(setup_);
     check_setup(near, ns, like);
     near_ = near.make_part(near, ns, like);
     near_name_ = near.name;
@@ -106,10 +106,6 @@ class GpuFmmMethod final : public DeviceMethod {
   }
 
  private:
-  static MethodSetup with_order(MethodSetup s, int dim) {
-    farfield::resolve(dim, s.order, s.accuracy);
-    return s;
-  }
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
   const T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
