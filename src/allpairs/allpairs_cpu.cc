@@ -5,22 +5,38 @@
 namespace nf {
 namespace {
 
+// Target i's sum over every source (or, with cells, the near ones) in index order: the one sum
+// behind the whole reference and its sampled form, so a sampled target gets the same bits.
+template <int D>
+inline void add_target(const SoftenedGravity<D, double>& g, const std::vector<Body<double>>& b,
+                       const std::vector<Cell>* cells, long i, double* out) {
+  const long n = static_cast<long>(b.size());
+  Acc4<double> a{0, 0, 0, 0};
+  for (long j = 0; j < n; ++j) {
+    if (j == i) continue;
+    if (cells && !near_cells<D>((*cells)[i], (*cells)[j])) continue;
+    g(b[i], b[j], a);
+  }
+  out[0] += a.x;
+  out[1] += a.y;
+  if constexpr (D == 3) out[2] += a.z;
+}
+
 template <int D>
 void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, double* out) {
   const SoftenedGravity<D, double> g{softening * softening};
   const long n = static_cast<long>(b.size());
 #pragma omp parallel for schedule(dynamic, 64)
-  for (long i = 0; i < n; ++i) {
-    Acc4<double> a{0, 0, 0, 0};
-    for (long j = 0; j < n; ++j) {
-      if (j == i) continue;
-      if (cells && !near_cells<D>((*cells)[i], (*cells)[j])) continue;
-      g(b[i], b[j], a);
-    }
-    out[i * D] += a.x;
-    out[i * D + 1] += a.y;
-    if constexpr (D == 3) out[i * D + 2] += a.z;
-  }
+  for (long i = 0; i < n; ++i) add_target<D>(g, b, cells, i, out + i * D);
+}
+
+template <int D>
+void run_targets(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening,
+                 const std::vector<std::size_t>& targets, double* out) {
+  const SoftenedGravity<D, double> g{softening * softening};
+  const long m = static_cast<long>(targets.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long t = 0; t < m; ++t) add_target<D>(g, b, cells, static_cast<long>(targets[t]), out + t * D);
 }
 
 template <int D>
@@ -54,6 +70,14 @@ void cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::v
     run<2>(bodies, cells, softening, acc);
   else
     run<3>(bodies, cells, softening, acc);
+}
+
+void cpu_allpairs_targets(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
+                          double softening, const std::vector<std::size_t>& targets, double* acc) {
+  if (dim == 2)
+    run_targets<2>(bodies, cells, softening, targets, acc);
+  else
+    run_targets<3>(bodies, cells, softening, targets, acc);
 }
 
 }  // namespace nf

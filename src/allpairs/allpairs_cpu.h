@@ -2,6 +2,7 @@
 //! cpu-allpairs: the float64 O(N^2) reference. Inputs are bodies as a kernel saw them (possibly
 //! rounded to float32 first); the arithmetic and accumulation are float64.
 
+#include <cstddef>
 #include <vector>
 
 #include "allpairs/near_mask.h"
@@ -14,6 +15,14 @@ namespace nf {
 //! target sums its sources in index order, so the result does not depend on the thread count.
 void cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells, double softening,
                   double* acc);
+
+//! Adds into `acc` (dim per listed target, in list order) what cpu_allpairs adds for the particles
+//! `targets` (indices into `bodies`, each below its size): the same sum over every other body, or
+//! with `cells` over the near ones, in the same order, so each value is the full reference's bit
+//! for bit. O(targets x N): validation on a sample of targets (docs/design.md §4). OpenMP over
+//! the targets.
+void cpu_allpairs_targets(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,
+                          double softening, const std::vector<std::size_t>& targets, double* acc);
 
 //! Adds into `acc` the accelerations of `targets` from `sources`, every pair (a source at a
 //! target's own position adds exactly 0): a simulation's sub-sampled sources. Same summation order

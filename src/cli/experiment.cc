@@ -92,6 +92,8 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
     c.tree = true;
   else if (keys.mode != "bench" && keys.mode != "validate")
     throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
+  if (!c.sample.empty() && keys.mode != "validate")
+    throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
   if (c.output.empty()) c.output = r.output;
   const bool default_output = c.output.empty();
   if (default_output) c.output = (std::filesystem::path(r.results_dir) / c.label / (device_slug() + ".csv")).string();

@@ -69,6 +69,20 @@ std::vector<int> parse_orders(const SweepConfig& c) {
   return out;
 }
 
+std::int64_t parse_sample(const SweepConfig& c) {
+  if (c.sample.empty()) return 0;
+  try {
+    return single_int(c.sample, "sample", 1);
+  } catch (const InputError& e) {
+    throw UsageError(std::string(e.what()) + ": --sample takes the number of target particles, an integer >= 1");
+  }
+}
+
+bool sampled(const SweepConfig& c, std::size_t n) {
+  const std::int64_t m = parse_sample(c);
+  return m > 0 && static_cast<std::uint64_t>(m) < n;
+}
+
 void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mode) {
   const std::string gpus_help =
       std::string("GPUs of this host to spread each GPU near-field kernel over, comma list (1,2): one process drives "
@@ -97,7 +111,10 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
-                    "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)");
+                    "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)")
+        ("sample", po::value(&c.sample),
+         "validate only M targets drawn with --seed, against a float64 sum over every source on the CPU (for N "
+         "where the full reference is too slow); M >= N validates every particle");
   if (mode != SweepMode::validate)
     d.add_options()
         ("mask", po::value(&c.mask)->default_value(c.mask), "all-pairs kernels: all or near")

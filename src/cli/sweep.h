@@ -40,6 +40,8 @@ struct SweepConfig {
   std::string orders = "0";           //!< --order: comma list of expansion orders (0: from --accuracy)
   double accuracy = 0;                //!< --accuracy: target relative L2 error (0: the default)
   std::string near;                   //!< --near: the near-field kernel of their direct part
+  // validate: compare M sampled targets only (docs/design.md §4).
+  std::string sample;                 //!< --sample M: empty: every particle
 };
 
 //! The items of a comma list, empty ones dropped.
@@ -56,6 +58,11 @@ std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c);
 std::vector<Precision> parse_precisions(const SweepConfig& c);
 //! The --order list (each 0..16).
 std::vector<int> parse_orders(const SweepConfig& c);
+//! --sample: 0 when not given, else an integer M >= 1 (InputError naming --sample otherwise).
+std::int64_t parse_sample(const SweepConfig& c);
+//! True when a point of n particles is validated on a sample: --sample M with M < n (M >= n
+//! validates every particle, as without --sample).
+bool sampled(const SweepConfig& c, std::size_t n);
 
 //! Which options a command takes: bench (timing), validate (reference), experiment (both).
 enum class SweepMode { bench, validate, experiment };

@@ -14,6 +14,7 @@ void check_sweep(const SweepConfig& c) {
   check_input_args(c.in);
   if (c.levels.empty()) throw UsageError("--level is required");
   parse_levels(c);
+  parse_sample(c);
   if (c.tree) {
     gpu::require("bench --tree");
   } else {

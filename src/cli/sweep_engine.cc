@@ -89,7 +89,8 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   k["ppb"] = pt.ppb >= 0 ? std::to_string(pt.ppb) : format_double(static_cast<double>(p.size()) / nbox);
   k["n"] = std::to_string(p.size());
   k["distribution"] = pt.distribution();
-  k["seed"] = c.in.input.empty() ? std::to_string(c.in.seed) : "";
+  // The seed of a generated input; with --sample also of a file's (it draws the targets).
+  k["seed"] = c.in.input.empty() || sampled(c, p.size()) ? std::to_string(c.in.seed) : "";
   k["precision"] = to_string(precision);
   k["softening"] = format_double(c.softening);
   k["mask"] = mask;
@@ -97,6 +98,9 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   // Full methods: the order as asked (auto: from the accuracy) and the accuracy asked for.
   k["order"] = order < 0 ? "" : order == 0 ? "auto" : std::to_string(order);
   k["accuracy"] = order < 0 || c.accuracy <= 0 ? "" : format_double(c.accuracy);
+  // validate --sample M: a sample is its own measurement; M >= N validates every particle, the
+  // same measurement as without --sample (empty).
+  k["sample"] = sampled(c, p.size()) ? std::to_string(parse_sample(c)) : "";
   return k;
 }
 

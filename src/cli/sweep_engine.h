@@ -51,8 +51,8 @@ LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<st
 using ResultsRow = std::map<std::string, std::string>;
 
 //! The columns that identify a measurement (--resume skips rows that match them all, --remeasure
-//! replaces them): the point, kernel, precision, mask, the spread, and a full method's order as
-//! asked (--order, 0 meaning "from --accuracy").
+//! replaces them): the point, kernel, precision, mask, the spread, a full method's order as
+//! asked (--order, 0 meaning "from --accuracy"), and validate's sample size (empty: every particle).
 ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::string& kernel, Precision precision,
                      const std::string& mask, const Spread& spread = {1, CrossPairs::automatic}, int order = -1);
 

@@ -1,6 +1,7 @@
 // `validate` over a sweep (docs/design.md §4): checks one cell (point, precision, kernel, spread)
 // against the float64 ground truth as the engine of cli/sweep_engine.h asks, and prints the
-// table, the references used and the verdict.
+// table, the references used and the verdict. With --sample M the ground truth is computed, and
+// the kernel compared, at M targets of each point only.
 #include <optional>
 #include <utility>
 
@@ -16,8 +17,9 @@ std::string sci(double v) { return fmt("%.3e", v); }
 
 // Checks one cell: its method's accelerations against the ground truth of its point and
 // precision (computed once, when the first cell of them is measured: the near field for
-// near-field and all-pairs kernels, every pair for full methods), a deterministic kernel
-// repeated bit for bit, and a spread run that must equal one GPU compared with it.
+// near-field and all-pairs kernels, every pair for full methods; with --sample at the point's
+// sampled targets only, the same sum), a deterministic kernel repeated bit for bit, and a spread
+// run that must equal one GPU compared with it.
 class ValidateTask : public SweepTask {
  public:
   ValidateTask(const SweepConfig& c, bool multi) : c_(c), multi_(multi) {}
@@ -30,22 +32,34 @@ class ValidateTask : public SweepTask {
     const Particles& p = cell.at.particles;
     const Precision prec = cell.precision;
     const Mask ref_mask = k.far_field() ? Mask::all : Mask::near;
+    const bool sample = sampled(c_, p.size());
+    if (sample && targets_of_ != cell.point_index) {  // one sample per point, for every kernel of it
+      targets_ = sample_targets(p.size(), static_cast<std::size_t>(parse_sample(c_)), c_.in.seed);
+      targets_of_ = cell.point_index;
+    }
     Reference& ref = refs_[ref_mask == Mask::all];
     const std::pair<std::size_t, std::size_t> ref_of{cell.point_index, cell.precision_index};
     if (ref.of != ref_of) {
-      ref.values = ground_truth(p, cell.at.setup, prec, c_.cpu_reference_limit, ref.name, ref_mask);
+      std::string note;
+      if (sample) {
+        ref.values = sampled_ground_truth(p, cell.at.setup, prec, targets_, ref.name, ref_mask);
+        ref.name += " (--seed " + std::to_string(c_.in.seed) + ")";
+      } else {
+        ref.values = ground_truth(p, cell.at.setup, prec, c_.cpu_reference_limit, ref.name, ref_mask);
+        if (!c_.sample.empty()) note = " (every particle: --sample " + c_.sample + " >= N)";
+      }
       ref.of = ref_of;
       references_.push_back(to_string(prec) + std::string(" kernels") + (k.far_field() ? " (full methods), " : ", ") +
                             cell.at.point.distribution() + " " + std::to_string(p.dim) + "D, level " +
                             std::to_string(cell.at.point.level) + ", N = " + std::to_string(p.size()) + ": " +
-                            ref.name);
+                            ref.name + note);
     }
     MethodSetup s = cell.setup(c_);
     if (!k.uses_tree()) s.mask = Mask::near;
     const auto method = make_spread_method(k, s, p, cell.spread);
     method->prepare(p);
     std::vector<double> got;
-    KernelCheck check = check_method(*method, k, p, ref.values, &got);
+    KernelCheck check = check_method(*method, k, p, ref.values, &got, sample ? &targets_ : nullptr);
     if (cell.spread.gpus > 1 && matches_one_gpu_bitwise(k, cell.spread.cross)) {
       const auto one = make_method(k, s, p);  // one GPU must give the same bits
       one->prepare(p);
@@ -62,8 +76,11 @@ class ValidateTask : public SweepTask {
     const std::string one_gpu = !check.one_gpu_checked ? "-" : check.one_gpu_equal ? "bitwise" : "DIFFERS";
 
     CellResult out;
-    out.table_row = {kernel_label(k, *method), to_string(prec), std::to_string(cell.at.point.level), std::to_string(p.size()),
-                     sci(m.rel_l2), sci(m.p99_rel), sci(m.max_rel), sci(m.momentum), sci(tol), repeat};
+    out.table_row = {kernel_label(k, *method), to_string(prec), std::to_string(cell.at.point.level),
+                     std::to_string(p.size())};
+    if (!c_.sample.empty()) out.table_row.push_back(sample ? std::to_string(targets_.size()) : "all");
+    for (const std::string& v : {sci(m.rel_l2), sci(m.p99_rel), sci(m.max_rel), sci(m.momentum), sci(tol), repeat})
+      out.table_row.push_back(v);
     if (multi_) {
       out.table_row.push_back(std::to_string(cell.spread.gpus));
       out.table_row.push_back(cell.spread.gpus > 1 ? to_string(cell.spread.cross) : "-");
@@ -103,6 +120,9 @@ class ValidateTask : public SweepTask {
     std::optional<std::pair<std::size_t, std::size_t>> of;
   };
   Reference refs_[2];
+  // --sample: the targets of point targets_of_ (drawn once per point).
+  std::vector<std::size_t> targets_;
+  std::optional<std::size_t> targets_of_;
 };
 
 }  // namespace
@@ -114,15 +134,19 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
                                      "tolerance", "repeat", "status"};
   if (sweep.multi_gpu())
     for (const char* h : {"gpus", "cross", "vs 1 GPU"}) header.insert(header.end() - 1, h);
+  if (!c.sample.empty()) header.insert(header.begin() + 4, "sample");  // after N
   const std::vector<std::string> columns = with_context(
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
        "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "cross_pairs", "one_gpu",
-       "order", "accuracy", "p", "near_kernel", "p99_rel"});
+       "order", "accuracy", "p", "near_kernel", "p99_rel", "sample"});
   sweep.run(task, header, columns, out, err).print(out);
   for (const std::string& r : task.references()) out << "reference for " << r << "\n";
   if (sweep.multi_gpu())
     out << "vs 1 GPU: a deterministic kernel computing cross pairs twice must give the one-GPU output bit for bit "
            "(bitwise); others are held to the tolerance only\n";
+  if (!c.sample.empty())
+    out << "sample: rel_l2, p99_rel and max_rel over the sampled targets only (all: --sample >= N, every particle); "
+           "momentum and finiteness over every particle\n";
   out << (task.all_pass() ? "all kernels PASS" : "some kernels FAIL") << "\n";
   return task.all_pass() ? 0 : 1;
 }

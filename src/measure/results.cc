@@ -38,6 +38,7 @@ const std::vector<std::string>& added_columns() {
     for (const char* name : {"order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms", "downward_ms",
                              "near_ms", "p99_rel"})
       c.push_back(name);
+    c.push_back("sample");  // validate --sample: the targets compared (empty: every particle)
     return c;
   }();
   return columns;

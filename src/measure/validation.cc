@@ -4,11 +4,37 @@
 #include <cstring>
 
 #include <algorithm>
+#include <numeric>
+#include <unordered_set>
 
+#include "allpairs/allpairs_cpu.h"
+#include "core/bodies.h"
 #include "core/gpu_runtime.h"
+#include "core/random.h"
 #include "farfield/order.h"
+#include "tree/domain.h"
 
 namespace nf {
+
+namespace {
+
+// |sum m_i a_i| / sum m_i |a_i| of a kernel's output; NaN-free only when the output is.
+double momentum_residual(const std::vector<double>& a, const std::vector<double>& masses, int dim) {
+  double p[3] = {0, 0, 0}, pabs = 0;
+  for (std::size_t i = 0; i < masses.size(); ++i) {
+    double a2 = 0;
+    for (int d = 0; d < dim; ++d) {
+      const double ai = a[i * dim + d];
+      a2 += ai * ai;
+      p[d] += masses[i] * ai;
+    }
+    pabs += masses[i] * std::sqrt(a2);
+  }
+  const double pn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  return pabs > 0 ? pn / pabs : 0.0;
+}
+
+}  // namespace
 
 Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses, int dim) {
   Metrics m;
@@ -21,18 +47,14 @@ Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, co
   }
   m.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
   const double floor = n ? 1e-6 * std::sqrt(ref2 / static_cast<double>(n)) : 0.0;
-  double p[3] = {0, 0, 0}, pabs = 0;
   std::vector<double> rel(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    double e2 = 0, r2 = 0, a2 = 0;
+    double e2 = 0, r2 = 0;
     for (int d = 0; d < dim; ++d) {
       const double ai = a[i * dim + d], ri = ref[i * dim + d];
       e2 += (ai - ri) * (ai - ri);
       r2 += ri * ri;
-      a2 += ai * ai;
-      p[d] += masses[i] * ai;
     }
-    pabs += masses[i] * std::sqrt(a2);
     const double denom = std::max(std::sqrt(r2), floor);
     rel[i] = denom > 0 ? std::sqrt(e2) / denom : e2 > 0 ? INFINITY : 0.0;
     m.max_rel = std::max(m.max_rel, rel[i]);
@@ -42,10 +64,50 @@ Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, co
     std::nth_element(rel.begin(), rel.begin() + k, rel.end());
     m.p99_rel = rel[k];
   }
-  const double pn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-  m.momentum = pabs > 0 ? pn / pabs : 0.0;
+  m.momentum = momentum_residual(a, masses, dim);
   if (!m.finite) m.rel_l2 = m.max_rel = m.p99_rel = m.momentum = NAN;
   return m;
+}
+
+Metrics compare_sample(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses,
+                       int dim, const std::vector<std::size_t>& targets) {
+  std::vector<double> at(targets.size() * dim), mt(targets.size());
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    for (int d = 0; d < dim; ++d) at[t * dim + d] = a[targets[t] * dim + d];
+    mt[t] = masses[targets[t]];
+  }
+  Metrics m = compare(at, ref, mt, dim);
+  // The whole output is at hand: a particle the kernel skipped (left NaN by poison_output) fails
+  // the check even when the sample misses it, and the momentum stays the output's own.
+  m.finite = std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); });
+  m.momentum = momentum_residual(a, masses, dim);
+  if (!m.finite) m.rel_l2 = m.max_rel = m.p99_rel = m.momentum = NAN;
+  return m;
+}
+
+std::vector<std::size_t> sample_targets(std::size_t n, std::size_t m, std::uint64_t seed) {
+  std::vector<std::size_t> out;
+  if (m >= n) {
+    out.resize(n);
+    std::iota(out.begin(), out.end(), std::size_t(0));
+    return out;
+  }
+  // Floyd: for j = n - m .. n - 1 draw t in [0, j]; take t, or j when t is taken already. Every
+  // m-subset is equally likely, with m draws and O(m) memory (N = 2^24 needs no N-sized array).
+  Random r(seed ^ 0x73616d706c65ull);  // "sample": a stream apart from the generator's
+  std::unordered_set<std::size_t> taken;
+  taken.reserve(2 * m);
+  out.reserve(m);
+  for (std::size_t j = n - m; j < n; ++j) {
+    std::size_t t = static_cast<std::size_t>(r.below(j + 1));
+    if (!taken.insert(t).second) {
+      t = j;
+      taken.insert(j);
+    }
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end());  // memory order for the reference's loads
+  return out;
 }
 
 double tolerance(Precision p) { return p == Precision::f32 ? 1e-5 : 1e-12; }
@@ -87,17 +149,33 @@ std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, P
   return m->accelerations();
 }
 
+std::vector<double> sampled_ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
+                                         const std::vector<std::size_t>& targets, std::string& name, Mask mask) {
+  // What ground_truth's cpu-allpairs method does in prepare and compute, at the targets only.
+  const bool rounded = kernel_precision == Precision::f32;
+  const std::vector<Body<double>> bodies = bodies_as_seen(p, rounded ? Precision::f32 : Precision::f64);
+  std::vector<Cell> cells;
+  if (mask == Mask::near)
+    cells = cells_from_positions(p, setup.level, setup.domain ? *setup.domain : default_domain(p));
+  std::vector<double> acc(targets.size() * p.dim, 0.0);
+  cpu_allpairs_targets(p.dim, bodies, mask == Mask::near ? &cells : nullptr, setup.softening, targets, acc.data());
+  name = std::string("cpu-allpairs --mask ") + to_string(mask) + ", float64" +
+         (rounded ? " on float32-rounded inputs" : "") + ", at " + std::to_string(targets.size()) + " sampled targets";
+  return acc;
+}
+
 bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 KernelCheck check_method(ForceMethod& m, const KernelInfo& k, const Particles& p, const std::vector<double>& reference,
-                         std::vector<double>* out) {
+                         std::vector<double>* out, const std::vector<std::size_t>* targets) {
   m.poison_output();
   m.evaluate();
   const std::vector<double> a = m.accelerations();
   KernelCheck c;
-  c.metrics = compare(a, reference, masses_as_seen(p, m.setup().precision), p.dim);
+  const std::vector<double> masses = masses_as_seen(p, m.setup().precision);
+  c.metrics = targets ? compare_sample(a, reference, masses, p.dim, *targets) : compare(a, reference, masses, p.dim);
   if (k.deterministic()) {
     m.poison_output();
     m.evaluate();

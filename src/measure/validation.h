@@ -1,6 +1,8 @@
 #pragma once
 //! Validation against the float64 ground truth (docs/design.md §4).
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,18 @@ struct Metrics {
 //! whose forces cancel to rounding noise (lattice centres) do not dominate the maximum.
 Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses, int dim);
 
+//! compare() restricted to a sample: `a` is a kernel's whole output (dim per particle), `ref` the
+//! reference at `targets` only (dim per target, in the order of `targets`). rel_l2, p99_rel and
+//! max_rel are compare()'s on the targets (the floor of the per-particle error is 1e-6 of the
+//! sample's RMS reference); momentum and finiteness are of the whole output, as in compare().
+Metrics compare_sample(const std::vector<double>& a, const std::vector<double>& ref, const std::vector<double>& masses,
+                       int dim, const std::vector<std::size_t>& targets);
+
+//! The targets of a sampled validation: m distinct indices below n, increasing, drawn with
+//! Floyd's algorithm from a stream of `seed` (core/random.h, the same on every platform; mixed
+//! with a constant, so it is not the stream that generated the input). Every index when m >= n.
+std::vector<std::size_t> sample_targets(std::size_t n, std::size_t m, std::uint64_t seed);
+
 //! Relative L2 tolerance of the arithmetic: 1e-5 for float32 kernels, 1e-12 for float64.
 double tolerance(Precision p);
 //! The tolerance of kernel k with setup s: the arithmetic's, and for a full method (far field)
@@ -41,6 +55,14 @@ bool passes(const Metrics& m, double tolerance);
 std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
                                  std::size_t cpu_limit, std::string& name, Mask mask = Mask::near);
 
+//! ground_truth() at `targets` only (dim values per target, in their order): the same float64
+//! sum on the same inputs and, with Mask::near, the same near field (cpu_allpairs_targets: each
+//! value is cpu-allpairs' bit for bit), over every source, on the CPU whatever N (O(targets x N),
+//! OpenMP over the targets). `name` receives a description naming the sample.
+std::vector<double> sampled_ground_truth(const Particles& p, const MethodSetup& setup, Precision kernel_precision,
+                                         const std::vector<std::size_t>& targets, std::string& name,
+                                         Mask mask = Mask::near);
+
 //! What validating one kernel against a reference found.
 struct KernelCheck {
   Metrics metrics;
@@ -53,9 +75,11 @@ struct KernelCheck {
 
 //! Runs method `m` of kernel k, prepared on p (output poisoned first), and compares its
 //! accelerations with `reference`; a kernel claiming to be deterministic runs a second time and
-//! must reproduce its output bit for bit. The accelerations go to `out` when given.
+//! must reproduce its output bit for bit. The accelerations go to `out` when given. With
+//! `targets`, `reference` holds those particles only (sampled_ground_truth) and the metrics are
+//! compare_sample's; the pass rule is the same.
 KernelCheck check_method(ForceMethod& m, const KernelInfo& k, const Particles& p, const std::vector<double>& reference,
-                         std::vector<double>* out = nullptr);
+                         std::vector<double>* out = nullptr, const std::vector<std::size_t>* targets = nullptr);
 
 //! make_method, prepare on p, check_method: one kernel on one device.
 KernelCheck validate_kernel(const KernelInfo& k, const Particles& p, const MethodSetup& s,
