@@ -19,7 +19,7 @@ const std::vector<std::string>& bench_columns() {
        "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction",
        "tree_ms", "plan_ms", "level_rule", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
        "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
-       "downward_ms", "near_ms"});
+       "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"});
   return columns;
 }
 
@@ -91,6 +91,8 @@ class BenchTask : public SweepTask {
       row["near_kernel"] = method->near_kernel();
       for (const char* stage : {"lists", "upward", "m2l", "downward", "near"})
         row[std::string(stage) + "_ms"] = format_double(m.stage(stage));
+      // The stages' operation counts (farfield/op_counts.h: multiply-adds, translations, pairs).
+      for (const Count& n : m.counts) row[n.name] = std::to_string(n.value);
     }
     row["plan_ms"] = plan_ms > 0 ? format_double(plan_ms) : "";
     if (spread.gpus > 1) {

@@ -38,6 +38,9 @@ const std::vector<std::string>& added_columns() {
     for (const char* name : {"order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms", "downward_ms",
                              "near_ms", "p99_rel"})
       c.push_back(name);
+    // bench: a full method's operation counts per stage (farfield/op_counts.h).
+    for (const char* name : {"upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"})
+      c.push_back(name);
     c.push_back("sample");  // validate --sample: the targets compared (empty: every particle)
     return c;
   }();

@@ -78,6 +78,15 @@ class CpuFmmMethod final : public HostMethod {
             evaluate_ms(),
             {{"upward", upward_ms_}, {"m2l", m2l_ms_}, {"downward", downward_ms_}, {"near", near.evaluate_ms}}};
   }
+  std::vector<Count> counts() override {
+    std::vector<std::uint64_t> boxes;
+    std::uint64_t translations = 0;
+    for (std::size_t l = 0; l < levels_.level.size(); ++l) {
+      boxes.push_back(levels_.level[l].boxes());
+      translations += lists_[l].ids.size();
+    }
+    return full_method_counts(D, setup_.order, boxes, translations, tree_.box_key, tree_.box_first);
+  }
 
  protected:
   void clear_output() override {

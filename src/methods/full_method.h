@@ -1,8 +1,14 @@
 #pragma once
 //! What the full methods (cpu_fmm.cc, gpu_fmm.cc) share about their setups (docs/design.md §16).
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "farfield/op_counts.h"
 #include "farfield/order.h"
 #include "methods/force_method.h"
+#include "tree/level_rule.h"
 
 namespace nf {
 
@@ -17,6 +23,28 @@ inline MethodSetup full_setup(MethodSetup s, int dim) {
 inline MethodSetup near_part_setup(MethodSetup s) {
   s.order = 0, s.accuracy = 0, s.near.clear();
   return s;
+}
+
+//! A full method's counts() (docs/design.md §16): one evaluation's operations per stage,
+//! farfield/op_counts.h's closed forms from its tree: boxes[l] non-empty boxes at level l = 0..K,
+//! `translations` M2L entries over all levels, and the leaf level's keys and particle offsets
+//! (box_first), whose near field is counted in useful directed pairs (pairs(K) less i = i).
+inline std::vector<Count> full_method_counts(int dim, int order, const std::vector<std::uint64_t>& boxes,
+                                             std::uint64_t translations, const std::vector<std::uint64_t>& leaf_key,
+                                             const std::vector<std::uint32_t>& leaf_first) {
+  LevelBoxes leaf;
+  leaf.dim = dim;
+  leaf.level = boxes.empty() ? 0 : int(boxes.size()) - 1;
+  leaf.key = leaf_key;
+  for (std::size_t b = 0; b < leaf_key.size() && b + 1 < leaf_first.size(); ++b)
+    leaf.count.push_back(leaf_first[b + 1] - leaf_first[b]);
+  const std::uint64_t n = leaf_first.empty() ? 0 : leaf_first.back();
+  const farfield::OpCounts c = farfield::op_counts(dim, order, n, boxes, translations, box_pairs(leaf) - n);
+  return {{"upward_madds", c.upward},
+          {"m2l_translations", c.translations},
+          {"m2l_madds", c.m2l},
+          {"downward_madds", c.downward},
+          {"near_pairs", c.near_pairs}};
 }
 
 }  // namespace nf

@@ -70,7 +70,11 @@ class GpuFmmMethod final : public DeviceMethod {
              {"downward", far_ran_ ? downward_timer_.elapsed_ms() : 0.0},
              {"near", near.evaluate_ms}}};
   }
-  std::vector<Count> counts() override { return {{"m2l_translations", lists_.links()}}; }
+  std::vector<Count> counts() override {
+    std::vector<std::uint64_t> boxes;
+    for (const DeviceLevel& l : levels_.level) boxes.push_back(l.boxes);
+    return full_method_counts(D, setup_.order, boxes, lists_.links(), near_->tree_box_key(), near_->tree_box_first());
+  }
   double device_potential() override {
     const DeviceTree& t = near_->device_tree();
     return potential_gpu::allpairs_potential<D, T>(static_cast<const Body<T>*>(near_->device_bodies()), t.n, eps2_,

@@ -13,35 +13,15 @@
 namespace nf {
 namespace {
 
-// The non-empty boxes of one level with their particle counts, keys ascending.
-struct Histogram {
-  std::vector<std::uint64_t> key;
-  std::vector<std::uint32_t> count;
-};
-
-// Boxes at a level `shift` bits coarser than the keys' own (which are sorted).
-void coarsen(const std::vector<std::uint64_t>& sorted, int shift, Histogram& h) {
-  h.key.clear();
-  h.count.clear();
-  for (std::size_t s = 0; s < sorted.size(); ++s) {
-    const std::uint64_t k = shift >= 64 ? 0 : sorted[s] >> shift;
-    if (h.key.empty() || h.key.back() != k) {
-      h.key.push_back(k);
-      h.count.push_back(0);
-    }
-    ++h.count.back();
-  }
-}
-
 template <int D>
-std::uint64_t pairs_at(const Histogram& h, int level) {
+std::uint64_t pairs_at(const LevelBoxes& h) {
   const long m = static_cast<long>(h.key.size());
   std::uint64_t pairs = 0;
 #pragma omp parallel for schedule(static) reduction(+ : pairs)
   for (long k = 0; k < m; ++k) {
     std::uint32_t nb[26];
     const int n = compact_neighbors<D>(h.key.data(), static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(k),
-                                       level, false, nb);
+                                       h.level, false, nb);
     std::uint64_t around = h.count[k];
     for (int j = 0; j < n; ++j) around += h.count[nb[j]];
     pairs += h.count[k] * around;
@@ -49,20 +29,13 @@ std::uint64_t pairs_at(const Histogram& h, int level) {
   return pairs;
 }
 
-LevelCost evaluate(int dim, int level, const Histogram& h, double overhead) {
+LevelCost evaluate(const LevelBoxes& h, double overhead) {
   LevelCost c;
-  c.level = level;
+  c.level = h.level;
   c.boxes = h.key.size();
-  c.pairs = dim == 2 ? pairs_at<2>(h, level) : pairs_at<3>(h, level);
+  c.pairs = box_pairs(h);
   c.cost = static_cast<double>(c.pairs) + overhead * static_cast<double>(c.boxes);
   return c;
-}
-
-std::vector<std::uint64_t> sorted_keys(const Particles& p, const Domain& domain, int level) {
-  std::vector<std::uint64_t> keys = particle_keys(p, level, domain);
-  std::vector<std::uint32_t> unused(keys.size());
-  radix_sort_pairs(keys, unused, p.dim * level);
-  return keys;
 }
 
 std::string fixed(const char* format, double v) {
@@ -79,6 +52,32 @@ void check_dim_level(int dim, int level) {
 
 }  // namespace
 
+LevelScan::LevelScan(const Particles& p, const Domain& domain, int deepest) : dim_(p.dim), deepest_(deepest) {
+  check_dim_level(p.dim, deepest);
+  keys_ = particle_keys(p, deepest, domain);
+  std::vector<std::uint32_t> unused(keys_.size());
+  radix_sort_pairs(keys_, unused, p.dim * deepest);
+}
+
+void LevelScan::boxes(int level, LevelBoxes& h) const {
+  if (level < 0 || level > deepest_) throw std::logic_error("LevelScan: level outside 0..deepest");
+  const int shift = dim_ * (deepest_ - level);
+  h.dim = dim_;
+  h.level = level;
+  h.key.clear();
+  h.count.clear();
+  for (std::size_t s = 0; s < keys_.size(); ++s) {
+    const std::uint64_t k = shift >= 64 ? 0 : keys_[s] >> shift;
+    if (h.key.empty() || h.key.back() != k) {
+      h.key.push_back(k);
+      h.count.push_back(0);
+    }
+    ++h.count.back();
+  }
+}
+
+std::uint64_t box_pairs(const LevelBoxes& b) { return b.dim == 2 ? pairs_at<2>(b) : pairs_at<3>(b); }
+
 double auto_box_overhead(int dim) {
   return std::pow(3.0, dim) * AutoLevelPolicy::target_occupancy * AutoLevelPolicy::target_occupancy;
 }
@@ -90,21 +89,20 @@ const LevelCost& LevelChoice::chosen() const {
 }
 
 LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest) {
-  check_dim_level(p.dim, deepest);
+  const LevelScan scan(p, domain, deepest);
   LevelChoice choice;
   choice.deepest = deepest;
   choice.dim = p.dim;
   choice.particles = p.size();
   choice.overhead = auto_box_overhead(p.dim);
-  const std::vector<std::uint64_t> keys = sorted_keys(p, domain, deepest);
   const double n = static_cast<double>(p.size());
   double best = std::numeric_limits<double>::infinity();
-  Histogram h;
+  LevelBoxes h;
   for (int level = 0; level <= deepest; ++level) {
-    coarsen(keys, p.dim * (deepest - level), h);
+    scan.boxes(level, h);
     // pairs >= N at every level and M only grows: no level from here on can beat `best`.
     if (choice.overhead * static_cast<double>(h.key.size()) + n >= best) break;
-    const LevelCost c = evaluate(p.dim, level, h, choice.overhead);
+    const LevelCost c = evaluate(h, choice.overhead);
     choice.evaluated.push_back(c);
     if (c.cost < best) {
       best = c.cost;
@@ -115,10 +113,9 @@ LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest) 
 }
 
 LevelCost level_cost(const Particles& p, const Domain& domain, int level) {
-  check_dim_level(p.dim, level);
-  Histogram h;
-  coarsen(sorted_keys(p, domain, level), 0, h);
-  return evaluate(p.dim, level, h, auto_box_overhead(p.dim));
+  LevelBoxes h;
+  LevelScan(p, domain, level).boxes(level, h);
+  return evaluate(h, auto_box_overhead(p.dim));
 }
 
 std::string describe(const LevelChoice& c) {

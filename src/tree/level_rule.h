@@ -55,6 +55,34 @@ struct LevelChoice {
   const LevelCost& chosen() const;
 };
 
+//! The non-empty boxes of one level as the level rules see them (this one, and the full methods'
+//! balance of near and far field): keys ascending, particle counts.
+struct LevelBoxes {
+  int dim = 2, level = 0;
+  std::vector<std::uint64_t> key;
+  std::vector<std::uint32_t> count;
+};
+
+//! An input's boxes at any level 0..deepest: the particles' keys sorted once at `deepest`, each
+//! level one pass over them (coarsened). Refuses a dimension other than 2 or 3 and a level
+//! outside 0..max_level.
+class LevelScan {
+ public:
+  LevelScan(const Particles& p, const Domain& domain, int deepest);
+  int dim() const { return dim_; }
+  int deepest() const { return deepest_; }
+  std::uint64_t particles() const { return keys_.size(); }
+  //! The boxes at `level` (0..deepest) into `out`, whose storage is reused.
+  void boxes(int level, LevelBoxes& out) const;
+
+ private:
+  int dim_ = 2, deepest_ = 0;
+  std::vector<std::uint64_t> keys_;  // at `deepest`, ascending
+};
+
+//! pairs(K) of the rule for a level's boxes: sum over b of n_b (n_b + particles in b's neighbors).
+std::uint64_t box_pairs(const LevelBoxes& b);
+
 //! Applies the rule to `p` over `domain`, considering levels 0..deepest (deepest <= max_level).
 LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest);
 

@@ -1,0 +1,147 @@
+// The full methods' operation counts per stage (src/farfield/op_counts.h, ForceMethod::counts()):
+// the closed forms against the operators' loops enumerated term by term, and cpu-fmm's counts
+// against the same sums over a tree, levels and lists built here and a near field counted pair by
+// pair; bench rows of a full method carry them.
+#include <map>
+
+#include "farfield/lists.h"
+#include "farfield/op_counts.h"
+#include "helpers.h"
+#include "methods/registry.h"
+#include "tree/levels.h"
+#include "tree/morton.h"
+
+using namespace nf;
+
+namespace {
+
+// The operators' products enumerated over multi-indices (farfield/expansion.h's loops): pairs
+// (k, j) with |k| + |j| <= p (M2M, L2L and M2L alike), and the terms of degree < p (L2P).
+template <int D>
+std::uint64_t enumerated_pairs(int p) {
+  std::uint64_t pairs = 0;
+  for (int k = 0; k < farfield::terms<D>(p); ++k)
+    for (int j = 0; j < farfield::terms<D>(p); ++j)
+      if (farfield::multi_index<D>(k).degree() + farfield::multi_index<D>(j).degree() <= p) ++pairs;
+  return pairs;
+}
+template <int D>
+std::uint64_t enumerated_below(int p) {
+  std::uint64_t n = 0;
+  for (int k = 0; k < farfield::terms<D>(p); ++k) n += farfield::multi_index<D>(k).degree() < p;
+  return n;
+}
+
+template <int D>
+void check_closed_forms() {
+  for (int p = 0; p <= farfield::kMaxOrder; ++p) {
+    CAPTURE(p);
+    CHECK(farfield::coefficient_pairs(D, p) == enumerated_pairs<D>(p));
+    CHECK(farfield::m2l_madds(D, p) == enumerated_pairs<D>(p));
+    CHECK(farfield::shift_madds(D, p) == enumerated_pairs<D>(p) + std::uint64_t(D) * p);
+    CHECK(farfield::p2m_madds(D, p) == std::uint64_t(farfield::terms<D>(p)) + std::uint64_t(D) * p);
+    CHECK(farfield::l2p_madds(D, p) == (D + 1) * enumerated_below<D>(p) + std::uint64_t(D) * p);
+  }
+}
+
+// True when the leaf boxes of keys a and b are the same or adjacent.
+bool near(int dim, std::uint64_t a, std::uint64_t b) {
+  std::uint32_t ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
+  if (dim == 2) {
+    std::uint32_t a2[2], b2[2];
+    morton_coords<2>(a, a2);
+    morton_coords<2>(b, b2);
+    ca[0] = a2[0], ca[1] = a2[1], cb[0] = b2[0], cb[1] = b2[1];
+  } else {
+    morton_coords<3>(a, ca);
+    morton_coords<3>(b, cb);
+  }
+  for (int k = 0; k < dim; ++k)
+    if ((ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k]) > 1) return false;
+  return true;
+}
+
+std::map<std::string, std::uint64_t> counts_of(ForceMethod& m) {
+  std::map<std::string, std::uint64_t> out;
+  for (const Count& c : m.counts()) out[c.name] = c.value;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("operation counts: the closed forms are the operators' loops, term by term") {
+  check_closed_forms<2>();
+  check_closed_forms<3>();
+  // expansion.h's quoted figures.
+  CHECK(farfield::coefficient_pairs(3, 8) == 3003);
+  CHECK(farfield::coefficient_pairs(2, 8) == 495);
+}
+
+TEST_CASE("cpu-fmm's counts per stage equal sums over its tree, lists and near pairs counted here") {
+  struct Case {
+    std::string what;
+    Particles p;
+    int level, order;
+  };
+  const std::vector<Case> cases = {{"uniform 2D level 4", test::make("uniform", 2, 1200, 61), 4, 6},
+                                   {"uniform 3D level 3", test::make("uniform", 3, 900, 62), 3, 5},
+                                   {"plummer 3D level 4 (empty boxes)", test::make("plummer", 3, 800, 63), 4, 3},
+                                   {"level 1: no far field", test::make("uniform", 2, 300, 64), 1, 4}};
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const int dim = c.p.dim, p = c.order;
+    const Domain d = default_domain(c.p);
+    MethodSetup s;
+    s.level = c.level;
+    s.domain = d;
+    s.order = p;
+    const auto m = make_method(find_kernel("cpu-fmm"), s, c.p);
+    m->prepare(c.p);
+    m->evaluate();
+    const std::map<std::string, std::uint64_t> got = counts_of(*m);
+
+    // The figures, independently: levels and lists of a tree built here, pairs by brute force.
+    const TreeLevels t = build_levels(build_tree(c.p, c.level, d, false));
+    const farfield::InteractionLists lists = farfield::build_interaction_lists(t);
+    std::uint64_t translations = 0, shifted = 0;
+    for (int l = 2; l <= c.level; ++l) translations += lists[l].ids.size();
+    for (int l = 3; l <= c.level; ++l) shifted += t.level[l].boxes();
+    const std::vector<std::uint64_t> key = particle_keys(c.p, c.level, d);
+    std::uint64_t pairs = 0;
+    for (std::size_t i = 0; i < key.size(); ++i)
+      for (std::size_t j = 0; j < key.size(); ++j) pairs += i != j && near(dim, key[i], key[j]);
+    const std::uint64_t n = c.p.size();
+    const std::uint64_t pairs_p = dim == 2 ? enumerated_pairs<2>(p) : enumerated_pairs<3>(p);
+    const std::uint64_t below = dim == 2 ? enumerated_below<2>(p) : enumerated_below<3>(p);
+    const std::uint64_t terms = farfield::terms_of(dim, p), powers = std::uint64_t(dim) * p;
+    const bool far = c.level >= 2;
+
+    CHECK(got.at("near_pairs") == pairs);
+    CHECK(got.at("m2l_translations") == translations);
+    CHECK(got.at("m2l_madds") == translations * pairs_p);
+    CHECK(got.at("upward_madds") == (far ? n * (terms + powers) + shifted * (pairs_p + powers) : 0));
+    CHECK(got.at("downward_madds") == (far ? shifted * (pairs_p + powers) + n * ((dim + 1) * below + powers) : 0));
+    if (far) CHECK(translations > 0);
+  }
+}
+
+TEST_CASE("bench rows of a full method carry the counts per stage; near-field rows leave them empty") {
+  test::TempDir dir;
+  const auto rows = test::rows_after({"bench", "--kernel", "cpu-fmm,cpu-omp", "--dist", "uniform", "--dim", "2", "--n",
+                                      "1000", "--level", "3", "--order", "4", "--reps", "1", "--warmup", "0",
+                                      "--output", dir.file("r.csv")},
+                                     dir.file("r.csv"));
+  REQUIRE(rows.size() == 3);
+  const auto& h = rows[0];
+  for (const char* col : {"upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"}) {
+    CAPTURE(col);
+    CHECK(!rows[1][test::column(h, col)].empty());
+    CHECK(rows[1][test::column(h, col)] != "0");
+    CHECK(rows[2][test::column(h, col)].empty());
+  }
+  CHECK(rows[1][test::column(h, "kernel")] == "cpu-fmm");
+  // The near field's pairs are the interactions bench credits the near-field kernel with.
+  CHECK(rows[1][test::column(h, "near_pairs")] == rows[2][test::column(h, "interactions")]);
+  CHECK(std::stoull(rows[1][test::column(h, "m2l_madds")]) ==
+        std::stoull(rows[1][test::column(h, "m2l_translations")]) * farfield::coefficient_pairs(2, 4));
+}
