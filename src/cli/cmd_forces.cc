@@ -82,7 +82,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                                  in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
   s.domain = resolve_domain(p, domain, in.input.empty() ? "generated input" : in.input);
   std::string note;
-  s.level = resolve_level(s.level, p, *s.domain, {k.name}, note);
+  s.level = resolve_level(s.level, p, *s.domain, k, s, note);  // a full method: at its order, near kernel, precision
   if (!note.empty()) out << note << "\n";
   auto m = make_spread_method(k, s, p, spread);
   m->prepare(p);

@@ -69,7 +69,13 @@ LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<st
   s.domain = resolve_domain(at.particles, c.domain, pt.distribution());
   std::string note;
   at.point.auto_level = pt.level == kAutoLevel;
-  at.point.level = resolve_level(pt.level, at.particles, *s.domain, kernels, note);
+  // The near-field rule chooses for the kernels that are not full methods; a full method at
+  // --level auto has a level of its own per cell (Sweep::run), so with only full methods the
+  // point's level stays kAutoLevel, never used.
+  const bool only_full = !kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [](const std::string& k) {
+    return find_kernel(k).far_field();
+  });
+  at.point.level = only_full ? pt.level : resolve_level(pt.level, at.particles, *s.domain, kernels, note);
   if (!note.empty()) out << note << "\n";
   s.level = at.point.level;
   return at;
@@ -169,9 +175,22 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
   SweepProgress progress(err, c_.label, costs());
   Table t(std::move(header));
   for (std::size_t i = 0; i < points_.size(); ++i) {
-    const LoadedPoint at = load_point(c_, points_[i], kernels_, out);
+    LoadedPoint at = load_point(c_, points_[i], kernels_, out);
+    const int near_level = at.point.level;
+    AutoLevels full_levels(at.particles, *at.setup.domain);
     for (const Cell& cell : cells_) {
       const KernelInfo& k = *cell.kernel;
+      // The cell's level: the point's, or a full method's own at --level auto (its order,
+      // precision and near kernel weigh in: methods/full_level_rule.h), chosen and printed once.
+      int level = near_level;
+      if (at.point.auto_level && k.far_field()) {
+        const ResultsRow unkeyed;
+        const SweepCell probe{i, at, cell.precision_index, cell.precision, k, cell.spread, cell.order, unkeyed};
+        std::string note;
+        level = full_levels.full(k, probe.setup(c_), note);
+        if (!note.empty()) out << note << "\n";
+      }
+      at.point.level = at.setup.level = level;
       const ResultsRow key = point_key(c_, at, k.name, cell.precision, task.mask(k), cell.spread, cell.order);
       const SweepCell sc{i, at, cell.precision_index, cell.precision, k, cell.spread, cell.order, key};
       progress.step(task.progress_line(sc));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tree/morton.h"
+#include "tree/neighbors.h"
 
 namespace nf::farfield {
 namespace {
@@ -44,7 +45,47 @@ NeighborLists level_lists(const TreeLevel& level, const TreeLevel& parents) {
   return out;
 }
 
+template <int D>
+std::uint64_t translations_at(int level, const std::vector<std::uint64_t>& key) {
+  const std::uint32_t m = static_cast<std::uint32_t>(key.size());
+  // The parents (key >> d, ascending) and their non-empty children (runs of equal parent keys).
+  std::vector<std::uint64_t> parent;
+  std::vector<std::uint32_t> children;
+  for (std::uint64_t k : key) {
+    if (parent.empty() || parent.back() != k >> D) {
+      parent.push_back(k >> D);
+      children.push_back(0);
+    }
+    ++children.back();
+  }
+  const std::uint32_t mp = static_cast<std::uint32_t>(parent.size());
+  std::uint64_t total = 0;
+  // Every child of parent q sees the children of q's neighbors and of q itself ...
+#pragma omp parallel for schedule(static) reduction(+ : total)
+  for (long lq = 0; lq < long(mp); ++lq) {
+    const std::uint32_t q = static_cast<std::uint32_t>(lq);
+    std::uint32_t nb[26];
+    const int n = compact_neighbors<D>(parent.data(), mp, q, level - 1, false, nb);
+    std::uint64_t seen = children[q];
+    for (int j = 0; j < n; ++j) seen += children[nb[j]];
+    total += std::uint64_t(children[q]) * seen;
+  }
+  // ... less its own non-empty neighbors and itself.
+  std::uint64_t near = 0;
+#pragma omp parallel for schedule(static) reduction(+ : near)
+  for (long lb = 0; lb < long(m); ++lb) {
+    std::uint32_t nb[26];
+    near += 1 + std::uint64_t(compact_neighbors<D>(key.data(), m, static_cast<std::uint32_t>(lb), level, false, nb));
+  }
+  return total - near;
+}
+
 }  // namespace
+
+std::uint64_t count_translations(int dim, int level, const std::vector<std::uint64_t>& key) {
+  if (level < 2) return 0;
+  return dim == 2 ? translations_at<2>(level, key) : translations_at<3>(level, key);
+}
 
 InteractionLists build_interaction_lists(const TreeLevels& t) {
   InteractionLists lists(t.level.size());

@@ -7,6 +7,7 @@
 //! adjacent or equal. Levels 0 and 1 have no far field (every box is adjacent to every other);
 //! empty boxes appear in no list (the tree holds non-empty boxes only).
 
+#include <cstdint>
 #include <vector>
 
 #include "tree/levels.h"
@@ -18,5 +19,13 @@ using InteractionLists = std::vector<NeighborLists>;
 
 //! The M2L lists of every level of t.
 InteractionLists build_interaction_lists(const TreeLevels& t);
+
+//! How many M2L translations level l holds in all (the sizes of its lists, summed), counted from
+//! the level's non-empty keys (ascending) without building a list: for each box b, the non-empty
+//! children of its parent's neighbors and its parent, less b's non-empty neighbors and b itself
+//! (those are among them: a box's neighbors are children of its parent or of its parent's
+//! neighbors). 0 below level 2. What the full methods' `--level auto` (methods/full_level_rule.h)
+//! sums over the levels it weighs.
+std::uint64_t count_translations(int dim, int level, const std::vector<std::uint64_t>& key);
 
 }  // namespace nf::farfield

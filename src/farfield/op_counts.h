@@ -1,6 +1,7 @@
 #pragma once
 //! Operation counts of one evaluation of a full method, per stage, in closed form from the tree's
-//! figures (docs/design.md §16): what `bench` rows report beside the stage times.
+//! figures (docs/design.md §16): what `bench` rows report beside the stage times and what the
+//! full methods' `--level auto` (methods/full_level_rule.h) weighs.
 //!
 //! The unit is the **multiply-add**: one product accumulated into a sum (an FMA; 2 flops). Each
 //! operator is counted by its coefficient products, the model's figure, not by every instruction

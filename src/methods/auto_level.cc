@@ -1,6 +1,9 @@
 #include "methods/auto_level.h"
 
+#include <algorithm>
+
 #include "tree/box_rule.h"
+#include "methods/full_method.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
 
@@ -30,6 +33,42 @@ int resolve_level(int level, const Particles& p, const Domain& domain, const std
   const LevelChoice c = choose_level_for(p, domain, kernels);
   note = describe(c);
   return c.level;
+}
+
+FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s) {
+  const MethodSetup run = full_setup(s, scan.dim());  // the order from the accuracy, as the method takes it
+  const std::string near = full_near_kernel(k, run);
+  const KernelInfo& nk = find_kernel(near);
+  const int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
+  FullLevelChoice c =
+      choose_full_level(scan, deepest, run.order, FullMethodCostModel::rates(k.gpu(), run.precision, near));
+  c.kernel = k.name;
+  c.near = near;
+  c.precision = run.precision;
+  return c;
+}
+
+int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& note) {
+  note.clear();
+  const MethodSetup run = full_setup(s, p_.dim);
+  const std::string key = k.name + " " + full_near_kernel(k, run) + " " + to_string(run.precision) + " " +
+                          std::to_string(run.order);
+  const auto known = chosen_.find(key);
+  if (known != chosen_.end()) return known->second;
+  if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
+  const FullLevelChoice c = choose_full_level_for(*scan_, k, run);
+  note = describe(c);
+  chosen_[key] = c.level;
+  return c.level;
+}
+
+int resolve_level(int level, const Particles& p, const Domain& domain, const KernelInfo& k, const MethodSetup& s,
+                  std::string& note) {
+  note.clear();
+  if (level != kAutoLevel) return level;
+  if (!k.far_field()) return resolve_level(level, p, domain, std::vector<std::string>{k.name}, note);
+  AutoLevels levels(p, domain);
+  return levels.full(k, s, note);
 }
 
 }  // namespace nf

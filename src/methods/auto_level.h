@@ -1,12 +1,18 @@
 #pragma once
-//! `--level auto` for the commands that run kernels (forces, validate, bench, experiments): the
-//! rule of tree/level_rule.h over the levels that every kernel of the run can take.
+//! `--level auto` for the commands that run kernels (forces, validate, bench, experiments,
+//! simulate): for near-field kernels the rule of tree/level_rule.h over the levels that every
+//! kernel of the run can take; for a full method (kFarField) the balance of its near field against
+//! its far field at the order it runs (methods/full_level_rule.h, docs/design.md §16).
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tree/domain.h"
 #include "core/particles.h"
+#include "methods/force_method.h"
+#include "methods/full_level_rule.h"
 #include "tree/level_rule.h"
 
 namespace nf {
@@ -24,6 +30,34 @@ LevelChoice choose_level_for(const Particles& p, const Domain& domain, const std
 //! `level` itself, or for kAutoLevel the rule's choice, with `note` set to the line that says so
 //! (commands print it); `note` is cleared otherwise.
 int resolve_level(int level, const Particles& p, const Domain& domain, const std::vector<std::string>& kernels,
+                  std::string& note);
+
+//! The full-method rule for full method k with setup s (order, accuracy, near kernel, precision):
+//! the order as the method resolves it, the near kernel's and device's rates, levels down to the
+//! deepest the near kernel's tree can take; the description's fields filled.
+FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s);
+
+//! `--level auto` over one input for runs that differ in kernel and setup (a sweep's cells): the
+//! particles' keys sorted once, each full method's choice made once per (kernel, near kernel,
+//! precision, order). The particles must outlive it.
+class AutoLevels {
+ public:
+  AutoLevels(const Particles& p, const Domain& domain) : p_(p), domain_(domain) {}
+  //! The level of full method k with setup s; `note` is the choice's line the first time it is
+  //! made, empty when it was made before.
+  int full(const KernelInfo& k, const MethodSetup& s, std::string& note);
+
+ private:
+  const Particles& p_;
+  Domain domain_;
+  std::unique_ptr<LevelScan> scan_;  // at max_level, made on first use
+  std::map<std::string, int> chosen_;
+};
+
+//! `level` itself, or for kAutoLevel the choice for kernel k run with setup s: a full method's
+//! rule (the order, near kernel and precision of s), else the near-field rule for {k}; `note` as
+//! above.
+int resolve_level(int level, const Particles& p, const Domain& domain, const KernelInfo& k, const MethodSetup& s,
                   std::string& note);
 
 }  // namespace nf

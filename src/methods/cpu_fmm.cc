@@ -20,15 +20,12 @@
 namespace nf {
 namespace {
 
-//! The near-field kernel a CPU full method uses when none is named: OpenMP, full lists.
-constexpr const char* kDefaultCpuNear = "cpu-omp";
-
 template <int D, class T>
 class CpuFmmMethod final : public HostMethod {
  public:
-  CpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
+  CpuFmmMethod(const KernelInfo& k, const MethodSetup& s, const Particles& like)
       : HostMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
-    const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultCpuNear : setup_.near);
+    const KernelInfo& near = find_kernel(full_near_kernel(k, setup_));
     if (near.gpu() || !near.near_field())
       throw UsageError("--near " + near.name + ": cpu-fmm's near field is a CPU near-field kernel (" +
                        (near.gpu() ? "that one runs on the GPU" : "that one is not a near-field kernel") + ")");

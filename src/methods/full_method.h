@@ -8,6 +8,7 @@
 #include "farfield/op_counts.h"
 #include "farfield/order.h"
 #include "methods/force_method.h"
+#include "methods/registry.h"
 #include "tree/level_rule.h"
 
 namespace nf {
@@ -23,6 +24,13 @@ inline MethodSetup full_setup(MethodSetup s, int dim) {
 inline MethodSetup near_part_setup(MethodSetup s) {
   s.order = 0, s.accuracy = 0, s.near.clear();
   return s;
+}
+
+//! The near-field kernel full method k runs with setup s: --near, or k's default: cpu-omp on the
+//! CPU (OpenMP, full lists), n3-rotate on the GPU (the fastest of the framework's GPU kernels on the
+//! H100 from 16 particles per box up: results/table3, results/ppb; gpu_fmm.cc names it too).
+inline std::string full_near_kernel(const KernelInfo& k, const MethodSetup& s) {
+  return !s.near.empty() ? s.near : k.gpu() ? "n3-rotate" : "cpu-omp";
 }
 
 //! A full method's counts() (docs/design.md §16): one evaluation's operations per stage,

@@ -186,7 +186,7 @@ RunStart fresh_start(const SimulationConfig& c, const KernelInfo& k, const Parti
   r.level = parse_level(c.level);
   if (r.level == kAutoLevel) {
     std::string note;
-    r.level = resolve_level(kAutoLevel, r.particles, default_domain(r.particles), {k.name}, note);
+    r.level = resolve_level(kAutoLevel, r.particles, default_domain(r.particles), k, method_setup(c, kAutoLevel), note);
     log << note << "\n";
   }
   return r;

@@ -1,0 +1,107 @@
+#include "methods/full_level_rule.h"
+
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "farfield/lists.h"
+#include "farfield/op_counts.h"
+
+namespace nf {
+namespace {
+
+std::string fixed(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// The running figures of a scan from level 0 down: each level's boxes and the translations so far.
+struct Running {
+  std::vector<std::uint64_t> boxes;
+  std::uint64_t translations = 0;
+};
+
+// Level h.level's figures, given the levels above it in `run` (which takes this one in).
+FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const FullMethodRates& rates, Running& run) {
+  run.boxes.push_back(h.key.size());
+  run.translations += farfield::count_translations(h.dim, h.level, h.key);
+  FullLevelCost c;
+  c.level = h.level;
+  c.boxes = h.key.size();
+  c.pairs = box_pairs(h);
+  c.translations = run.translations;
+  const farfield::OpCounts ops = farfield::op_counts(h.dim, order, n, run.boxes, run.translations, c.pairs);
+  c.near_ms = 1e3 * double(c.pairs) / rates.near_pairs_per_s;
+  c.far_ms = 1e3 * (double(ops.upward + ops.downward) / rates.pass_madds_per_s +
+                    double(ops.m2l) / rates.m2l_madds_per_s);
+  return c;
+}
+
+}  // namespace
+
+FullMethodRates FullMethodCostModel::rates(bool gpu, Precision precision, const std::string& near) {
+  const bool f64 = precision == Precision::f64;
+  FullMethodRates r = !gpu ? kCpu : f64 ? kGpuDouble : kGpuFloat;
+  for (const NearRate& k : kNearKernels)
+    if (near == k.kernel) r.near_pairs_per_s = f64 ? k.double_pairs_per_s : k.float_pairs_per_s;
+  return r;
+}
+
+const FullLevelCost& FullLevelChoice::chosen() const {
+  for (const FullLevelCost& c : evaluated)
+    if (c.level == level) return c;
+  throw std::logic_error("FullLevelChoice: the chosen level was not evaluated");
+}
+
+FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, int order, const FullMethodRates& rates) {
+  if (deepest < 0 || deepest > scan.deepest()) throw std::logic_error("choose_full_level: deepest outside the scan");
+  FullLevelChoice choice;
+  choice.deepest = deepest;
+  choice.dim = scan.dim();
+  choice.particles = scan.particles();
+  choice.order = order;
+  choice.rates = rates;
+  const double n_ms = 1e3 * double(scan.particles()) / rates.near_pairs_per_s;  // pairs(K) >= N
+  double best = std::numeric_limits<double>::infinity();
+  Running run;
+  LevelBoxes h;
+  for (int level = 0; level <= deepest; ++level) {
+    scan.boxes(level, h);
+    const FullLevelCost c = cost_of(h, scan.particles(), order, rates, run);
+    choice.evaluated.push_back(c);
+    if (c.ms() < best) {
+      best = c.ms();
+      choice.level = level;
+    }
+    // Deeper levels have at least N pairs and at least this level's far field.
+    if (n_ms + c.far_ms >= best) break;
+  }
+  return choice;
+}
+
+FullLevelCost full_level_cost(const LevelScan& scan, int level, int order, const FullMethodRates& rates) {
+  Running run;
+  LevelBoxes h;
+  FullLevelCost c;
+  for (int l = 0; l <= level; ++l) {
+    scan.boxes(l, h);
+    c = cost_of(h, scan.particles(), order, rates, run);
+  }
+  return c;
+}
+
+std::string describe(const FullLevelChoice& c) {
+  std::string levels;
+  for (const FullLevelCost& e : c.evaluated)
+    levels += (levels.empty() ? "" : ", ") + std::to_string(e.level) + (e.level == c.level ? "*" : "") + ": " +
+              fixed("%.3g", e.near_ms) + " + " + fixed("%.3g", e.far_ms);
+  return "level auto: " + std::to_string(c.level) + " (" + c.kernel + " p" + std::to_string(c.order) + " " +
+         to_string(c.precision) + ", near field " + c.near + ", " + std::to_string(c.dim) + "D, N = " +
+         std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +
+         "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " +
+         fixed("%.2g", c.rates.m2l_madds_per_s) + " and passes " + fixed("%.2g", c.rates.pass_madds_per_s) +
+         " multiply-adds/s (provisional) over levels 0.." + std::to_string(c.deepest) + ")";
+}
+
+}  // namespace nf

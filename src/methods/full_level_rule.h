@@ -1,0 +1,94 @@
+#pragma once
+//! `--level auto` for the full methods (docs/design.md §16): the leaf level K whose modeled time of
+//! one evaluation, near field against far field, is least:
+//!
+//!   cost(K) = pairs(K) / near_rate
+//!           + [P2M + L2P (N, p) + M2M + L2L (boxes of levels 3..K, p)] / pass_rate
+//!           + sum over l = 2..K of translations(l) C(p+2D, 2D) / m2l_rate,
+//!
+//! pairs(K) as in tree/level_rule.h (the directed pairs a box-wise near-field kernel evaluates),
+//! translations(l) the M2L list entries of level l counted from its keys (farfield/lists.h:
+//! count_translations), the multiply-adds of farfield/op_counts.h, p the order the method runs at
+//! (farfield::resolve: --order, or from --accuracy). A deeper level trades near-field pairs for
+//! far-field work; a higher order makes every translation dearer, so the choice moves shallower as p
+//! grows. Ties go to the shallower level. Levels are evaluated from 0 down; the far field only grows
+//! with K and pairs(K) >= N, so the search stops at the first level where N / near_rate + far(K)
+//! reaches the best cost found.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/particles.h"
+#include "tree/level_rule.h"
+
+namespace nf {
+
+//! The rates the full-method rule divides by.
+struct FullMethodRates {
+  double near_pairs_per_s = 0;  //!< directed near-field pairs per second of the near kernel
+  double m2l_madds_per_s = 0;   //!< M2L multiply-adds per second
+  double pass_madds_per_s = 0;  //!< P2M, M2M, L2L and L2P multiply-adds per second
+};
+
+//! The full-method cost model's constants: every rate the rule uses, per kind of device. They are
+//! calibrated from H100 measurements and provisional, to be re-fitted from bench rows of the full
+//! methods (their stage times against the stage counts of farfield/op_counts.h):
+//! - GPU float: near 1.5e12 directed pairs/s (n3-rotate, the GPU default near kernel; 3D uniform
+//!   2^24 at level 5 ran 2.8e12, results/fmm), M2L 3e12 multiply-adds/s, the other passes 1e12;
+//! - GPU double: M2L 1e12; near 0.6e12, n3-rotate's float rate times its measured double/float
+//!   ratio (results/newton3-3d: 1.10e12 against 2.74e12 interactions/s);
+//! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
+//!   M2L and passes 5e9 multiply-adds/s, float and double alike.
+//! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
+struct FullMethodCostModel {
+  static constexpr FullMethodRates kGpuFloat{1.5e12, 3e12, 1e12};
+  static constexpr FullMethodRates kGpuDouble{0.6e12, 1e12, 1e12};
+  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9};
+  //! A near kernel's own near rate (directed pairs/s) in float and double.
+  struct NearRate {
+    const char* kernel;
+    double float_pairs_per_s, double_pairs_per_s;
+  };
+  static constexpr std::array<NearRate, 0> kNearKernels{};
+  //! The rates of a full method on the GPU or the CPU at `precision` with near kernel `near`.
+  static FullMethodRates rates(bool gpu, Precision precision, const std::string& near);
+};
+
+//! The rule's figures at one level.
+struct FullLevelCost {
+  int level = 0;
+  std::uint64_t boxes = 0;         //!< non-empty boxes at this level
+  std::uint64_t pairs = 0;         //!< pairs(K)
+  std::uint64_t translations = 0;  //!< M2L translations of levels 2..K
+  double near_ms = 0, far_ms = 0;  //!< modeled times of the near and the far field
+  double ms() const { return near_ms + far_ms; }
+};
+
+//! What the rule chose, for which run, and the levels it evaluated (ascending).
+struct FullLevelChoice {
+  int level = 0;
+  int deepest = 0;  //!< the deepest level it was allowed to consider
+  int dim = 2;
+  std::uint64_t particles = 0;
+  int order = 0;             //!< p
+  std::string kernel, near;  //!< the full method and its near kernel (for the description)
+  Precision precision = Precision::f32;
+  FullMethodRates rates;
+  std::vector<FullLevelCost> evaluated;
+  //! The evaluated entry of the chosen level.
+  const FullLevelCost& chosen() const;
+};
+
+//! The rule over the levels 0..deepest (deepest <= scan.deepest()) of `scan`'s input at order p
+//! with `rates`; `choice`'s kernel, near and precision fields are left for the caller.
+FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, int order, const FullMethodRates& rates);
+
+//! The rule's figures at exactly one level (the same computation choose_full_level runs).
+FullLevelCost full_level_cost(const LevelScan& scan, int level, int order, const FullMethodRates& rates);
+
+//! One line for users: the level chosen, and per evaluated level the modeled near and far ms.
+std::string describe(const FullLevelChoice& c);
+
+}  // namespace nf

@@ -1,0 +1,188 @@
+// `--level auto` for the full methods (src/methods/full_level_rule.h, methods/auto_level.h): the
+// M2L translations counted from keys against the lists built on the CPU, the choice against the
+// modeled cost of every level, its response to the order, and the commands that print it.
+#include <set>
+#include <sstream>
+
+#include "farfield/lists.h"
+#include "farfield/op_counts.h"
+#include "farfield/order.h"
+#include "helpers.h"
+#include "io/csv_file.h"
+#include "methods/auto_level.h"
+#include "methods/full_level_rule.h"
+#include "methods/registry.h"
+#include "tree/box_rule.h"
+#include "tree/levels.h"
+
+using namespace nf;
+
+namespace {
+
+struct Input {
+  std::string what;
+  Particles p;
+  int level;  // the deepest level checked
+};
+
+std::vector<Input> inputs() {
+  return {{"uniform 2D", test::make("uniform", 2, 3000, 71), 7},
+          {"plummer 2D", test::make("plummer", 2, 2000, 72), 8},
+          {"clusters 2D", test::make("clusters", 2, 2000, 73), 8},
+          {"uniform 3D", test::make("uniform", 3, 3000, 74), 5},
+          {"plummer 3D", test::make("plummer", 3, 2000, 75), 6},
+          {"clusters 3D", test::make("clusters", 3, 2000, 76), 6},
+          {"one particle", test::from_points(3, {{0.3, 0.6, 0.2}}), 4},
+          {"no particles", test::from_points(2, {}), 3}};
+}
+
+}  // namespace
+
+TEST_CASE("full level rule: translations(l) counted from keys equal the M2L lists' sizes") {
+  for (const Input& in : inputs()) {
+    CAPTURE(in.what);
+    const TreeLevels t = build_levels(build_tree(in.p, in.level, default_domain(in.p), false));
+    const farfield::InteractionLists lists = farfield::build_interaction_lists(t);
+    for (int l = 0; l <= in.level; ++l) {
+      CAPTURE(l);
+      CHECK(farfield::count_translations(in.p.dim, l, t.level[l].key) == lists[l].ids.size());
+    }
+  }
+}
+
+TEST_CASE("full level rule: the modeled cost is the documented one, the choice its least over every level") {
+  const FullMethodRates rates = FullMethodCostModel::kCpu;
+  for (const Input& in : inputs())
+    for (int order : {3, 8}) {
+      CAPTURE(in.what);
+      CAPTURE(order);
+      const int dim = in.p.dim;
+      const Domain d = default_domain(in.p);
+      const LevelScan scan(in.p, d, in.level);
+      const FullLevelChoice c = choose_full_level(scan, in.level, order, rates);
+      REQUIRE(!c.evaluated.empty());
+      // Every level's cost from a tree built at it: pairs(K), translations of its lists, op_counts.
+      double best = 1e300;
+      int best_level = -1;
+      for (int level = 0; level <= in.level; ++level) {
+        CAPTURE(level);
+        const TreeLevels t = build_levels(build_tree(in.p, level, d, false));
+        const farfield::InteractionLists lists = farfield::build_interaction_lists(t);
+        std::vector<std::uint64_t> boxes;
+        std::uint64_t translations = 0;
+        for (int l = 0; l <= level; ++l) boxes.push_back(t.level[l].boxes()), translations += lists[l].ids.size();
+        const LevelCost near = level_cost(in.p, d, level);
+        const farfield::OpCounts ops = farfield::op_counts(dim, order, in.p.size(), boxes, translations, near.pairs);
+        const double near_ms = 1e3 * double(near.pairs) / rates.near_pairs_per_s;
+        const double far_ms = 1e3 * (double(ops.upward + ops.downward) / rates.pass_madds_per_s +
+                                     double(ops.m2l) / rates.m2l_madds_per_s);
+        const FullLevelCost f = full_level_cost(scan, level, order, rates);
+        CHECK(f.pairs == near.pairs);
+        CHECK(f.translations == translations);
+        CHECK(f.near_ms == doctest::Approx(near_ms).epsilon(1e-12));
+        CHECK(f.far_ms == doctest::Approx(far_ms).epsilon(1e-12));
+        if (f.ms() < best) best = f.ms(), best_level = level;
+      }
+      // The least over every level (pruning lost nothing), and the least of those evaluated.
+      CHECK(c.level == best_level);
+      for (const FullLevelCost& e : c.evaluated) {
+        CHECK(e.ms() == doctest::Approx(full_level_cost(scan, e.level, order, rates).ms()).epsilon(1e-12));
+        CHECK(c.chosen().ms() <= e.ms());
+      }
+      CHECK(describe(c).find("level auto: " + std::to_string(c.level) + " (") == 0);
+    }
+}
+
+TEST_CASE("full level rule: a lower order (cheaper far field) goes deeper, a higher one shallower") {
+  for (const char* dist : {"uniform", "plummer", "clusters"})
+    for (int dim : {2, 3}) {
+      CAPTURE(dist);
+      CAPTURE(dim);
+      const Particles p = test::make(dist, dim, 20000, 81);
+      const LevelScan scan(p, default_domain(p), max_level(dim));
+      for (const FullMethodRates& rates : {FullMethodCostModel::kCpu, FullMethodCostModel::kGpuFloat}) {
+        std::vector<int> levels;
+        for (int order : {1, 4, 8, 12, 16})
+          levels.push_back(choose_full_level(scan, max_level(dim), order, rates).level);
+        CAPTURE(levels[0]);
+        CAPTURE(levels.back());
+        for (std::size_t i = 1; i < levels.size(); ++i) CHECK(levels[i] <= levels[i - 1]);
+        CHECK(levels.back() < levels.front());
+      }
+    }
+}
+
+TEST_CASE("full level rule: the order resolved from the accuracy, the device's rates, the near kernel's depth") {
+  const Particles p = test::make("plummer", 3, 5000, 82);
+  const LevelScan scan(p, default_domain(p), max_level(3));
+  const KernelInfo& k = find_kernel("cpu-fmm");
+  MethodSetup s;
+  s.accuracy = 1e-6;
+  FullLevelChoice c = choose_full_level_for(scan, k, s);
+  CHECK(c.order == farfield::order_for_accuracy(3, 1e-6));
+  CHECK(c.near == "cpu-omp");
+  CHECK(c.rates.near_pairs_per_s == FullMethodCostModel::kCpu.near_pairs_per_s);
+  // cpu-omp reads the dense layout: levels stop where its arrays would pass 1 GiB.
+  CHECK(c.deepest == deepest_auto_level(3, true));
+  s.near = "cpu-n3";
+  s.order = 5;
+  c = choose_full_level_for(scan, k, s);
+  CHECK(c.order == 5);
+  CHECK(c.near == "cpu-n3");
+  const FullMethodRates gpu = FullMethodCostModel::rates(true, Precision::f64, "n3-rotate");
+  CHECK(gpu.m2l_madds_per_s == FullMethodCostModel::kGpuDouble.m2l_madds_per_s);
+  CHECK(FullMethodCostModel::rates(true, Precision::f32, "n3-rotate").near_pairs_per_s ==
+        FullMethodCostModel::kGpuFloat.near_pairs_per_s);
+  // A near-field kernel keeps the near-field rule.
+  std::string note;
+  MethodSetup near;
+  const int level = resolve_level(kAutoLevel, p, default_domain(p), find_kernel("cpu-n3"), near, note);
+  CHECK(level == choose_level_for(p, default_domain(p), {"cpu-n3"}).level);
+  CHECK(note.find("near-field pairs per particle") != std::string::npos);
+}
+
+TEST_CASE("--level auto with a full method: forces, bench and simulate print the full method's choice") {
+  test::TempDir dir;
+  const Particles p = test::make("plummer", 3, 3000, 83);
+  write_particles_csv(dir.file("p.csv"), p);
+  const Particles q = read_particles_csv(dir.file("p.csv"));
+  const LevelScan scan(q, default_domain(q), max_level(3));
+  MethodSetup s;
+  s.order = 3;
+  const int low = choose_full_level_for(scan, find_kernel("cpu-fmm"), s).level;
+  s.order = 12;
+  const int high = choose_full_level_for(scan, find_kernel("cpu-fmm"), s).level;
+  REQUIRE(low > high);
+
+  auto r = test::run_cli({"forces", "--input", dir.file("p.csv"), "--kernel", "cpu-fmm", "--level", "auto", "--order",
+                          "3", "--output", dir.file("a.csv")});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("level auto: " + std::to_string(low) + " (cpu-fmm p3 float, near field cpu-omp, 3D", 0) == 0);
+  CHECK(r.out.find("modeled near + far ms per level") != std::string::npos);
+
+  // A sweep: each order its own level, printed once; the near-field kernel the near-field rule's.
+  r = test::run_cli({"bench", "--input", dir.file("p.csv"), "--kernel", "cpu-fmm,cpu-n3", "--level", "auto", "--order",
+                     "3,12", "--reps", "1", "--warmup", "0", "--output", dir.file("r.csv")});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("level auto: " + std::to_string(low) + " (cpu-fmm p3") != std::string::npos);
+  CHECK(r.out.find("level auto: " + std::to_string(high) + " (cpu-fmm p12") != std::string::npos);
+  const auto rows = test::csv_rows(dir.file("r.csv"));
+  REQUIRE(rows.size() == 4);
+  const std::size_t kernel = test::column(rows[0], "kernel"), level = test::column(rows[0], "level"),
+                    order = test::column(rows[0], "p"), rule = test::column(rows[0], "level_rule");
+  std::set<std::string> seen;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    CHECK(rows[i][rule] == "auto");
+    seen.insert(rows[i][kernel] + " " + rows[i][order] + " " + rows[i][level]);
+  }
+  const int near_level = choose_level_for(q, default_domain(q), {"cpu-fmm", "cpu-n3"}).level;
+  CHECK(seen == std::set<std::string>{"cpu-fmm 3 " + std::to_string(low), "cpu-fmm 12 " + std::to_string(high),
+                                      "cpu-n3  " + std::to_string(near_level)});
+
+  r = test::run_cli({"simulate", "--input", dir.file("p.csv"), "--kernel", "cpu-fmm", "--level", "auto", "--order",
+                     "12", "--dt", "0.001", "--steps", "1", "--output-dir", dir.file("run")});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK((r.out + r.err).find("level auto: " + std::to_string(high) + " (cpu-fmm p12") != std::string::npos);
+}
