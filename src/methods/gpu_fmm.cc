@@ -14,6 +14,7 @@
 #include "methods/shaped.h"
 #if defined(NF_HAVE_CUDA)
 #include "farfield/lists_gpu.h"
+#include "farfield/m2l_gpu.h"
 #include "farfield/passes_gpu.h"
 #include "methods/potential_gpu.h"
 #include "tree/levels_gpu.h"
@@ -101,7 +102,7 @@ class GpuFmmMethod final : public DeviceMethod {
     for (int l = K - 1; l >= 2; --l) farfield::m2m<D, T>(levels_.level[l + 1], levels_.level[l], p, M(l + 1), M(l));
     upward_timer_.stop();
     m2l_timer_.start();
-    for (int l = 2; l <= K; ++l) farfield::m2l<D, T>(levels_.level[l], lists_.level[l], p, table(l), M(l), L(l));
+    for (int l = 2; l <= K; ++l) m2l_.apply(l, levels_.level[l], levels_.level[l - 1], lists_.level[l], M(l), L(l));
     m2l_timer_.stop();
     downward_timer_.start();
     for (int l = 2; l < K; ++l) farfield::l2l<D, T>(levels_.level[l], levels_.level[l + 1], p, L(l), L(l + 1));
@@ -112,7 +113,7 @@ class GpuFmmMethod final : public DeviceMethod {
  private:
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
-  const T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
+  T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
 
   // The levels and lists of the near method's tree, the coefficient arrays (grown, never shrunk)
   // and each level's derivative table (eps^2 in that level's box units).
@@ -128,10 +129,12 @@ class GpuFmmMethod final : public DeviceMethod {
     if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
     const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
     if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
+    m2l_.reset(setup_.order, K);
     for (int l = 2; l <= K; ++l) {
       const double h = levels_.side(l);
       farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)),
                                        tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_);
+      m2l_.build(l, table(l));
     }
     lists_timer_.stop();
     for (int a = 0; a < 3; ++a) geometry_.origin[a] = t.domain.origin[a];
@@ -144,6 +147,7 @@ class GpuFmmMethod final : public DeviceMethod {
   T eps2_ = 0;
   DeviceLevels levels_;
   farfield::DeviceLists lists_;
+  farfield::M2LOperators<D, T> m2l_;  // M2L's operator tables (from tables_) and its kernel
   farfield::LeafGeometry geometry_;
   std::vector<std::size_t> start_;  // level l's coefficients from start_[l] (multipoles; locals from half_ on)
   std::size_t half_ = 0;

@@ -1,0 +1,346 @@
+// M2L by sibling groups (farfield/m2l_gpu.h): the plan of the warps' units, the operator tables
+// and the kernel.
+#include "farfield/m2l_gpu.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "core/cuda_check.cuh"
+#include "core/launch.cuh"
+#include "farfield/multi_index.h"
+#include "farfield/passes_gpu.h"
+#include "tree/morton.h"
+
+namespace nf::farfield {
+namespace {
+
+constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no source at an offset
+constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
+constexpr std::size_t kTwoBlocks = 112 * 1024;        // shared bytes that leave room for two blocks per SM
+constexpr int kTwoTargetsTerms = 100;                 // largest expansion given two targets a lane
+
+// Candidate offsets of one child position: 6 per axis.
+template <int D>
+constexpr int kCandidates = D == 3 ? 216 : 36;
+
+// Units a warp owns: their accumulators (4 rows x TL targets each) live in registers.
+template <int TL>
+constexpr int kUnits = TL == 2 ? 6 : 10;
+
+// A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q | n0 << 8 | n1 << 20
+// (q < 256 and n < 4096 up to kMaxOrder), and the quad's first entry in the operator table.
+int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
+
+// The row quads' column counts and table offsets at order p.
+template <int D>
+void quads(int p, std::vector<int>& columns, std::vector<int>& start, int& table_size) {
+  const int count = (terms<D>(p) + 3) / 4;
+  columns.resize(count), start.resize(count);
+  table_size = 0;
+  for (int q = 0; q < count; ++q) {
+    columns[q] = terms<D>(p - multi_index<D>(4 * q).degree());
+    start[q] = table_size;
+    table_size += 4 * columns[q];
+  }
+}
+
+// Splits the quads' columns among `warps` warps of at most U units each, every warp taking about
+// the same number of columns (contiguous runs, a quad split between neighbouring warps where it
+// crosses a share). False when U units a warp are too few.
+bool plan_units(const std::vector<int>& columns, const std::vector<int>& start, int warps, int U, std::vector<int>& plan) {
+  long total = 0;
+  for (int c : columns) total += c;
+  for (long share = (total + warps - 1) / warps; share <= total; share += std::max(1L, share / 10)) {
+    plan.assign(std::size_t(2) * warps * U, 0);
+    int w = 0, u = 0;
+    long load = 0;
+    bool fits = true;
+    for (std::size_t q = 0; q < columns.size() && fits; ++q) {
+      for (int n = 0; n < columns[q];) {
+        const long take = std::min<long>(columns[q] - n, share - load);
+        if (take <= 0 || u == U) {
+          if (++w == warps) {
+            fits = false;
+            break;
+          }
+          u = 0, load = 0;
+          continue;
+        }
+        const std::size_t slot = std::size_t(w) * U + u;
+        plan[2 * slot] = pack_unit(int(q), n, n + int(take));
+        plan[2 * slot + 1] = start[q];
+        ++u, load += take, n += int(take);
+      }
+    }
+    if (fits) return true;
+  }
+  return false;
+}
+
+template <int D, class T, int TL>
+std::size_t shared_bytes(int terms, int table_size) {
+  constexpr int TB = 32 * TL, S = TB + 2;
+  const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
+  return (moments + table_size) * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t);
+}
+
+int shared_optin() {
+  int device = 0, bytes = 0;
+  NF_CUDA(cudaGetDevice(&device));
+  NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <class T>
+__device__ __forceinline__ void load4(const T* p, T (&t)[4]) {
+  if constexpr (sizeof(T) == 4) {
+    const float4 v = *reinterpret_cast<const float4*>(p);
+    t[0] = v.x, t[1] = v.y, t[2] = v.z, t[3] = v.w;
+  } else {
+    const double2 a = reinterpret_cast<const double2*>(p)[0], b = reinterpret_cast<const double2*>(p)[1];
+    t[0] = a.x, t[1] = a.y, t[2] = b.x, t[3] = b.y;
+  }
+}
+
+template <class T, int TL>
+__device__ __forceinline__ void load_targets(const T* p, T (&m)[TL]) {
+  if constexpr (TL == 1) {
+    m[0] = p[0];
+  } else if constexpr (sizeof(T) == 4) {
+    const float2 v = *reinterpret_cast<const float2*>(p);
+    m[0] = v.x, m[1] = v.y;
+  } else {
+    const double2 v = *reinterpret_cast<const double2*>(p);
+    m[0] = v.x, m[1] = v.y;
+  }
+}
+
+// ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0), for every offset o.
+template <class T>
+__global__ void expand_kernel(int table_size, int terms, const int* __restrict__ map, const T* __restrict__ derivatives,
+                              T* __restrict__ ops) {
+  const int o = blockIdx.y;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < table_size; e += gridDim.x * blockDim.x) {
+    const int m = map[e];
+    const T d = m == 0 ? T(0) : derivatives[std::size_t(o) * terms + (m > 0 ? m : -m) - 1];
+    ops[std::size_t(o) * table_size + e] = m < 0 ? -d : d;
+  }
+}
+
+// One block: child c = blockIdx % 2^D of the TB parents from (blockIdx / 2^D) * TB; slot s of the
+// block is parent s's child c, lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: the
+// moments of the current offset's sources [term][slot] (stride TB + 2; reused for the locals at the
+// end), the offset's operator table, the slots' target ids, and per (candidate, slot) the source's
+// id (found once, so that each offset's gather is one round of independent loads).
+template <int D, class T, int TL>
+__global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
+                                                     int table_size, const int* __restrict__ plan,
+                                                     const T* __restrict__ ops, const T* __restrict__ M,
+                                                     T* __restrict__ L) {
+  constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* Ms = reinterpret_cast<T*>(smem);
+  T* Ts = Ms + ((terms * S + 3) & ~3);
+  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(Ts + table_size);
+  std::uint32_t* source = target + TB;
+  const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
+  const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
+  std::uint32_t cc[D];
+  morton_coords<D>(c, cc);
+
+  for (int s = tid; s < TB; s += threads) {
+    std::uint32_t t = kNoBox;
+    const std::uint32_t parent = first_parent + s;
+    if (parent < parents.boxes)
+      for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
+        if ((level.key[i] & (C - 1)) == c) {
+          t = i;
+          break;
+        }
+    target[s] = t;
+  }
+  for (int i = tid; i < kCand * TB; i += threads) source[i] = kNoBox;
+  __syncthreads();
+  for (int s = warp; s < TB; s += warps) {
+    const std::uint32_t t = target[s];
+    if (t == kNoBox) continue;
+    std::uint32_t ct[D];
+    morton_coords<D>(level.key[t], ct);
+    const std::uint32_t begin = list.offset[t], end = list.offset[t + 1];
+    for (std::uint32_t j = begin + lane; j < end; j += 32) {
+      const std::uint32_t id = list.ids[j];
+      std::uint32_t cs[D];
+      morton_coords<D>(level.key[id], cs);
+      int u = 0;  // R0 = ct - cs lies in cc - 3 .. cc + 2: digit R0 - cc + 3 in 0 .. 5
+      for (int a = D - 1; a >= 0; --a) u = u * 6 + (int(ct[a]) - int(cs[a]) - int(cc[a]) + 3);
+      source[u * TB + s] = id;
+    }
+  }
+  __syncthreads();  // __syncthreads_or below reads `source` before it waits
+
+  int unit[U], first[U];
+#pragma unroll
+  for (int v = 0; v < U; ++v) unit[v] = plan[2 * (warp * U + v)], first[v] = plan[2 * (warp * U + v) + 1];
+  T acc[U][4][TL];
+#pragma unroll
+  for (int v = 0; v < U; ++v)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int i = 0; i < TL; ++i) acc[v][j][i] = T(0);
+
+  for (int u = 0; u < kCand; ++u) {
+    // Also the barrier between the last offset's reads of Ms and Ts and this offset's writes.
+    if (!__syncthreads_or(tid < TB && source[u * TB + tid] != kNoBox)) continue;
+    int o = 0;  // offset index sum_a (R0_a + 3) 7^a
+    for (int a = D - 1, v = u; a >= 0; --a) {
+      int digit = v;
+      for (int b = 0; b < a; ++b) digit /= 6;
+      o = o * 7 + digit % 6 + int(cc[a]);
+    }
+    const T* table = ops + std::size_t(o) * table_size;
+    {  // the table in 16-byte pieces (table_size is a multiple of 4, every table 16-byte aligned)
+      using Piece = std::conditional_t<sizeof(T) == 4, float4, double2>;
+      constexpr int kPer = 16 / sizeof(T);
+      const Piece* from = reinterpret_cast<const Piece*>(table);
+      Piece* to = reinterpret_cast<Piece*>(Ts);
+      for (int i = tid; i < table_size / kPer; i += threads) to[i] = from[i];
+    }
+    for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
+      const std::uint32_t src = source[u * TB + s];
+      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
+#pragma unroll 4
+      for (int n = lane; n < terms; n += 32) Ms[n * S + s] = src != kNoBox ? m[n] : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int v = 0; v < U; ++v) {
+      const int n1 = (unit[v] >> 20) & 0xfff;
+      const T* quad = Ts + first[v];
+      for (int n = (unit[v] >> 8) & 0xfff; n < n1; ++n) {
+        T t[4], m[TL];
+        load4(quad + 4 * n, t);
+        load_targets<T, TL>(Ms + n * S + lane * TL, m);
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+          for (int i = 0; i < TL; ++i) acc[v][j][i] = fma(t[j], m[i], acc[v][j][i]);
+      }
+    }
+  }
+
+  __syncthreads();
+  T* Lt = Ms;
+  for (int i = tid; i < terms * S; i += threads) Lt[i] = T(0);
+  __syncthreads();
+#pragma unroll
+  for (int v = 0; v < U; ++v) {
+    const int q = unit[v] & 0xff, n0 = (unit[v] >> 8) & 0xfff, n1 = (unit[v] >> 20) & 0xfff;
+    if (n1 == n0) continue;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (4 * q + j < terms)
+#pragma unroll
+        for (int i = 0; i < TL; ++i) atomicAdd(Lt + (4 * q + j) * S + lane * TL + i, acc[v][j][i]);
+  }
+  __syncthreads();
+  for (int s = warp; s < TB; s += warps) {
+    const std::uint32_t t = target[s];
+    if (t == kNoBox) continue;
+    for (int n = lane; n < terms; n += 32) L[std::size_t(t) * terms + n] += Lt[n * S + s];
+  }
+}
+
+}  // namespace
+
+template <int D, class T>
+void M2LOperators<D, T>::reset(int p, int leaf) {
+  derivatives_.assign(std::size_t(leaf) + 1, nullptr);
+  if (p != p_) {
+    p_ = p, terms_ = terms<D>(p), targets_per_lane_ = 0;
+    std::vector<int> columns, start;
+    quads<D>(p, columns, start, table_size_);
+    const int count = int(columns.size());
+    std::vector<int> plan;
+    const int optin = shared_optin();
+    // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: the first that fits).
+    const char* forced = std::getenv("NEARFIELD_M2L");
+    const std::string force = forced ? forced : "";
+    for (int tl : {2, 1}) {
+      if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
+      const int U = tl == 2 ? kUnits<2> : kUnits<1>;
+      const std::size_t bytes = tl == 2 ? shared_bytes<D, T, 2>(terms_, table_size_) : shared_bytes<D, T, 1>(terms_, table_size_);
+      // Two targets a lane pay off for small expansions only: on the H100 (3D uniform, 2^24,
+      // level 6) p = 4 and 6 ran 13% and 7% faster with two, p = 8 38% slower (62 against 45 ms).
+      if (tl == 2 && (bytes > kTwoBlocks || terms_ > kTwoTargetsTerms) && force != "group2") continue;
+      if (bytes > std::size_t(optin)) continue;
+      int w = std::max(8, (5 * count + 4 * U - 1) / (4 * U));  // about 1.25 quads' worth of units a warp
+      while (w <= kMaxWarps && !plan_units(columns, start, w, U, plan)) ++w;
+      if (w > kMaxWarps) continue;
+      targets_per_lane_ = tl, warps_ = w, shared_bytes_ = bytes;
+      break;
+    }
+    if (grouped()) {
+      // map[e]: +-(index(n + k) + 1), the sign (-1)^|n|; 0 where the entry is padding.
+      std::vector<int> map(std::size_t(table_size_), 0);
+      for (int q = 0; q < count; ++q)
+        for (int n = 0; n < columns[q]; ++n)
+          for (int j = 0; j < 4; ++j) {
+            const int k = 4 * q + j;
+            if (k >= terms_) continue;
+            const MultiIndex mn = multi_index<D>(n), mk = multi_index<D>(k);
+            if (mn.degree() + mk.degree() > p) continue;
+            const int index1 = index<D>(mn + mk) + 1;
+            map[std::size_t(start[q]) + 4 * n + j] = mn.degree() % 2 ? -index1 : index1;
+          }
+      plan_ = gpu::DeviceBuffer<int>(plan);
+      map_ = gpu::DeviceBuffer<int>(map);
+      if (targets_per_lane_ == 2)
+        NF_CUDA(cudaFuncSetAttribute(group_kernel<D, T, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+      else
+        NF_CUDA(cudaFuncSetAttribute(group_kernel<D, T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+    }
+  }
+  const std::size_t need = grouped() ? (std::size_t(leaf) + 1) * kOffsets<D> * table_size_ : 0;
+  if (ops_.size() < need) ops_ = gpu::DeviceBuffer<T>(need);
+}
+
+template <int D, class T>
+void M2LOperators<D, T>::build(int l, const T* derivatives) {
+  derivatives_.at(std::size_t(l)) = derivatives;
+  if (!grouped()) return;
+  const dim3 grid(gpu::div_up(std::uint32_t(table_size_), 256), kOffsets<D>);
+  expand_kernel<T><<<grid, 256>>>(table_size_, terms_, map_.data(), derivatives,
+                                  ops_.data() + std::size_t(l) * kOffsets<D> * table_size_);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T>
+void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+                               const T* M, T* L) {
+  if (level.boxes == 0 || list.links == 0) return;
+  if (!grouped()) {
+    m2l<D, T>(level, list, p_, derivatives_.at(std::size_t(l)), M, L);
+    return;
+  }
+  const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
+  const int tb = 32 * targets_per_lane_;
+  const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
+  if (targets_per_lane_ == 2)
+    group_kernel<D, T, 2><<<blocks, 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_,
+                                                                    plan_.data(), ops, M, L);
+  else
+    group_kernel<D, T, 1><<<blocks, 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_,
+                                                                    plan_.data(), ops, M, L);
+  NF_CUDA(cudaGetLastError());
+}
+
+template class M2LOperators<2, float>;
+template class M2LOperators<2, double>;
+template class M2LOperators<3, float>;
+template class M2LOperators<3, double>;
+
+}  // namespace nf::farfield

@@ -1,0 +1,55 @@
+#pragma once
+//! M2L on the GPU by sibling groups (docs/design.md §16, "M2L on the GPU"). CUDA builds only.
+//!
+//! The boxes of a level that are the same child c of their parents (the same corner of their
+//! parent) see the same 6^d - 3^d candidate offsets to their interaction list (189 in 3D, 27 in
+//! 2D): every source is a child of a neighbour of the parent, and the relative offset R0 = target
+//! - source lies in c - 3 .. c + 2 per axis. So a block takes the child c of 32 (or 64) consecutive
+//! parents and walks those candidate offsets; on a full level every target has a source at every
+//! offset, and every lane works.
+//!
+//! For one offset, L_k += sum_n (-1)^|n| D_{n+k}(R0) M_n is a product of a fixed matrix with the
+//! block's gathered moments. The matrix is precomputed per level as an *operator table*: the rows
+//! k are taken four at a time (a row quad, four consecutive terms of nearly one degree), and for
+//! each quad its columns n of degree <= p - |first k|, the four rows' entries side by side (sign
+//! folded in, zero where |n| + |k| > p). A warp owns a few (quad, column range) units for the whole
+//! kernel and keeps their accumulators in registers: per column it loads one moment per target and
+//! the quad's four entries (a broadcast), then does 4 (or 8) multiply-adds. At the end the units'
+//! sums meet in shared memory (a split quad adds from two warps) and each target's locals are added
+//! to L once.
+//!
+//! Lanes hold one target each, or two for small expansions (up to 100 terms: 3D p <= 6), where
+//! that was faster. Orders whose moments and operator table do not fit in shared memory, or whose
+//! row quads outnumber the warps' units (3D double above p = 10, 3D float above about p = 13),
+//! use farfield::m2l instead. NEARFIELD_M2L=direct|group1|group2 forces a variant (comparisons).
+
+#include <vector>
+
+#include "core/gpu_runtime.h"
+#include "farfield/lists_gpu.h"
+#include "tree/levels_gpu.h"
+
+namespace nf::farfield {
+
+template <int D, class T>
+class M2LOperators {
+ public:
+  //! Plans order p for levels 0..leaf (re-plans when p changes; storage grows, never shrinks).
+  void reset(int p, int leaf);
+  //! Level l's operator table from its derivative table (derivative_table's layout, which the
+  //! fallback reads directly: it must stay alive until the last apply of this level).
+  void build(int l, const T* derivatives);
+  //! L += the M2L of level `level` (parents: level l - 1).
+  void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
+  //! Whether the sibling-group kernel runs at this order (else farfield::m2l).
+  bool grouped() const { return targets_per_lane_ > 0; }
+
+ private:
+  int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0;
+  std::size_t shared_bytes_ = 0;
+  gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
+  gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
+  std::vector<const T*> derivatives_;  // per level (the fallback's input)
+};
+
+}  // namespace nf::farfield
