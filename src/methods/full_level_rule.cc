@@ -33,8 +33,8 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   c.translations = run.translations;
   const farfield::OpCounts ops = farfield::op_counts(h.dim, order, n, run.boxes, run.translations, c.pairs);
   c.near_ms = 1e3 * double(c.pairs) / rates.near_pairs_per_s;
-  c.far_ms = 1e3 * (double(ops.upward + ops.downward) / rates.pass_madds_per_s +
-                    double(ops.m2l) / rates.m2l_madds_per_s);
+  c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
+             rates.m2l_ms(double(run.translations), double(ops.m2l));
   return c;
 }
 
@@ -100,8 +100,9 @@ std::string describe(const FullLevelChoice& c) {
          to_string(c.precision) + ", near field " + c.near + ", " + std::to_string(c.dim) + "D, N = " +
          std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +
          "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " +
-         fixed("%.2g", c.rates.m2l_madds_per_s) + " and passes " + fixed("%.2g", c.rates.pass_madds_per_s) +
-         " multiply-adds/s (provisional) over levels 0.." + std::to_string(c.deepest) + ")";
+         fixed("%.2g", c.rates.m2l_madds_per_s) + " (+ " + fixed("%.2g", c.rates.m2l_s_per_translation * 1e9) +
+         " ns a translation) and passes " + fixed("%.2g", c.rates.pass_madds_per_s) +
+         " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) + ")";
 }
 
 }  // namespace nf
