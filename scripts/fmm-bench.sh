@@ -1,25 +1,62 @@
 #!/usr/bin/env bash
-# First measurements of the GPU fast multipole method (fmm), run on the GPU machine:
-#   - 3D uniform, N = 2^24, levels 5 and 6, orders 4, 6, 8, 10 (float): time per stage;
-#   - 3D Plummer, N = 2^24, level 7, the default accuracy (1e-4);
-#   - 3D uniform, N = 2^20, level 4, default accuracy, against allpairs-tiled;
-#   - accuracy against float64 all pairs (allpairs-tiled in double): 3D Plummer and uniform,
-#     N = 2^20, orders 4..12, float and double.
-# Rows go to RESULTS_DIR/fmm/<device>.csv (bench) and <device>-accuracy.csv (validate).
-# Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR]   (defaults build/bin, results)
+# Measurements of the GPU fast multipole method (fmm), run on the GPU machine; each section first
+# removes its own results files, so that they hold the rows of this build only.
+#   stages    3D uniform N = 2^24 at levels 5 and 6, orders 4..10; at accuracies 1e-3 and 1e-4 with
+#             --level auto; Plummer 2^24 at level 7, orders 6..10: time per stage
+#             -> RESULTS/fmm/<device>.csv
+#   levels    experiments/fmm-levels.ini (level sweep, N = 2^22, with the auto rows)
+#   scaling   experiments/fmm-scaling.ini (N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
+#             same file
+#   near      the near-field kernel inside fmm: --near n3-rotate, bpb, ppt on 3D uniform 2^24 at
+#             level 6 and Plummer 2^24 at level 7, order 8 -> RESULTS/fmm-near/<device>.csv
+#   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
+# Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
+# every section in the order above)
 set -euo pipefail
 BIN="${1:-build/bin}"
 RESULTS="${2:-results}"
+shift 2 || shift $#
+sections="${*:-stages levels scaling near accuracy}"
 NF="$BIN/nearfield"
 if [ -d "$BIN/lib" ]; then export LD_LIBRARY_PATH="$BIN/lib:${LD_LIBRARY_PATH:-}"; fi
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
-mkdir -p "$RESULTS/fmm"
-out="$RESULTS/fmm/$device.csv"
-acc="$RESULTS/fmm/$device-accuracy.csv"
-"$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level 5,6 --order 4,6,8,10 --reps 5 --output "$out"
-"$NF" bench --kernel fmm --dist plummer --dim 3 --n 16777216 --level 7 --reps 5 --output "$out"
-"$NF" bench --kernel fmm,allpairs-tiled --dist uniform --dim 3 --n 1048576 --level 4 --reps 5 --output "$out"
-for dist in plummer uniform; do
-  "$NF" validate --kernel fmm --dist "$dist" --dim 3 --n 1048576 --level 5 --order 4,6,8,10,12 \
-    --precision float,double --output "$acc"
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/-$//')
+fresh() { mkdir -p "$(dirname "$1")"; rm -f "$1"; }
+for s in $sections; do
+  echo "=== $(date +%T) $s"
+  case "$s" in
+    stages)
+      out="$RESULTS/fmm/$device.csv"
+      fresh "$out"
+      "$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level 5,6 --order 4,6,8,10 --reps 5 --output "$out"
+      for accuracy in 1e-3 1e-4; do
+        "$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level auto --accuracy "$accuracy" --reps 5 --output "$out"
+      done
+      "$NF" bench --kernel fmm --dist plummer --dim 3 --n 16777216 --level 7 --order 6,8,10 --reps 5 --output "$out"
+      ;;
+    levels)
+      fresh "$RESULTS/fmm-levels/$device.csv"
+      "$NF" experiment experiments/fmm-levels.ini --results-dir "$RESULTS"
+      ;;
+    scaling)
+      out="$RESULTS/fmm-scaling/$device.csv"
+      fresh "$out"
+      "$NF" experiment experiments/fmm-scaling.ini --results-dir "$RESULTS"
+      "$NF" bench --kernel allpairs-tiled --dist uniform,plummer --dim 3 --n 65536,262144,1048576 --reps 5 \
+        --output "$out"
+      ;;
+    near)
+      out="$RESULTS/fmm-near/$device.csv"
+      fresh "$out"
+      for near in n3-rotate bpb ppt; do
+        "$NF" bench --kernel fmm --near "$near" --dist uniform --dim 3 --n 16777216 --level 6 --order 8 --reps 5 --output "$out"
+        "$NF" bench --kernel fmm --near "$near" --dist plummer --dim 3 --n 16777216 --level 7 --order 8 --reps 5 --output "$out"
+      done
+      ;;
+    accuracy)
+      fresh "$RESULTS/fmm-accuracy/$device.csv"
+      "$NF" experiment experiments/fmm-accuracy.ini --results-dir "$RESULTS"
+      ;;
+    *) echo "unknown section $s (stages levels scaling near accuracy)"; exit 2 ;;
+  esac
 done
+echo "=== $(date +%T) done"

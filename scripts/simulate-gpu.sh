@@ -8,9 +8,12 @@
 #              allpairs-tiled in float32 and float64, and cpu-allpairs in float64:
 #              results/energy-check/<device>/<run>/{energy.csv,run.ini}
 #   collision  two galaxies (generate --dist galaxies, N = 81920), 2400 steps of dt 0.05 (t = 0..120)
-#              with allpairs-tiled (exact), allpairs-tiled --subsample 4, and bpb-lb --level auto
-#              (near field only: for the cost): energy.csv, run.ini and frames in
-#              results/collision/<device>/<run>/, the cost of a step in results/collision/<device>.csv
+#              with allpairs-tiled (exact), allpairs-tiled --subsample 4, fmm --level auto (the full
+#              force, default accuracy 1e-4) and bpb-lb --level auto (near field only: for the
+#              cost): energy.csv, run.ini and frames in results/collision/<device>/<run>/, the cost
+#              of a step in results/collision/<device>.csv; fmm's force error on the initial
+#              galaxies against float64 all pairs in results/collision/<device>-fmm-accuracy.csv
+#   collision-fmm  only the fmm run and its force error (the rest of `collision` kept)
 #   cost       the cost of a step (forces, tree + plan, bodies in/out, integration, diagnostics;
 #              median/min/max over the steps) for bpb and allpairs-tiled, 2D uniform-exact,
 #              N = 2^20 (levels 5 and 6: 1024 and 256 per box) and 2^23 (level 7: 512 per box; the
@@ -50,6 +53,15 @@ keep() {
   return 0
 }
 
+# The fmm run of the collision and its force error on the initial galaxies (uses dest, common).
+collision_fmm() {
+  simulate 120 "$work/c-fmm" "${common[@]}" --kernel fmm --level auto
+  keep "$work/c-fmm" "$dest/$slug/fmm"
+  rm -f "$dest/$slug-fmm-accuracy.csv"
+  "$NF" validate --kernel fmm --input "$work/galaxies.bin" --softening 0.05 --level auto \
+    --output "$dest/$slug-fmm-accuracy.csv" >> "$LOG" 2>&1 || echo "validate exit status $?" >> "$LOG"
+}
+
 for s in $sections; do
   case "$s" in
     tests)
@@ -86,6 +98,18 @@ for s in $sections; do
       keep "$work/c-sub4" "$dest/$slug/allpairs-tiled-subsample-4"
       simulate 30 "$work/c-near" "${common[@]}" --kernel bpb-lb --level auto
       keep "$work/c-near" "$dest/$slug/bpb-lb"
+      collision_fmm
+      rm -rf "$work"/c-*
+      ;;
+    collision-fmm)
+      step "galaxy collision with fmm: N = 81920, dt 0.05, 2400 steps"
+      "$NF" generate --dist galaxies --n 81920 --seed 1 --output "$work/galaxies.bin" >> "$LOG"
+      dest="$OUTDIR/results/collision"
+      mkdir -p "$dest/$slug"
+      common=(--input "$work/galaxies.bin" --precision float --softening 0.05 --dt 0.05 --steps 2400
+              --snapshot-every 100 --render-every 400 --render-size 256 --render-window=-16,16,-16,16 --format bin
+              --timing "$dest/$slug.csv")
+      collision_fmm
       rm -rf "$work"/c-*
       ;;
     cost)
@@ -108,7 +132,7 @@ for s in $sections; do
         rm -rf "$work/cost"
       done
       ;;
-    *) echo "unknown section $s (tests energy collision cost)" | tee -a "$LOG" ;;
+    *) echo "unknown section $s (tests energy collision collision-fmm cost)" | tee -a "$LOG" ;;
   esac
 done
 step done
