@@ -41,7 +41,7 @@ for s in $sections; do
       out="$RESULTS/fmm-scaling/$device.csv"
       fresh "$out"
       "$NF" experiment experiments/fmm-scaling.ini --results-dir "$RESULTS"
-      "$NF" bench --kernel allpairs-tiled --dist uniform,plummer --dim 3 --n 65536,262144,1048576 --reps 5 \
+      "$NF" bench --kernel allpairs-tiled --dist uniform,plummer --dim 3 --n 65536,262144,1048576 --level 2 --reps 5 \
         --output "$out"
       ;;
     near)
