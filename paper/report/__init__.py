@@ -9,5 +9,5 @@
 - figures.py: matplotlib, and the figures several sections draw.
 - one module per section: verdict, provenance, paper_brief, experiment_setup, table3,
   newton3_hopper, gpu_perf, model, depth, ppb, validation, nonuniform, simulation, multigpu,
-  discussion.
+  fmm_hopper, discussion.
 """

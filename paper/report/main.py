@@ -7,6 +7,7 @@ from .common import Report, find_nearfield
 from .depth import depth
 from .discussion import discussion
 from .experiment_setup import setup
+from .fmm_hopper import fmm_hopper
 from .gpu_perf import gpu_perf
 from .model import model
 from .multigpu import multigpu
@@ -37,6 +38,7 @@ SECTIONS = [
     ("Non-uniform inputs: load balance and the automatic level", nonuniform),
     ("Simulation: energy, cost of a step, a galaxy collision", simulation),
     ("Several GPUs", multigpu),
+    ("The near field inside a full FMM on Hopper", fmm_hopper),
     ("What reproduces, what does not, and why", discussion),
 ]
 TITLE = "Reproducing Shan & Lei: near-field BPB and its Newton's-third-law improvement on the GPU"
