@@ -12,7 +12,7 @@
 #              force, default accuracy 1e-4) and bpb-lb --level auto (near field only: for the
 #              cost): energy.csv, run.ini and frames in results/collision/<device>/<run>/, the cost
 #              of a step in results/collision/<device>.csv; fmm's force error on the initial
-#              galaxies against float64 all pairs in results/collision/<device>-fmm-accuracy.csv
+#              galaxies against float64 all pairs in results/collision-accuracy/<device>.csv
 #   collision-fmm  only the fmm run and its force error (the rest of `collision` kept)
 #   cost       the cost of a step (forces, tree + plan, bodies in/out, integration, diagnostics;
 #              median/min/max over the steps) for bpb and allpairs-tiled, 2D uniform-exact,
@@ -57,9 +57,10 @@ keep() {
 collision_fmm() {
   simulate 120 "$work/c-fmm" "${common[@]}" --kernel fmm --level auto
   keep "$work/c-fmm" "$dest/$slug/fmm"
-  rm -f "$dest/$slug-fmm-accuracy.csv"
+  mkdir -p "$dest-accuracy"
+  rm -f "$dest-accuracy/$slug.csv"
   "$NF" validate --kernel fmm --input "$work/galaxies.bin" --softening 0.05 --level auto \
-    --output "$dest/$slug-fmm-accuracy.csv" >> "$LOG" 2>&1 || echo "validate exit status $?" >> "$LOG"
+    --output "$dest-accuracy/$slug.csv" >> "$LOG" 2>&1 || echo "validate exit status $?" >> "$LOG"
 }
 
 for s in $sections; do
