@@ -1,12 +1,8 @@
 """Shared figures and helpers of the fmm report section (fmm_hopper.py): the targets it checks,
 the device facts it assumes, and row helpers."""
 import math
-import os
-from collections import defaultdict
 
-from .common import Flags, context_label, distinct, fmt_ms, join, latest, machine, num, table
-from .figures import plt
-from .kernels import GROUND_TRUTH
+from .common import machine, num
 
 AUTO_TARGET = 1.15  # the issue's target: the automatic level within 15% of the best measured level's time
 FIGURE_ORDER = 8    # the order of the level figure (and of the near-kernel comparison); else the middle one
