@@ -27,6 +27,14 @@ inline int sm_count() {
   return c;
 }
 
+//! The most dynamic shared memory one block of the current device may opt in to (bytes).
+inline int shared_memory_optin() {
+  int device = 0, bytes = 0;
+  NF_CUDA(cudaGetDevice(&device));
+  NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
 //! ceil(a / b) for unsigned sizes.
 __host__ __device__ constexpr std::uint32_t div_up(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
 

@@ -87,13 +87,6 @@ std::size_t shared_bytes(int terms, int table_size) {
   return (moments + table_size) * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t);
 }
 
-int shared_optin() {
-  int device = 0, bytes = 0;
-  NF_CUDA(cudaGetDevice(&device));
-  NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes;
-}
-
 template <class T>
 __device__ __forceinline__ void load4(const T* p, T (&t)[4]) {
   if constexpr (sizeof(T) == 4) {
@@ -195,12 +188,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   for (int u = 0; u < kCand; ++u) {
     // Also the barrier between the last offset's reads of Ms and Ts and this offset's writes.
     if (!__syncthreads_or(tid < TB && source[u * TB + tid] != kNoBox)) continue;
-    int o = 0;  // offset index sum_a (R0_a + 3) 7^a
-    for (int a = D - 1, v = u; a >= 0; --a) {
-      int digit = v;
-      for (int b = 0; b < a; ++b) digit /= 6;
-      o = o * 7 + digit % 6 + int(cc[a]);
-    }
+    int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
+    for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
     const T* table = ops + std::size_t(o) * table_size;
     {  // the table in 16-byte pieces (table_size is a multiple of 4, every table 16-byte aligned)
       using Piece = std::conditional_t<sizeof(T) == 4, float4, double2>;
@@ -265,7 +254,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     quads<D>(p, columns, start, table_size_);
     const int count = int(columns.size());
     std::vector<int> plan;
-    const int optin = shared_optin();
+    const int optin = gpu::shared_memory_optin();
     // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: the first that fits).
     const char* forced = std::getenv("NEARFIELD_M2L");
     const std::string force = forced ? forced : "";

@@ -321,18 +321,11 @@ std::size_t m2l_shared_bytes(int terms) {
          std::size_t(kOffsets<D>) * TB;
 }
 
-int shared_optin() {
-  int device = 0, bytes = 0;
-  NF_CUDA(cudaGetDevice(&device));
-  NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes;
-}
-
 template <int D, class T, int TB>
 bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
   const int terms = farfield::terms<D>(p);
   const std::size_t bytes = m2l_shared_bytes<D, T, TB>(terms);
-  if (bytes > std::size_t(shared_optin())) return false;
+  if (bytes > std::size_t(gpu::shared_memory_optin())) return false;
   NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   constexpr int kSub = 32 / TB;
   const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp

@@ -28,7 +28,7 @@ inline MethodSetup near_part_setup(MethodSetup s) {
 
 //! The near-field kernel full method k runs with setup s: --near, or k's default: cpu-omp on the
 //! CPU (OpenMP, full lists), n3-rotate on the GPU (the fastest of the framework's GPU kernels on the
-//! H100 from 16 particles per box up: results/table3, results/ppb; gpu_fmm.cc names it too).
+//! H100 from 16 particles per box up: results/table3, results/ppb).
 inline std::string full_near_kernel(const KernelInfo& k, const MethodSetup& s) {
   return !s.near.empty() ? s.near : k.gpu() ? "n3-rotate" : "cpu-omp";
 }

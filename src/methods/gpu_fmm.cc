@@ -23,17 +23,13 @@
 namespace nf {
 namespace {
 
-//! The near-field kernel the GPU full method uses when none is named: the fastest of the
-//! framework's GPU kernels on the H100 from 16 particles per box up (results/table3, results/ppb).
-constexpr const char* kDefaultGpuNear = "n3-rotate";
-
 #if defined(NF_HAVE_CUDA)
 template <int D, class T>
 class GpuFmmMethod final : public DeviceMethod {
  public:
-  GpuFmmMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
+  GpuFmmMethod(const KernelInfo& k, const MethodSetup& s, const Particles& like)
       : DeviceMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
-    const KernelInfo& near = find_kernel(setup_.near.empty() ? kDefaultGpuNear : setup_.near);
+    const KernelInfo& near = find_kernel(full_near_kernel(k, setup_));
     if (!near.gpu() || !near.near_field() || !near.make_part)
       throw UsageError("--near " + near.name + ": fmm's near field is a GPU near-field kernel (" +
                        (!near.gpu() ? "that one runs on the CPU" : "that one is not a near-field kernel") + ")");
