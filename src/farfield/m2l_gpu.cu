@@ -8,6 +8,8 @@
 #include <string>
 #include <type_traits>
 
+#include <cuda_pipeline.h>
+
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
@@ -80,11 +82,18 @@ bool plan_units(const std::vector<int>& columns, const std::vector<int>& start, 
   return false;
 }
 
-template <int D, class T, int TL>
-std::size_t shared_bytes(int terms, int table_size) {
-  constexpr int TB = 32 * TL, S = TB + 2;
+template <int D, class T>
+std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
+  const int TB = 32 * tl, S = TB + 2;
   const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
-  return (moments + table_size) * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t);
+  return stages * (moments + table_size) * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t) +
+         kCandidates<D> * sizeof(int);
+}
+
+// A positive integer from the environment variable `name`, or `otherwise`.
+int env_int(const char* name, int otherwise) {
+  const char* v = std::getenv(name);
+  return v && std::atoi(v) > 0 ? std::atoi(v) : otherwise;
 }
 
 template <class T>
@@ -123,22 +132,34 @@ __global__ void expand_kernel(int table_size, int terms, const int* __restrict__
   }
 }
 
-// One block: child c = blockIdx % 2^D of the TB parents from (blockIdx / 2^D) * TB; slot s of the
-// block is parent s's child c, lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: the
-// moments of the current offset's sources [term][slot] (stride TB + 2; reused for the locals at the
-// end), the offset's operator table, the slots' target ids, and per (candidate, slot) the source's
-// id (found once, so that each offset's gather is one round of independent loads).
-template <int D, class T, int TL>
+// Copies of 4, 8 or 16 bytes from global to shared memory that do not wait (cp.async): the next
+// offset's operands arrive while this offset is computed. zero: fill the destination with zeros.
+template <int Bytes>
+__device__ __forceinline__ void copy_async(void* to, const void* from, bool zero) {
+  __pipeline_memcpy_async(to, from, Bytes, zero ? Bytes : 0);
+}
+
+// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB, and the
+// share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
+// fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
+// lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
+// sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
+// offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
+// once); the list of candidates that have a source. With 2 stages the next offset's operands are
+// copied while the current one is computed.
+template <int D, class T, int TL, int Stages>
 __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
                                                      int table_size, const int* __restrict__ plan,
                                                      const T* __restrict__ ops, const T* __restrict__ M,
                                                      T* __restrict__ L) {
   constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
   extern __shared__ __align__(16) unsigned char smem[];
-  T* Ms = reinterpret_cast<T*>(smem);
-  T* Ts = Ms + ((terms * S + 3) & ~3);
-  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(Ts + table_size);
+  const int stage_size = ((terms * S + 3) & ~3) + table_size;  // a multiple of 4: 16-byte aligned stages
+  T* stages = reinterpret_cast<T*>(smem);
+  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + Stages * stage_size);
   std::uint32_t* source = target + TB;
+  int* active = reinterpret_cast<int*>(source + kCand * TB);
+  __shared__ int active_count;
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
   std::uint32_t cc[D];
@@ -172,7 +193,41 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       source[u * TB + s] = id;
     }
   }
-  __syncthreads();  // __syncthreads_or below reads `source` before it waits
+  __syncthreads();
+  if (warp == 0) {  // the candidates with a source, in order, this block's share of them
+    int count = 0;
+    for (int base = 0; base < kCand; base += 32) {
+      const int u = base + lane;
+      bool any = false;
+      if (u < kCand)
+        for (int s = 0; s < TB && !any; ++s) any = source[u * TB + s] != kNoBox;
+      const unsigned mask = __ballot_sync(0xffffffffu, any);
+      if (any) active[count + __popc(mask & ((1u << lane) - 1))] = u;
+      count += __popc(mask);
+    }
+    if (lane == 0) active_count = count;
+  }
+  __syncthreads();
+  const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
+  const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
+
+  // Enqueues candidate active[i]'s operator table and moments into stage `st`.
+  auto enqueue = [&](int i, int st) {
+    const int u = active[i];
+    int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
+    for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
+    T* Ms = stages + st * stage_size;
+    T* Ts = Ms + ((terms * S + 3) & ~3);
+    const T* table = ops + std::size_t(o) * table_size;
+    constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
+    for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(Ts + e, table + e, false);
+    for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
+      const std::uint32_t src = source[u * TB + s];
+      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
+      for (int n = lane; n < terms; n += 32) copy_async<sizeof(T)>(Ms + n * S + s, m + n, src == kNoBox);
+    }
+    __pipeline_commit();
+  };
 
   int unit[U], first[U];
 #pragma unroll
@@ -185,26 +240,18 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
 #pragma unroll
       for (int i = 0; i < TL; ++i) acc[v][j][i] = T(0);
 
-  for (int u = 0; u < kCand; ++u) {
-    // Also the barrier between the last offset's reads of Ms and Ts and this offset's writes.
-    if (!__syncthreads_or(tid < TB && source[u * TB + tid] != kNoBox)) continue;
-    int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
-    for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
-    const T* table = ops + std::size_t(o) * table_size;
-    {  // the table in 16-byte pieces (table_size is a multiple of 4, every table 16-byte aligned)
-      using Piece = std::conditional_t<sizeof(T) == 4, float4, double2>;
-      constexpr int kPer = 16 / sizeof(T);
-      const Piece* from = reinterpret_cast<const Piece*>(table);
-      Piece* to = reinterpret_cast<Piece*>(Ts);
-      for (int i = tid; i < table_size / kPer; i += threads) to[i] = from[i];
+  if (share_begin < share_end) enqueue(share_begin, 0);
+  for (int i = share_begin; i < share_end; ++i) {
+    const int st = Stages == 2 ? (i - share_begin) & 1 : 0;
+    if (Stages == 2 && i + 1 < share_end) {
+      enqueue(i + 1, st ^ 1);  // its stage was last read two offsets ago, before the barrier below
+      __pipeline_wait_prior(1);
+    } else {
+      __pipeline_wait_prior(0);
     }
-    for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
-      const std::uint32_t src = source[u * TB + s];
-      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
-#pragma unroll 4
-      for (int n = lane; n < terms; n += 32) Ms[n * S + s] = src != kNoBox ? m[n] : T(0);
-    }
-    __syncthreads();
+    __syncthreads();  // every thread's copies into stage st have landed
+    const T* Ms = stages + st * stage_size;
+    const T* Ts = Ms + ((terms * S + 3) & ~3);
 #pragma unroll
     for (int v = 0; v < U; ++v) {
       const int n1 = (unit[v] >> 20) & 0xfff;
@@ -216,13 +263,14 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
 #pragma unroll
         for (int j = 0; j < 4; ++j)
 #pragma unroll
-          for (int i = 0; i < TL; ++i) acc[v][j][i] = fma(t[j], m[i], acc[v][j][i]);
+          for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j], m[i2], acc[v][j][i2]);
       }
     }
+    __syncthreads();  // stage st is free again
+    if (Stages == 1 && i + 1 < share_end) enqueue(i + 1, 0);
   }
 
-  __syncthreads();
-  T* Lt = Ms;
+  T* Lt = stages;
   for (int i = tid; i < terms * S; i += threads) Lt[i] = T(0);
   __syncthreads();
 #pragma unroll
@@ -239,11 +287,25 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   for (int s = warp; s < TB; s += warps) {
     const std::uint32_t t = target[s];
     if (t == kNoBox) continue;
-    for (int n = lane; n < terms; n += 32) L[std::size_t(t) * terms + n] += Lt[n * S + s];
+    T* out = L + std::size_t(t) * terms;
+    if (gridDim.y == 1) {
+      for (int n = lane; n < terms; n += 32) out[n] += Lt[n * S + s];
+    } else {
+      for (int n = lane; n < terms; n += 32) atomicAdd(out + n, Lt[n * S + s]);
+    }
   }
 }
 
 }  // namespace
+
+template <int D, class T>
+template <class F>
+void M2LOperators<D, T>::dispatch(F&& f) const {
+  if (targets_per_lane_ == 2)
+    stages_ == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
+  else
+    stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
+}
 
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
@@ -261,7 +323,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
       const int U = tl == 2 ? kUnits<2> : kUnits<1>;
-      const std::size_t bytes = tl == 2 ? shared_bytes<D, T, 2>(terms_, table_size_) : shared_bytes<D, T, 1>(terms_, table_size_);
+      const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, table_size_);
       // Two targets a lane pay off for small expansions only: on the H100 (3D uniform, 2^24,
       // level 6) p = 4 and 6 ran 13% and 7% faster with two, p = 8 38% slower (62 against 45 ms).
       if (tl == 2 && (bytes > kTwoBlocks || terms_ > kTwoTargetsTerms) && force != "group2") continue;
@@ -269,7 +331,11 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       int w = std::max(8, (5 * count + 4 * U - 1) / (4 * U));  // about 1.25 quads' worth of units a warp
       while (w <= kMaxWarps && !plan_units(columns, start, w, U, plan)) ++w;
       if (w > kMaxWarps) continue;
-      targets_per_lane_ = tl, warps_ = w, shared_bytes_ = bytes;
+      // Two stages (the next offset's operands copied during this one's sums) where they fit;
+      // NEARFIELD_M2L_STAGES=1 forces one (comparisons).
+      const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, table_size_);
+      stages_ = two <= std::size_t(optin) && env_int("NEARFIELD_M2L_STAGES", 2) == 2 ? 2 : 1;
+      targets_per_lane_ = tl, warps_ = w, shared_bytes_ = stages_ == 2 ? two : bytes;
       break;
     }
     if (grouped()) {
@@ -287,10 +353,9 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
           }
       plan_ = gpu::DeviceBuffer<int>(plan);
       map_ = gpu::DeviceBuffer<int>(map);
-      if (targets_per_lane_ == 2)
-        NF_CUDA(cudaFuncSetAttribute(group_kernel<D, T, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
-      else
-        NF_CUDA(cudaFuncSetAttribute(group_kernel<D, T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+      dispatch([&](auto kernel) {
+        NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+      });
     }
   }
   const std::size_t need = grouped() ? (std::size_t(leaf) + 1) * kOffsets<D> * table_size_ : 0;
@@ -318,12 +383,14 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
   const int tb = 32 * targets_per_lane_;
   const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
-  if (targets_per_lane_ == 2)
-    group_kernel<D, T, 2><<<blocks, 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_,
-                                                                    plan_.data(), ops, M, L);
-  else
-    group_kernel<D, T, 1><<<blocks, 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_,
-                                                                    plan_.data(), ops, M, L);
+  // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
+  // (NEARFIELD_M2L_SPLITS forces a count): level 4 of a 3D tree has 128 blocks of TB = 32.
+  const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
+  const std::uint32_t splits = std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
+  dispatch([&](auto kernel) {
+    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_, plan_.data(),
+                                                                ops, M, L);
+  });
   NF_CUDA(cudaGetLastError());
 }
 

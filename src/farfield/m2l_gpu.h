@@ -45,7 +45,11 @@ class M2LOperators {
   bool grouped() const { return targets_per_lane_ > 0; }
 
  private:
-  int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0;
+  // Calls f(kernel) with the group kernel instance of this order (targets a lane, stages).
+  template <class F>
+  void dispatch(F&& f) const;
+
+  int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
   std::size_t shared_bytes_ = 0;
   gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries

@@ -11,16 +11,8 @@
 namespace nf::farfield {
 namespace {
 
-constexpr unsigned kTermThreads = 128;  // p2m, m2m, l2l: threads over the terms of one box
+constexpr unsigned kTermThreads = 128;  // p2m: threads over the terms of one box
 constexpr int kSlots = (terms<3>(kMaxOrder) + kTermThreads - 1) / kTermThreads;  // terms per thread, at most
-
-// Offset of a child's centre from its parent's, per axis, in units of the parent's side.
-template <int D, class T>
-__device__ void child_shift(std::uint64_t child_key, T (&s)[D]) {
-  std::uint32_t c[D];
-  morton_coords<D>(child_key, c);
-  for (int a = 0; a < D; ++a) s[a] = (c[a] & 1) ? T(0.25) : T(-0.25);
-}
 
 // Centre of leaf box `key` (double, as the CPU method computes it).
 template <int D>
@@ -28,12 +20,6 @@ __device__ void leaf_centre(std::uint64_t key, const LeafGeometry& g, double (&c
   std::uint32_t ic[D];
   morton_coords<D>(key, ic);
   for (int a = 0; a < D; ++a) c[a] = g.origin[a] + (ic[a] + 0.5) * g.side;
-}
-
-// 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
-template <class T>
-__device__ T half_power(int k) {
-  return T(1) / T(1u << k);
 }
 
 template <int D, class T>
@@ -109,56 +95,6 @@ __global__ void p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
   for (int s = 0; s < kSlots; ++s) {
     const int n = threadIdx.x + s * blockDim.x;
     if (n < terms) M[std::size_t(b) * terms + n] += sum[s];
-  }
-}
-
-// One block per parent box, a thread per parent term n: sum over children and k <= n of
-// 2^-|k| M_k s^(n-k) / (n-k)!.
-template <int D, class T>
-__global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p, int terms, const T* __restrict__ Mf,
-                           T* __restrict__ Mc) {
-  const std::uint32_t q = blockIdx.x;
-  for (int n = threadIdx.x; n < terms; n += blockDim.x) {
-    const MultiIndex ni = multi_index<D>(n);
-    T sum = T(0);
-    for (std::uint32_t ch = coarse.child[q]; ch < coarse.child[q + 1]; ++ch) {
-      T s[D];
-      child_shift<D, T>(fine.key[ch], s);
-      const Powers<D, T> w(s, p);
-      const T* m = Mf + std::size_t(ch) * terms;
-      for (int kx = 0; kx <= ni.x; ++kx)
-        for (int ky = 0; ky <= ni.y; ++ky)
-          for (int kz = 0; kz <= (D == 3 ? ni.z : 0); ++kz) {
-            T v = m[index<D>({kx, ky, kz})] * half_power<T>(kx + ky + kz) * w.axis[0][ni.x - kx] * w.axis[1][ni.y - ky];
-            if constexpr (D == 3) v *= w.axis[2][ni.z - kz];
-            sum += v;
-          }
-    }
-    Mc[std::size_t(q) * terms + n] += sum;
-  }
-}
-
-// One block per child box, a thread per child term k: 2^-(|k|+1) sum_j L_{k+j} s^j / j!.
-template <int D, class T>
-__global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int p, int terms, const T* __restrict__ Lc,
-                           T* __restrict__ Lf) {
-  const std::uint32_t b = blockIdx.x;
-  const T* L = Lc + std::size_t(fine.parent[b]) * terms;
-  T s[D];
-  child_shift<D, T>(fine.key[b], s);
-  const Powers<D, T> w(s, p);
-  for (int k = threadIdx.x; k < terms; k += blockDim.x) {
-    const MultiIndex ki = multi_index<D>(k);
-    const int rest = p - ki.degree();
-    T sum = T(0);
-    for (int jx = 0; jx <= rest; ++jx)
-      for (int jy = 0; jy <= rest - jx; ++jy)
-        for (int jz = 0; jz <= (D == 3 ? rest - jx - jy : 0); ++jz) {
-          T v = L[index<D>({ki.x + jx, ki.y + jy, ki.z + jz})] * w.axis[0][jx] * w.axis[1][jy];
-          if constexpr (D == 3) v *= w.axis[2][jz];
-          sum += v;
-        }
-    Lf[std::size_t(b) * terms + k] += sum * half_power<T>(ki.degree() + 1);
   }
 }
 
@@ -351,26 +287,12 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
 }
 
 template <int D, class T>
-void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, int p, const T* M_fine, T* M_coarse) {
-  if (coarse.boxes == 0) return;
-  m2m_kernel<D, T><<<coarse.boxes, kTermThreads>>>(fine, coarse, p, terms<D>(p), M_fine, M_coarse);
-  NF_CUDA(cudaGetLastError());
-}
-
-template <int D, class T>
 void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
   if (level.boxes == 0 || list.links == 0) return;
   if (launch_m2l<D, T, 32>(level, list, p, table, M, L)) return;
   if (launch_m2l<D, T, 16>(level, list, p, table, M, L)) return;
   if (launch_m2l<D, T, 8>(level, list, p, table, M, L)) return;
   throw std::runtime_error("m2l: the expansion of order " + std::to_string(p) + " does not fit in shared memory");
-}
-
-template <int D, class T>
-void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, int p, const T* L_coarse, T* L_fine) {
-  if (fine.boxes == 0) return;
-  l2l_kernel<D, T><<<fine.boxes, kTermThreads>>>(coarse, fine, p, terms<D>(p), L_coarse, L_fine);
-  NF_CUDA(cudaGetLastError());
 }
 
 template <int D, class T>
@@ -384,9 +306,7 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 #define NF_PASSES(D, T)                                                                                          \
   template void derivative_table<D, T>(int, T, T*);                                                              \
   template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*);                     \
-  template void m2m<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*);                            \
   template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const T*, const T*, T*);                   \
-  template void l2l<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*);                            \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
                           int, const T*, Acc4<T>*);
 NF_PASSES(2, float)

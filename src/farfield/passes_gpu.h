@@ -6,8 +6,11 @@
 //!
 //! - p2m: one block per leaf box, a thread per term; its particles' per-axis powers in shared
 //!   memory, 32 particles at a time.
-//! - m2m / l2l: one block per output box, a thread per term, the shift's powers (+-1/4 of the
-//!   parent's side per axis) on the thread's stack.
+//! - m2m / l2l: one block per parent box, a thread per term. A child sits +-1/4 of its parent's
+//!   side from it per axis, so the shift's factors differ between children only by signs that
+//!   depend on the parities of the shift's multi-index; the children are combined first under
+//!   each parity's signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs
+//!   one shift's multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts.
 //! - m2l: one block per 32 (16, 8 for large expansions) target boxes, one lane per target box;
 //!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
 //!   (precomputed per level: derivative_table) and the moments of each target's source at that
