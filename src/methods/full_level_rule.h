@@ -40,20 +40,21 @@ struct FullMethodRates {
 
 //! The full-method cost model's constants: every rate the rule uses, per kind of device, fitted to
 //! H100 bench rows of fmm (stage times against the stage counts of farfield/op_counts.h; 3D uniform
-//! 2^24 at levels 5 and 6, Plummer 2^24 at level 7, orders 4..10, float):
+//! 2^24 at levels 5 and 6, Plummer 2^24 at level 7, orders 4..10, float; results/fmm/):
 //! - GPU float: near 2.5e12 directed pairs/s (n3-rotate, the GPU default near kernel: 1.5e12 at 64
-//!   per box, 2.6e12 at 512, 2.7e12 to 2.9e12 on Plummer 2^22 and 2^24 at levels 6 to 8); M2L 4.8e12
-//!   multiply-adds/s plus 0.235 ns a translation (the level-6 times at p = 4 and 8: 14.6 and 45 ms
-//!   for 52 million translations), counted by the kernel's slots (m2l_by_slots);
-//!   the other passes 0.6e12 (P2M + M2M + L2L + L2P: 0.46e12 at p = 4, 0.68e12 at p = 8);
-//! - GPU double (not fitted: the float figures scaled): near 0.75e12, n3-rotate's float rate times
-//!   its measured double/float ratio (results/newton3-3d: 1.10e12 against 2.74e12 interactions/s);
-//!   M2L 2e12 plus 0.5 ns a translation; passes 0.3e12;
+//!   per box, 2.6e12 at 512, 2.7e12 to 2.9e12 on Plummer 2^22 and 2^24 at levels 6 to 8); M2L 5.35e12
+//!   multiply-adds/s plus 0.123 ns a translation (the level-6 times at p = 4 and 8: 8.5 and 35.8 ms
+//!   for 52.3 million translations), counted by the kernel's slots (m2l_by_slots); the other passes
+//!   1.2e12 (P2M + M2M + L2L + L2P at level 6: 0.61e12 at p = 4, 1.17e12 at 6, 1.51e12 at 8, 1.74e12 at
+//!   10; at level 5, with 8 times the particles a leaf, 0.9e12 to 2.7e12);
+//! - GPU double (not fitted: the float figures of the earlier kernels scaled, not refitted since):
+//!   near 0.75e12, n3-rotate's float rate times its measured double/float ratio (results/newton3-3d:
+//!   1.10e12 against 2.74e12 interactions/s); M2L 2e12 plus 0.5 ns a translation; passes 0.3e12;
 //! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
 //!   M2L and passes 5e9 multiply-adds/s, float and double alike.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
-  static constexpr FullMethodRates kGpuFloat{2.5e12, 4.8e12, 0.6e12, 0.235e-9, true};
+  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true};
   static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true};
   static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
