@@ -1,6 +1,6 @@
 // nearfield forces: one kernel, accelerations written in input order with ids.
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "io/csv_file.h"
 #include "core/errors.h"
 #include "methods/auto_level.h"

@@ -1,6 +1,6 @@
 // nearfield generate: write a distribution to a particle file.
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "io/particle_file.h"
 

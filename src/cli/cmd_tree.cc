@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/numbers.h"
@@ -33,7 +33,7 @@ class RowWriter {
   }
 
  private:
-  AtomicFile f_;
+  OutputFile f_;
   std::string text_;
 };
 
@@ -109,6 +109,8 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream&) {
                   "usage: nearfield tree --input FILE.csv --level K|auto [--dense] [--domain ...] [--output boxes.csv]"))
     return 0;
   if (builder != "cpu" && builder != "gpu") throw UsageError("--builder must be cpu or gpu, not '" + builder + "'");
+  check_input_args(in);
+  if (!output.empty()) check_output_path(output);
   const bool automatic = level == "auto";
   if (automatic && !in.ppb.empty()) throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   int k = automatic ? kAutoLevel : static_cast<int>(single_int(level, "level"));

@@ -2,7 +2,7 @@
 
 #include "cli/sweep.h"
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "methods/force_method.h"
@@ -25,7 +25,11 @@ void check_sweep(const SweepConfig& c) {
     for (int g : parse_gpus(c))
       for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
   }
-  if (!c.output.empty()) check_output_path(c.output);
+  if (c.output.empty()) return;
+  check_output_path(c.output);
+  if ((c.resume || c.remeasure) && resolve_output(c.output).kind == OutputKind::stream)
+    throw UsageError(std::string(c.remeasure ? "--remeasure" : "--resume") + " reads the rows of the results file; " +
+                     c.output + " is not a file (its rows can only be written as they come)");
 }
 
 }  // namespace nf::cli
