@@ -24,37 +24,40 @@ Slot slots[kSlots];
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
 const int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+constexpr int kSignalCount = sizeof kSignals / sizeof kSignals[0];
+struct sigaction previous[kSignalCount];  // what each signal did before the handler came
 
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved = errno;
   for (Slot& s : slots)
     if (s.state.load() == kLive) ::unlink(s.path);
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  ::sigaction(sig, &dfl, nullptr);
+  for (int i = 0; i < kSignalCount; ++i)
+    if (kSignals[i] == sig) ::sigaction(sig, &previous[i], nullptr);
   errno = saved;
-  // Blocked while this handler runs; delivered with the default action as soon as it returns.
+  // Blocked while this handler runs; delivered to the previous action (the default one: the
+  // process ends by this signal) as soon as it returns.
   ::raise(sig);
-}
-
-void install_handlers() {
-  for (int sig : kSignals) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
-    struct sigaction ours {};
-    ours.sa_handler = remove_temp_files_and_reraise;
-    sigemptyset(&ours.sa_mask);
-    for (int other : kSignals) sigaddset(&ours.sa_mask, other);  // one cleanup at a time
-    ::sigaction(sig, &ours, nullptr);
-  }
 }
 
 }  // namespace
 
+void install_temp_file_cleanup() {
+  for (int i = 0; i < kSignalCount; ++i) {
+    struct sigaction now {};
+    if (::sigaction(kSignals[i], nullptr, &now) != 0 || now.sa_handler == SIG_IGN) continue;
+    if (now.sa_handler == remove_temp_files_and_reraise) continue;  // installed already
+    previous[i] = now;
+    struct sigaction ours {};
+    ours.sa_handler = remove_temp_files_and_reraise;
+    sigemptyset(&ours.sa_mask);
+    for (int other : kSignals) sigaddset(&ours.sa_mask, other);  // one cleanup at a time
+    ::sigaction(kSignals[i], &ours, nullptr);
+  }
+}
+
 int register_temp_file(const std::string& path) {
   static std::once_flag once;
-  std::call_once(once, install_handlers);
+  std::call_once(once, install_temp_file_cleanup);
   if (path.size() >= kPathBytes) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;

@@ -20,6 +20,9 @@ namespace nf::io {
 //! table (64 names, far more than a command writes at once) is full or the name too long: the
 //! file is then written as before but not removed by a signal.
 int register_temp_file(const std::string& path);
+//! Installs the signal handlers (register_temp_file does so once, by itself). Call it again after
+//! changing the actions of those signals (a test's child process does).
+void install_temp_file_cleanup();
 //! Forgets slot `slot` (after the file was renamed or removed; -1 is ignored).
 void unregister_temp_file(int slot);
 //! How many temporary files are registered now (tests).
