@@ -101,7 +101,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   // Everything else is checked before the results folder is made: a refused run leaves nothing.
   const std::string output = c.output;
   c.output.clear();
-  check_sweep(c);
+  check_sweep(c, keys.mode == "validate");
   const std::string folder = std::filesystem::path(output).parent_path().string();
   if (!folder.empty()) check_output_folder(folder);
   if (r.check_only) return 0;
