@@ -106,6 +106,7 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     r.check_only = false;
     runs.push_back(r);
   }
+  if (!no_report) check_output_folder(paper);  // the report's README and figures go there
   const std::string python = no_report ? "" : find_python();
   if (!no_report && python.empty())
     throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");
