@@ -27,7 +27,16 @@ nf_build() {
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   # The CUDA toolkit is not a Debian package here; use it when it is installed in the usual place.
   if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
-  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release ${NEARFIELD_CMAKE_ARGS:-} >/dev/null
+  # CMake's own output goes to a log; what the build found (CUDA and its architectures, NCCL, MPI,
+  # OpenMP, libpng; each feature that is off with its reason) is the one block printed here.
+  mkdir -p "$root/build"
+  local log="$root/build/configure.log"
+  if ! cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release ${NEARFIELD_CMAKE_ARGS:-} >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "nearfield: configuring failed (the whole output: $log)" >&2
+    exit 1
+  fi
+  sed -n 's/^-- nearfield \{0,1\}//p' "$log" | sed 's/^build summary:/nearfield build (configure log: build\/configure.log):/' >&2
   cmake --build "$root/build" -j "$(nproc)"
 }
 

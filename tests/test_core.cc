@@ -1,8 +1,9 @@
-// core/: exact conversion between decimal text and doubles (core/numbers.h), and why a number
-// did not parse, in the words of the error messages.
+// core/: exact conversion between decimal text and doubles (core/numbers.h), why a number
+// did not parse, in the words of the error messages, and why there is no GPU (core/gpu_runtime.h).
 #include <cmath>
 #include <limits>
 
+#include "core/gpu_runtime.h"
 #include "core/numbers.h"
 #include "helpers.h"
 
@@ -51,4 +52,20 @@ TEST_CASE("decimal text converts to the nearest double, and doubles round-trip")
     REQUIRE(parse_double(format_double(d), back));
     CHECK(bits_of(back) == bits_of(d));
   }
+}
+
+TEST_CASE("a missing GPU is named as such, not as a driver to upgrade") {
+  const std::string detail = "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version";
+  const bool driver = std::filesystem::exists("/proc/driver/nvidia/version");
+  const std::string old_driver = gpu::missing_device_reason(false, true, detail);
+  if (driver) {
+    CHECK(old_driver.find("older than this build's CUDA runtime needs") != std::string::npos);
+  } else {
+    CHECK(old_driver.rfind("no CUDA device found (" + detail, 0) == 0);
+    CHECK(old_driver.find("no NVIDIA driver on this machine") != std::string::npos);
+  }
+  CHECK(gpu::missing_device_reason(true, false, "cudaGetDeviceCount: 0 devices").rfind("no CUDA device found (", 0) == 0);
+  CHECK(gpu::missing_device_reason(false, false, "cudaGetDeviceCount: unknown error").rfind("no usable CUDA device", 0) == 0);
+  // Whatever the machine, the reason says what is missing rather than nothing.
+  if (!gpu::available()) CHECK_FALSE(gpu::unavailable_reason().empty());
 }

@@ -1,10 +1,9 @@
 // CSV files (io/csv_file.h): particle files with their headers, optional and ignored columns,
 // blank lines and every input error in the project's words; acceleration files as forces writes
-// them; exact round trips; outputs that appear only when complete (io/atomic_file.h).
+// them; exact round trips (how outputs are written: test_io_output.cc).
 #include <tuple>
 
 #include "core/errors.h"
-#include "io/atomic_file.h"
 #include "io/csv_file.h"
 #include "helpers.h"
 
@@ -175,33 +174,4 @@ TEST_CASE("particle files round-trip bit for bit") {
       CHECK(q.id[i] == p.id[i]);
     }
   }
-}
-
-TEST_CASE("outputs are written under a temporary name and appear only when complete") {
-  TempDir dir;
-  const std::string path = dir.file("out.csv");
-  {
-    AtomicFile f(path);
-    f.write("partial");
-    CHECK_FALSE(std::filesystem::exists(path));
-  }  // destroyed without commit
-  CHECK_FALSE(std::filesystem::exists(path));
-  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 0);
-  write_file_atomically(path, "complete\n");
-  CHECK(test::read_text(path) == "complete\n");
-
-  // A folder that does not exist is the user's input error, named as the user wrote it.
-  const std::string missing = dir.file("no/such/folder/out.csv");
-  try {
-    AtomicFile f(missing);
-    FAIL("no error");
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    CHECK(msg.rfind(missing + ": ", 0) == 0);
-    CHECK(msg.find("does not exist") != std::string::npos);
-    CHECK(msg.find(".tmp.") == std::string::npos);
-  }
-  CHECK_THROWS_AS(check_output_path(dir.path().string()), InputError);  // a folder, not a file
-  CHECK_NOTHROW(check_output_path(dir.file("fine.csv")));
-  CHECK_NOTHROW(check_output_path("relative-name.csv"));
 }

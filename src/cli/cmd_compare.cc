@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "io/csv_file.h"
+#include "io/input_path.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "measure/validation.h"
@@ -22,6 +23,8 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
                   "usage: nearfield compare --reference A.csv --test B.csv\n\nPrints rel_l2 (||a - ref|| / ||ref||), "
                   "max_rel (largest per-particle relative difference, as validate computes them) and particles."))
     return 0;
+  check_input_path(reference_path);
+  check_input_path(test_path);
   const Accelerations ref = read_accelerations_csv(reference_path), test = read_accelerations_csv(test_path);
   if (ref.dim != test.dim)
     throw InputError(test_path + " holds " + std::to_string(test.dim) + "D accelerations, " + reference_path + " " +

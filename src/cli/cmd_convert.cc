@@ -4,6 +4,8 @@
 
 #include "cli/commands.h"
 #include "core/errors.h"
+#include "io/input_path.h"
+#include "io/output_file.h"
 #include "io/particle_file.h"
 
 namespace nf::cli {
@@ -43,6 +45,8 @@ int cmd_convert(const Args& args, std::ostream& out, std::ostream& err) {
   // Both formats are resolved before anything is read, so a bad name fails fast.
   const io::FileFormat from = io::resolve_file_format(input, input_format);
   const io::FileFormat to = output.empty() ? from : io::resolve_file_format(output, format);
+  check_input_path(input);
+  if (!output.empty()) check_output_path(output);
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const Particles p = io::read_particles(input, from);

@@ -1,6 +1,6 @@
 // nearfield forces: one kernel, accelerations written in input order with ids.
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "io/csv_file.h"
 #include "core/errors.h"
 #include "methods/auto_level.h"
@@ -78,8 +78,13 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
     throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   if (k.near_field() && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";
   apply_threads(threads);
-  const Particles p = load_input(in, in.n.empty() ? -1 : single_int(in.n, "n"), s.level,
-                                 in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
+  const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
+  if (in.input.empty()) {  // a generated input: its memory is known before it is made
+    const GenerateOptions g = generator_options(in, n, s.level, ppb);
+    check_run_memory(k, s, g.dim, static_cast<std::uint64_t>(generated_count(g)), generated_bytes(g), false, gpus);
+  }
+  const Particles p = load_input(in, n, s.level, ppb);
+  if (!in.input.empty()) check_run_memory(k, s, p.dim, p.size(), 0.0, false, gpus);
   s.domain = resolve_domain(p, domain, in.input.empty() ? "generated input" : in.input);
   std::string note;
   s.level = resolve_level(s.level, p, *s.domain, k, s, note);  // a full method: at its order, near kernel, precision

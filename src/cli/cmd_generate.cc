@@ -1,8 +1,9 @@
 // nearfield generate: write a distribution to a particle file.
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "io/particle_file.h"
+#include "methods/memory_estimate.h"
 
 namespace nf::cli {
 
@@ -30,6 +31,10 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream& err) {
   const int k = level.empty() ? -1 : static_cast<int>(single_int(level, "level", 0));
   GenerateOptions g = generator_options(in, n, k, ppb);
   if (ppb < 0) g.level = k;  // --level without --ppb: the generator refuses it, naming the pair
+  // The particles' memory before they are made (docs/design.md §6); the writers stream them out.
+  MemoryNeed need;
+  need.host.push_back({"particles", generated_bytes(g)});
+  check_memory(need, std::to_string(generated_count(g)) + " generated particles (" + std::to_string(g.dim) + "D)");
   const Particles p = generate(g);
   err << io::storage_note(output, p, fmt);
   io::write_particles(output, p, fmt);

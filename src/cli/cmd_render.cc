@@ -2,6 +2,8 @@
 #include "cli/commands.h"
 #include "core/errors.h"
 #include "core/numbers.h"
+#include "io/input_path.h"
+#include "io/output_file.h"
 #include "io/particle_file.h"
 #include "render/density_image.h"
 #include "render/png_file.h"
@@ -31,6 +33,8 @@ int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
   opt.plane = render::parse_plane(plane);
   if (!window.empty()) opt.view = render::parse_view(window, "--window");
   if (size < 1 || size > 16384) throw UsageError("--size must be 1..16384 pixels, not " + std::to_string(size));
+  check_input_path(input);
+  check_output_path(output);
   const Particles p = io::read_particles(input, input_format);
   const render::Rendering r = render::render_density(p, opt);
   render::write_png(output, r.image);

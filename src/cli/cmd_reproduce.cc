@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/experiment.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "measure/model.h"
@@ -24,7 +24,7 @@ namespace {
 // The operation-count model (Tables I and II) for the report: 2D level 7 at the paper's P, and
 // 3D level 5 for comparison, as dim,level,ppb,key,value rows.
 void write_model(const std::string& results_dir) {
-  std::filesystem::create_directories(std::filesystem::path(results_dir) / "model");
+  create_output_folder((std::filesystem::path(results_dir) / "model").string());
   std::string text = "dim,level,ppb,key,value\n";
   auto add = [&](int dim, int level, std::uint64_t ppb) {
     std::istringstream lines(model_report(operation_model(dim, level, ppb)));
@@ -36,7 +36,7 @@ void write_model(const std::string& results_dir) {
   };
   for (std::uint64_t p = 8; p <= 512; p *= 2) add(2, 7, p);
   for (std::uint64_t p = 8; p <= 512; p *= 4) add(3, 5, p);
-  write_file_atomically((std::filesystem::path(results_dir) / "model" / "model.csv").string(), text);
+  write_output_file((std::filesystem::path(results_dir) / "model" / "model.csv").string(), text);
 }
 
 // A python3 that has matplotlib (the one on PATH may not: pyenv, venvs).
@@ -106,6 +106,7 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     r.check_only = false;
     runs.push_back(r);
   }
+  if (!no_report) check_output_folder(paper);  // the report's README and figures go there
   const std::string python = no_report ? "" : find_python();
   if (!no_report && python.empty())
     throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "methods/auto_level.h"
 #include "io/particle_file.h"
+#include "methods/memory_estimate.h"
 #include "distributed/spread_method.h"
 #include "render/density_image.h"
 #include "sim/simulation.h"
@@ -91,7 +92,20 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
     if (!in.ppb.empty() && level == kAutoLevel)
       throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
     if (!in.ppb.empty() && c.level.empty()) throw UsageError("--ppb needs --level K (N = boxes x P)");
-    p = load_input(in, in.n.empty() ? -1 : single_int(in.n, "n"), level, in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
+    const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
+    // Memory before any work: the input, the run's state (positions and velocities in float64,
+    // a copy of the input) and the kernel's method; a generated input before it is made.
+    const KernelInfo& k = find_kernel(c.kernel);
+    if (in.input.empty()) {
+      const GenerateOptions g = generator_options(in, n, level, ppb);
+      const auto count = static_cast<std::uint64_t>(generated_count(g));
+      check_run_memory(k, sim::method_setup(c, level), g.dim, count,
+                       generated_bytes(g) + particle_bytes(g.dim, count, true, false), false, c.gpus);
+    }
+    p = load_input(in, n, level, ppb);
+    if (!in.input.empty())
+      check_run_memory(k, sim::method_setup(c, level), p.dim, p.size(), particle_bytes(p.dim, p.size(), true, false),
+                       false, c.gpus);
   }
   const sim::SimulationResult r = sim::simulate(c, c.resume ? nullptr : &p, out, err);
   if (!r.already_complete)

@@ -3,11 +3,12 @@
 #include <chrono>
 
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/numbers.h"
 #include "methods/auto_level.h"
+#include "methods/memory_estimate.h"
 #include "tree/morton.h"
 #include "tree/tree.h"
 #include "tree/tree_gpu.h"
@@ -33,7 +34,7 @@ class RowWriter {
   }
 
  private:
-  AtomicFile f_;
+  OutputFile f_;
   std::string text_;
 };
 
@@ -109,11 +110,21 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream&) {
                   "usage: nearfield tree --input FILE.csv --level K|auto [--dense] [--domain ...] [--output boxes.csv]"))
     return 0;
   if (builder != "cpu" && builder != "gpu") throw UsageError("--builder must be cpu or gpu, not '" + builder + "'");
+  check_input_args(in);
+  if (!output.empty()) check_output_path(output);
   const bool automatic = level == "auto";
   if (automatic && !in.ppb.empty()) throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   int k = automatic ? kAutoLevel : static_cast<int>(single_int(level, "level"));
-  const Particles p = load_input(in, in.n.empty() ? -1 : single_int(in.n, "n"), k,
-                                 in.ppb.empty() ? -1 : single_int(in.ppb, "ppb"));
+  const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
+  if (in.input.empty() && !automatic) {  // a generated input and its tree, before either is made
+    const GenerateOptions g = generator_options(in, n, k, ppb);
+    const auto count = static_cast<std::uint64_t>(generated_count(g));
+    check_level(g.dim, k, count, ~0ull, "memory", dense);  // a bad level first, in its own words
+    MemoryNeed need;
+    need.host = {{"particles", generated_bytes(g)}, {"tree", tree_bytes(g.dim, k, count, dense)}};
+    check_memory(need, "the tree of " + std::to_string(count) + " particles at level " + std::to_string(k));
+  }
+  const Particles p = load_input(in, n, k, ppb);
   const Domain dom = resolve_domain(p, domain, in.input.empty() ? "generated input" : in.input);
   if (automatic) {
     const LevelChoice c = choose_level(p, dom, deepest_auto_level(p.dim, dense));

@@ -18,7 +18,7 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream& err) {
                   "[--output results.csv]"))
     return 0;
   if (vm.count("sample") && c.sample.empty()) throw UsageError("--sample: no value given (an integer M >= 1)");
-  check_sweep(c);
+  check_sweep(c, true);
   apply_threads(threads);
   return run_validate(c, out, err);
 }

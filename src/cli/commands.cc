@@ -10,6 +10,11 @@
 #include "core/gpu_runtime.h"
 #include "core/numbers.h"
 #include "core/version.h"
+#include "io/input_path.h"
+#include "io/output_file.h"
+#include "methods/auto_level.h"
+#include "methods/memory_estimate.h"
+#include "tree/tree.h"
 #include "methods/registry.h"
 #include "io/particle_file.h"
 #include "distributed/spread_method.h"
@@ -46,6 +51,19 @@ void usage(std::ostream& out) {
     out << line;
   }
   out << "\nnearfield --version prints the version and the git commit it was built from.\n";
+}
+
+// True when an option naming a single output file (--output, --timing) names standard output
+// (`-`): the command's messages then go to standard error, so the data stays clean
+// (docs/design.md §6).
+bool data_on_standard_output(const Args& args) {
+  for (std::size_t i = 0; i < args.size(); ++i)
+    for (const std::string option : {"--output", "--timing"}) {
+      if (args[i] == option && i + 1 < args.size() && writes_to_standard_output(args[i + 1])) return true;
+      if (args[i].rfind(option + "=", 0) == 0 && writes_to_standard_output(args[i].substr(option.size() + 1)))
+        return true;
+    }
+  return false;
 }
 
 void version(std::ostream& out) {
@@ -86,7 +104,7 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
     if (args[0] != c.name) continue;
     const Args rest(args.begin() + 1, args.end());
     try {
-      return c.fn(rest, out, err);
+      return c.fn(rest, data_on_standard_output(rest) ? err : out, err);
     } catch (const InputError& e) {
       err << "nearfield " << c.name << ": error: " << e.what() << "\n";
       return 2;
@@ -129,6 +147,7 @@ void check_input_args(const InputArgs& a) {
   if (!a.ppb.empty()) parse_int_list(a.ppb, "ppb", 1);
   if (!a.input.empty() && (!a.n.empty() || !a.ppb.empty()))
     throw UsageError("--input reads the particles; --n and --ppb describe a generated input: give one or the other");
+  if (!a.input.empty()) check_input_path(a.input);  // readable, and a file: before any work
 }
 
 GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb) {
@@ -187,6 +206,19 @@ void check_kernels_runnable(const std::vector<std::string>& kernels) {
   throw UsageError((gpu_kernels.size() == 1 ? "GPU kernel " + names + " needs" : "GPU kernels " + names + " need") +
                    " a CUDA GPU: " + gpu::unavailable_reason() +
                    "; nothing was run (the CPU kernels are listed by nearfield bench --list)");
+}
+
+void check_run_memory(const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t n, double input_bytes,
+                      bool reference, int gpus) {
+  // A level past the tree's limits is refused in its own words (the method's checks) first.
+  if ((k.uses_tree() || s.mask == Mask::near) && s.level != kAutoLevel)
+    check_level(dim, s.level, n, ~0ull, "memory", k.uses_tree() && k.dense_tree());
+  MemoryNeed need;
+  if (input_bytes > 0) need.host.push_back({"particles", input_bytes});
+  add_method_memory(need, k, s, dim, n, omp_get_max_threads(), gpus);
+  if (reference) add_reference_memory(need, dim, n);
+  check_memory(need, k.name + " on " + std::to_string(n) + " particles (" + std::to_string(dim) + "D, " +
+                         to_string(s.precision) + ")");
 }
 
 void add_threads_option(po::options_description& d, int& threads) {

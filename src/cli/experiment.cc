@@ -8,6 +8,7 @@
 #include "cli/sweep_checks.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
+#include "io/output_file.h"
 #include "measure/context.h"
 
 namespace nf::cli {
@@ -100,13 +101,15 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   // Everything else is checked before the results folder is made: a refused run leaves nothing.
   const std::string output = c.output;
   c.output.clear();
-  check_sweep(c);
+  check_sweep(c, keys.mode == "validate");
+  const std::string folder = std::filesystem::path(output).parent_path().string();
+  if (!folder.empty()) check_output_folder(folder);
   if (r.check_only) return 0;
   c.output = output;
   if (auto_reduced)
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << c.label << " runs its [reduced] section\n";
-  if (std::filesystem::path(c.output).has_parent_path())
-    std::filesystem::create_directories(std::filesystem::path(c.output).parent_path());
+  if (!folder.empty()) create_output_folder(folder);
+  check_output_path(c.output);  // the folder exists now: the results file itself, before any work
   apply_threads(keys.threads ? keys.threads : r.threads);
   err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
       << "\n  results: " << c.output << "\n";

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "io/csv_file.h"
 #include "tree/domain.h"
 #include "core/errors.h"

@@ -1,8 +1,9 @@
 #include "cli/sweep_checks.h"
 
 #include "cli/sweep.h"
+#include "cli/sweep_engine.h"
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "methods/force_method.h"
@@ -10,7 +11,35 @@
 
 namespace nf::cli {
 
-void check_sweep(const SweepConfig& c) {
+namespace {
+
+// Every generated point with each kernel, precision, order and GPU count, before the first point
+// is made (a point of the sweep at the largest N would otherwise fail after hours of the others).
+void check_sweep_memory(const SweepConfig& c, bool validation) {
+  if (!c.in.input.empty() || c.tree) return;
+  const std::vector<std::string> kernels = sweep_kernels(c);
+  for (const SweepPoint& pt : sweep_points(c)) {
+    const GenerateOptions g = generator_options(pt.in, pt.n, pt.level, pt.ppb);
+    const auto n = static_cast<std::uint64_t>(generated_count(g));
+    for (const std::string& name : kernels) {
+      const KernelInfo& k = find_kernel(name);
+      for (Precision precision : parse_precisions(c))
+        for (int order : k.far_field() ? parse_orders(c) : std::vector<int>{0})
+          for (int gpus : k.gpu() ? parse_gpus(c) : std::vector<int>{1}) {
+            MethodSetup s;
+            s.level = pt.level;
+            s.precision = precision;
+            s.mask = validation || c.mask == "near" ? Mask::near : Mask::all;
+            if (k.far_field()) s.order = order, s.accuracy = c.accuracy, s.near = c.near;
+            check_run_memory(k, s, g.dim, n, generated_bytes(g), validation, gpus);
+          }
+    }
+  }
+}
+
+}  // namespace
+
+void check_sweep(const SweepConfig& c, bool validation) {
   check_input_args(c.in);
   if (c.levels.empty()) throw UsageError("--level is required");
   parse_levels(c);
@@ -25,7 +54,12 @@ void check_sweep(const SweepConfig& c) {
     for (int g : parse_gpus(c))
       for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
   }
-  if (!c.output.empty()) check_output_path(c.output);
+  check_sweep_memory(c, validation);
+  if (c.output.empty()) return;
+  check_output_path(c.output);
+  if ((c.resume || c.remeasure) && resolve_output(c.output).kind == OutputKind::stream)
+    throw UsageError(std::string(c.remeasure ? "--remeasure" : "--resume") + " reads the rows of the results file; " +
+                     c.output + " is not a file (its rows can only be written as they come)");
 }
 
 }  // namespace nf::cli

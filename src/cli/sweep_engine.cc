@@ -198,6 +198,8 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
         err << "  already in " << file->path() << ", skipped\n";
         continue;
       }
+      // A file's particles are known only now: the cell's memory is checked before it allocates.
+      check_run_memory(k, sc.setup(c_), at.particles.dim, at.particles.size(), 0.0, false, cell.spread.gpus);
       CellResult result = task.measure(sc);
       t.add(std::move(result.table_row));
       if (!file) continue;

@@ -13,11 +13,10 @@ const std::string& probe() {
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
       cudaGetLastError();
-      if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
-        return std::string("no CUDA driver or device on this machine (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
-      return std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+      return missing_device_reason(e == cudaErrorNoDevice, e == cudaErrorInsufficientDriver,
+                                   std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e));
     }
-    if (n == 0) return std::string("no CUDA device found");
+    if (n == 0) return missing_device_reason(true, false, "cudaGetDeviceCount: 0 devices");
     return std::string();
   }();
   return reason;

@@ -21,6 +21,14 @@ void require(const std::string& what);
 //! True when the NEARFIELD_REQUIRE_GPU environment variable is set to 1.
 bool required_by_environment();
 
+//! What cudaGetDeviceCount's failure means, in words that say what is missing (what
+//! unavailable_reason returns, and test skips print): `no_device` for cudaErrorNoDevice or a count
+//! of 0, `old_driver` for cudaErrorInsufficientDriver, which the runtime also answers on a machine
+//! with no NVIDIA driver at all; `detail` is the call and CUDA's own message. "no CUDA device found
+//! (cudaGetDeviceCount: ...)" unless an NVIDIA driver is installed (/proc/driver/nvidia) and older
+//! than the runtime needs, or the error is another one ("no usable CUDA device (...)").
+std::string missing_device_reason(bool no_device, bool old_driver, const std::string& detail);
+
 //! What a results file records about the device.
 struct DeviceInfo {
   std::string name;

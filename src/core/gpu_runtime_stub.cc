@@ -4,7 +4,11 @@
 
 namespace nf::gpu {
 namespace {
-const char* kReason = "this build has no CUDA support (nvcc was not found when it was configured)";
+#ifndef NF_NO_CUDA_REASON
+#define NF_NO_CUDA_REASON "nvcc not found"
+#endif
+// Why, as the configuration found it (the build summary's CUDA line says the same).
+const char* kReason = "this build has no CUDA support (configured without CUDA: " NF_NO_CUDA_REASON ")";
 [[noreturn]] void refuse() { throw UsageError(kReason); }
 }  // namespace
 

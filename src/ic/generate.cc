@@ -165,6 +165,14 @@ const char* generator_names() {
   return "uniform, uniform-fast, uniform-exact, plummer, clusters, lattice, shell, core, corners, galaxies";
 }
 
+std::int64_t generated_count(const GenerateOptions& o) { return particle_count(o); }
+
+double generated_bytes(const GenerateOptions& o) {
+  const bool velocities = o.dist == "plummer" || o.dist == "clusters" || o.dist == "galaxies";
+  const double n = static_cast<double>(particle_count(o)), d = o.dim == 2 ? 2.0 : 3.0;
+  return n * 8.0 * (d + 1.0 + (velocities ? d : 0.0)) * (o.dist == "uniform-exact" ? 2.0 : 1.0);
+}
+
 Particles generate(const GenerateOptions& o) {
   if (o.dim != 2 && o.dim != 3) throw UsageError("--dim must be 2 or 3, not " + std::to_string(o.dim));
   if (o.mass != "equal" && o.mass != "random")

@@ -54,4 +54,12 @@ const char* generator_names();
 //!   per component (the --mass option must stay "equal").
 Particles generate(const GenerateOptions& opt);
 
+//! How many particles `generate(opt)` makes (its refusals of bad counts included), without
+//! making them.
+std::int64_t generated_count(const GenerateOptions& opt);
+//! Peak bytes `generate(opt)` holds: float64 positions and masses, velocities for the
+//! distributions that have them (plummer, clusters, galaxies), twice that for uniform-exact (its
+//! shuffle copies the particles). The memory check before work counts it (docs/design.md §6).
+double generated_bytes(const GenerateOptions& opt);
+
 }  // namespace nf

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "io/byte_order.h"
 #include "io/input_file.h"
@@ -153,7 +153,7 @@ void write_bin(const std::string& path, const Particles& p) {
   store<std::uint32_t>(h + 24, (ids ? kIds : 0) | (velocities ? kVelocities : 0), L);
   store<std::uint32_t>(h + 28, 0, L);
   store<double>(h + 32, p.time, L);
-  AtomicFile file(path);
+  OutputFile file(path);
   file.write(h, sizeof h);
   std::vector<unsigned char> swapped;
   for_each_array(p, ids, velocities, [&](const char*, const auto& v, bool) {

@@ -33,7 +33,7 @@ constexpr std::uint32_t kBinVersion = 1;
 //! is returned in part. Arrays are read in large blocks straight into the particle vectors.
 Particles read_bin(const std::string& path);
 
-//! Writes a .bin file atomically (temporary name, then rename); p is stored bit for bit.
+//! Writes a .bin file by io/output_file.h's rules; p is stored bit for bit.
 void write_bin(const std::string& path, const Particles& p);
 
 }  // namespace nf::io

@@ -12,7 +12,8 @@
 #include <fstream>
 #include <unordered_map>
 
-#include "io/atomic_file.h"
+#include "io/input_path.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 
@@ -20,7 +21,7 @@ namespace nf {
 namespace {
 
 // Writes the text gathered so far once it passes 1 MiB, so a large file is written in pieces.
-void flush_if_large(AtomicFile& file, std::string& out) {
+void flush_if_large(OutputFile& file, std::string& out) {
   if (out.size() > (1u << 20)) {
     file.write(out);
     out.clear();
@@ -58,6 +59,7 @@ std::int64_t unique_id(const char* text, const std::string& file, long line, std
 
 // Refuses an empty or missing file before the parser sees it.
 void check_readable(const std::string& path) {
+  check_input_path(path);  // a folder reads as empty through a stream: say what it is
   std::ifstream probe(path);
   if (!probe) throw InputError(path, 0, "cannot open file");
   if (probe.peek() == std::ifstream::traits_type::eof()) throw InputError(path, 0, "empty file (no header row)");
@@ -181,7 +183,7 @@ void write_particles_csv(const std::string& path, const Particles& p) {
   if (ids) out += ",id";
   if (vel) out += p.dim == 3 ? ",vx,vy,vz" : ",vx,vy";
   out += '\n';
-  AtomicFile file(path);
+  OutputFile file(path);
   for (std::size_t i = 0; i < p.size(); ++i) {
     append_double(out, p.x[i]);
     out += ',';
@@ -216,7 +218,7 @@ void write_accelerations_csv(const std::string& path, const Particles& p, const 
     throw std::logic_error("write_accelerations_csv: " + std::to_string(acc.size()) + " values for " +
                            std::to_string(p.size()) + " particles");
   std::string out = d == 3 ? "id,ax,ay,az\n" : "id,ax,ay\n";
-  AtomicFile file(path);
+  OutputFile file(path);
   for (std::size_t i = 0; i < p.size(); ++i) {
     out += std::to_string(p.id_of(i));
     for (int a = 0; a < d; ++a) {

@@ -16,11 +16,11 @@ namespace nf {
 //! Reads a particle file; throws InputError on any problem (nothing is partially returned).
 Particles read_particles_csv(const std::string& path);
 
-//! Writes x,y[,z],m[,id][,vx,vy[,vz]] with shortest round-trip numbers (atomically).
+//! Writes x,y[,z],m[,id][,vx,vy[,vz]] with shortest round-trip numbers (by io/output_file.h's rules).
 void write_particles_csv(const std::string& path, const Particles& p);
 
-//! Writes id,ax,ay[,az]: one row per particle in input order (atomically). `acc` holds dim
-//! values per particle.
+//! Writes id,ax,ay[,az]: one row per particle in input order (by io/output_file.h's rules). `acc`
+//! holds dim values per particle.
 void write_accelerations_csv(const std::string& path, const Particles& p, const std::vector<double>& acc);
 
 //! Accelerations as `forces` writes them (id,ax,ay[,az]), in file order.

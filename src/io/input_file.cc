@@ -10,6 +10,22 @@
 #include "core/errors.h"
 #include "core/numbers.h"
 
+namespace nf {
+
+void check_input_path(const std::string& path) {
+  if (path.empty()) throw InputError("no input file name given");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a folder, not a file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0, "is not a regular file (a device or a FIFO): particle files are read from files");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  ::close(fd);
+}
+
+}  // namespace nf
+
 namespace nf::io {
 
 InputFile::InputFile(std::string path) : path_(std::move(path)) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "io/input_path.h"
+
 namespace nf::io {
 
 //! A file read front to back with read(2); every failure is an InputError naming the file.

@@ -6,6 +6,7 @@
 #include "io/csv_file.h"
 #include "core/errors.h"
 #include "io/bin_file.h"
+#include "io/input_path.h"
 #include "io/table.h"
 #include "io/tipsy.h"
 
@@ -72,6 +73,7 @@ Particles read_particles(const std::string& path, const std::string& format_name
 }
 
 Particles read_particles(const std::string& path, FileFormat f) {
+  check_input_path(path);
   switch (f) {
     case FileFormat::csv: return read_particles_csv(path);
     case FileFormat::tipsy: return read_tipsy(path);

@@ -33,9 +33,9 @@ FileFormat resolve_file_format(const std::string& path, const std::string& forma
 Particles read_particles(const std::string& path, const std::string& format_name = "");
 //! Reads `path` in format f.
 Particles read_particles(const std::string& path, FileFormat f);
-//! Writes `p` to `path` in `format_name` (empty: by extension), atomically.
+//! Writes `p` to `path` in `format_name` (empty: by extension) (io/output_file.h).
 void write_particles(const std::string& path, const Particles& p, const std::string& format_name = "");
-//! Writes `p` to `path` in format f, atomically.
+//! Writes `p` to `path` in format f (io/output_file.h).
 void write_particles(const std::string& path, const Particles& p, FileFormat f);
 
 //! What writing p in format f loses, one phrase each ("ids", "time", "float64 precision"); empty

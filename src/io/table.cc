@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "io/input_file.h"
@@ -98,7 +98,7 @@ void write_table(const std::string& path, const Particles& p) {
     columns.push_back(&p.vy);
     if (p.dim == 3) columns.push_back(&p.vz);
   }
-  AtomicFile file(path);
+  OutputFile file(path);
   std::string out;
   for (std::size_t i = 0; i < p.size(); ++i) {
     for (std::size_t c = 0; c < columns.size(); ++c) {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "io/input_file.h"
@@ -176,7 +176,7 @@ void write_tipsy(const std::string& path, const Particles& p, const TipsyWriteOp
   store<std::int32_t>(h + 16, 0, o);  // nsph
   store<std::int32_t>(h + 20, n, o);  // ndark
   store<std::int32_t>(h + 24, 0, o);  // nstar
-  AtomicFile file(path);
+  OutputFile file(path);
   file.write(h, opt.padded_header ? 32 : 28);
   const bool vel = p.has_velocities();
   std::vector<unsigned char> buf;

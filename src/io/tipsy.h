@@ -38,7 +38,7 @@ struct TipsyWriteOptions {
 };
 
 //! Writes every particle as a dark-matter record (eps = phi = 0), positions and velocities as
-//! float32 (z = 0 in 2D, zero velocities when there are none), p.time in the header; atomically.
+//! float32 (z = 0 in 2D, zero velocities when there are none), p.time in the header (io/output_file.h).
 //! Throws UsageError when a value does not fit a float32 or N exceeds 2^31 - 1.
 void write_tipsy(const std::string& path, const Particles& p, const TipsyWriteOptions& opt = {});
 

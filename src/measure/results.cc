@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "measure/context.h"
 
@@ -54,6 +54,8 @@ std::string added_column_default(const std::string& column) {
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {
   check_output_path(path_);
+  streamed_ = resolve_output(path_).kind == OutputKind::stream;
+  if (streamed_) return;  // never read a device or a FIFO
   std::ifstream in(path_);
   if (!in) return;
   std::string line;
@@ -91,6 +93,15 @@ ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
   }
 }
 
+ResultsFile::~ResultsFile() {
+  if (!stream_) return;
+  try {
+    stream_->commit();
+  } catch (const std::exception&) {
+    // Every row was written (and checked) when it came; closing a stream loses nothing.
+  }
+}
+
 bool ResultsFile::matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const {
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     const auto it = key.find(columns_[c]);
@@ -122,15 +133,21 @@ std::size_t ResultsFile::replace(const std::map<std::string, std::string>& key,
   return removed;
 }
 
-void ResultsFile::write() const {
-  std::string text;
-  for (std::size_t c = 0; c < columns_.size(); ++c) text += (c ? "," : "") + columns_[c];
-  text += '\n';
-  for (const auto& r : rows_) {
-    for (std::size_t c = 0; c < r.size(); ++c) text += (c ? "," : "") + r[c];
-    text += '\n';
+void ResultsFile::write() {
+  const auto line = [](const std::vector<std::string>& fields) {
+    std::string text;
+    for (std::size_t c = 0; c < fields.size(); ++c) text += (c ? "," : "") + fields[c];
+    return text + '\n';
+  };
+  if (streamed_) {  // the header once, then the newest row
+    std::string text = stream_ ? "" : line(columns_);
+    if (!stream_) stream_ = std::make_unique<OutputFile>(path_);
+    stream_->write(text + line(rows_.back()));
+    return;
   }
-  write_file_atomically(path_, text);
+  std::string text = line(columns_);
+  for (const auto& r : rows_) text += line(r);
+  write_output_file(path_, text);
 }
 
 }  // namespace nf

@@ -2,14 +2,18 @@
 //! Results CSV files: a fixed header, one row per measured point, context in columns
 //! (docs/design.md §6). Rows are appended by rewriting the file under a temporary name and
 //! renaming it, so an interrupted sweep leaves a complete file holding the rows it finished, and a
-//! rerun can skip them.
+//! rerun can skip them. A name that is not a file (`-`, /dev/null, a FIFO) gets the header and
+//! then each row as it comes, and nothing is read from it.
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace nf {
+
+class OutputFile;
 
 //! One results file, loaded when it exists.
 class ResultsFile {
@@ -21,10 +25,14 @@ class ResultsFile {
   //! command's file) is refused (InputError), never overwritten. A path whose folder does not
   //! exist is refused before any work.
   ResultsFile(std::string path, std::vector<std::string> columns);
+  ~ResultsFile();
+  ResultsFile(const ResultsFile&) = delete;
+  ResultsFile& operator=(const ResultsFile&) = delete;
 
   //! True when a row agrees with `key` on every column `key` names.
   bool contains(const std::map<std::string, std::string>& key) const;
-  //! Appends a row (columns missing from `row` are left empty) and rewrites the file.
+  //! Appends a row (columns missing from `row` are left empty) and rewrites the file (a stream:
+  //! writes the row).
   void append(const std::map<std::string, std::string>& row);
   //! Removes every row agreeing with `key` and appends `row`, in one rewrite (re-measuring a
   //! point); returns how many rows it replaced.
@@ -33,14 +41,18 @@ class ResultsFile {
   //! The file's columns: the command's, then any extra ones an existing file had.
   const std::vector<std::string>& columns() const { return columns_; }
   const std::string& path() const { return path_; }
+  //! True when the name is written as a stream (no rows read, rows appended as they come).
+  bool streamed() const { return streamed_; }
 
  private:
   bool matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const;
-  void write() const;
+  void write();
 
   std::string path_;
   std::vector<std::string> columns_;
   std::vector<std::vector<std::string>> rows_;
+  bool streamed_ = false;
+  std::unique_ptr<OutputFile> stream_;  //!< open once the first streamed row is written
 };
 
 //! Columns that results files of earlier versions may lack: the context columns

@@ -7,7 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 
 namespace nf::render {
 namespace {
@@ -60,7 +60,7 @@ void write_png(const std::string& path, const Image& image) {
     png_write_row(png, image.pixel(0, row));
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  write_file_atomically(path, *bytes);
+  write_output_file(path, *bytes);
 }
 
 }  // namespace nf::render

@@ -12,7 +12,7 @@
 #include "core/numbers.h"
 #include "core/version.h"
 #include "distributed/spread_method.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
 #include "methods/registry.h"
@@ -166,9 +166,8 @@ void check_config(const SimulationConfig& c) {
   check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
   check_setup(k, method_setup(c, 0));
   if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
-  std::error_code ec;
-  if (fs::exists(c.output_dir, ec) && !fs::is_directory(c.output_dir, ec))
-    throw UsageError("--output-dir " + c.output_dir + " exists and is not a folder");
+  if (c.output_dir == "-") throw UsageError("--output-dir takes a folder; '-' (standard output) is for single files");
+  check_output_folder(c.output_dir);  // a folder, or one that can be made, where files can be created
   if (c.resume) {
     check_resume(c);
     return;
@@ -226,7 +225,7 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
 void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMethod& field, int dim, std::size_t n,
                 int level, const render::RenderOptions& frame, RunDescription& d) {
   if (!c.resume) {
-    fs::create_directories(c.output_dir);
+    create_output_folder(c.output_dir);
     d.set("kernel", c.kernel);
     d.set("traits", k.trait_list());
     d.set("forces", to_string(field.model()));

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 
@@ -73,7 +73,7 @@ bool RunDescription::has(const std::string& key) const {
 void RunDescription::write(const std::string& path) const {
   std::string text = "# nearfield simulate: what this run is. --resume refuses to continue it with other settings.\n";
   for (const auto& [k, v] : entries_) text += k + " = " + v + "\n";
-  write_file_atomically(path, text);
+  write_output_file(path, text);
 }
 
 RunDescription RunDescription::read(const std::string& path) {
@@ -130,7 +130,7 @@ void EnergyLog::write() const {
     }
     text += '\n';
   }
-  write_file_atomically(path_, text);
+  write_output_file(path_, text);
 }
 
 std::vector<EnergyRow> read_energy_csv(const std::string& path) {

@@ -1,0 +1,133 @@
+#include "methods/memory_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+#include "core/host_memory.h"
+#include "farfield/multi_index.h"
+#include "methods/auto_level.h"
+#include "methods/full_method.h"
+#include "tree/box_rule.h"
+#include "tree/tree.h"
+
+namespace nf {
+namespace {
+
+constexpr double kMargin = 1.1;  // what the estimate leaves out (docs/design.md §6)
+
+double sum(const std::vector<MemoryNeed::Part>& parts) {
+  double s = 0;
+  for (const auto& p : parts) s += p.bytes;
+  return s;
+}
+
+// The level the tree is counted at: the given one, or for --level auto the shallowest with at
+// least n boxes (the rule aims at 16 per box, so it chooses no deeper than about that), and no
+// deeper than the rule goes for the kernel's layout.
+int estimate_level(int level, int dim, std::uint64_t n, bool dense) {
+  if (level != kAutoLevel) return level;
+  int k = 0;
+  while (k < max_level(dim) && std::ldexp(1.0, dim * k) < static_cast<double>(n)) ++k;
+  return std::min(k, deepest_auto_level(dim, dense));
+}
+
+// Non-empty boxes over the levels 0..K: at most min(n, 2^dK) at the leaves, and each level above
+// at most 1/2^d of the one below.
+double boxes_over_levels(int dim, int level, std::uint64_t n) {
+  const double leaves = std::min(static_cast<double>(n), std::ldexp(1.0, dim * level));
+  const double children = std::ldexp(1.0, dim);
+  return leaves * children / (children - 1.0);
+}
+
+// The near field of a kernel on one device: tree, bodies and accelerations in its precision.
+void add_near_field(std::vector<MemoryNeed::Part>& parts, const KernelInfo& k, int dim, int level, std::uint64_t n,
+                    double scalar, int threads) {
+  const double nd = static_cast<double>(n);
+  parts.push_back({"tree", tree_bytes(dim, level, n, k.dense_tree())});
+  parts.push_back({"bodies and accelerations", nd * 8.0 * scalar});
+  if (!k.gpu() && k.newton3() && k.openmp())
+    parts.push_back({"per-thread buffers (" + std::to_string(threads) + " threads)", nd * 4.0 * scalar * threads});
+}
+
+// A byte count in digits, or in floating point beyond 2^64.
+std::string count_text(double bytes) {
+  if (bytes < 1.8e19) return std::to_string(static_cast<std::uint64_t>(bytes));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", bytes);
+  return buf;
+}
+
+}  // namespace
+
+double MemoryNeed::host_bytes() const { return sum(host); }
+double MemoryNeed::gpu_bytes() const { return sum(gpu); }
+
+double particle_bytes(int dim, std::uint64_t n, bool velocities, bool ids) {
+  return static_cast<double>(n) * 8.0 * (dim + 1 + (velocities ? dim : 0) + (ids ? 1 : 0));
+}
+
+void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t n,
+                       int threads, int gpus) {
+  const double nd = static_cast<double>(n);
+  const double scalar = s.precision == Precision::f64 ? 8.0 : 4.0;
+  std::vector<MemoryNeed::Part> device;
+  need.host.push_back({"accelerations (float64, input order)", nd * dim * 8.0});
+  if (k.far_field()) {
+    const MethodSetup full = full_setup(s, dim);
+    const KernelInfo& near = find_kernel(full_near_kernel(k, full));
+    const int level = estimate_level(s.level, dim, n, near.dense_tree());
+    auto& parts = k.gpu() ? device : need.host;
+    add_near_field(parts, near, dim, level, n, scalar, threads);
+    const double boxes = boxes_over_levels(dim, level, n);
+    const double terms = dim == 2 ? farfield::terms<2>(full.order) : farfield::terms<3>(full.order);
+    const double list = dim == 2 ? 27.0 : 189.0;  // 6^d - 3^d boxes in an interaction list at most
+    parts.push_back({"expansions (order " + std::to_string(full.order) + ")", 2.0 * terms * scalar * boxes});
+    parts.push_back({"interaction lists", 4.0 * list * boxes});
+  } else if (k.near_field()) {
+    add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
+                   threads);
+  } else if (!k.gpu()) {  // cpu-allpairs: float64 bodies of the inputs as seen, its own output
+    need.host.push_back({"bodies and accelerations", nd * (32.0 + dim * 8.0 + (scalar == 4.0 ? 16.0 : 0.0))});
+    if (s.mask == Mask::near) need.host.push_back({"near-mask cells", nd * 16.0});
+  } else {
+    device.push_back({"bodies and accelerations", nd * 8.0 * scalar});
+    if (s.mask == Mask::near) device.push_back({"near-mask cells", nd * 16.0});
+  }
+  if (!k.gpu()) return;
+  // A GPU method also holds the uploaded particles there, and on the host its packed bodies or
+  // downloaded accelerations and the tree's order.
+  device.push_back({"uploaded particles", particle_bytes(dim, n, false, false)});
+  need.host.push_back({"bodies and accelerations copied to and from the GPU", nd * (4.0 * scalar + 4.0)});
+  for (auto& part : device) need.gpu.push_back({part.what, part.bytes / std::max(gpus, 1)});
+}
+
+void add_reference_memory(MemoryNeed& need, int dim, std::uint64_t n) {
+  need.host.push_back({"float64 reference", static_cast<double>(n) * (32.0 + 2.0 * dim * 8.0)});
+}
+
+void check_memory(const MemoryNeed& need, const std::string& what) {
+  const auto refuse = [&](const std::vector<MemoryNeed::Part>& parts, double available, const std::string& where,
+                          const std::string& source) {
+    const double bytes = sum(parts);
+    if (bytes * kMargin <= available) return;
+    std::vector<MemoryNeed::Part> largest = parts;
+    std::sort(largest.begin(), largest.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    std::string list;
+    for (std::size_t i = 0; i < largest.size() && i < 3; ++i)
+      list += (i ? ", " : "") + largest[i].what + " " + byte_text(largest[i].bytes);
+    throw UsageError(what + " needs about " + byte_text(bytes) + " (" + count_text(bytes) + " bytes) of " + where +
+                     " (" + list + "); with a 10% margin for what the estimate leaves out, that is more than the " +
+                     byte_text(available) + " (" + count_text(available) + " bytes) available (" + source +
+                     "); nothing was run");
+  };
+  std::string source;
+  const double host = static_cast<double>(available_host_memory(&source));
+  refuse(need.host, host, "host memory", source);
+  if (need.gpu.empty() || !gpu::available()) return;
+  refuse(need.gpu, static_cast<double>(gpu::device_info().free_bytes), "GPU memory", "free on the GPU, cudaMemGetInfo");
+}
+
+}  // namespace nf

@@ -1,0 +1,116 @@
+// Memory checked before work (methods/memory_estimate.h, docs/design.md §6): the estimate follows
+// N, the dimension, the precision, the level and the kernel; a run that cannot fit is refused at
+// once with the bytes needed and available, and nothing is written; runs that fit go ahead.
+#include "core/errors.h"
+#include "core/host_memory.h"
+#include "methods/auto_level.h"
+#include "methods/memory_estimate.h"
+#include "helpers.h"
+
+using namespace nf;
+using nf::test::run_cli;
+using nf::test::TempDir;
+
+namespace {
+
+MemoryNeed need_of(const std::string& kernel, int dim, std::uint64_t n, int level, Precision precision, int threads = 1) {
+  MethodSetup s;
+  s.level = level;
+  s.precision = precision;
+  MemoryNeed need;
+  add_method_memory(need, find_kernel(kernel), s, dim, n, threads);
+  return need;
+}
+
+// Host bytes of kernel on n particles (dim, level, precision) plus the particles themselves.
+double run_bytes(const std::string& kernel, int dim, std::uint64_t n, int level) {
+  return need_of(kernel, dim, n, level, Precision::f32).host_bytes() + particle_bytes(dim, n, false, false);
+}
+
+}  // namespace
+
+TEST_CASE("the estimate follows N, precision, level, threads and the kernel's layout") {
+  const double small = need_of("cpu-serial", 3, 1000000, 5, Precision::f32).host_bytes();
+  const double large = need_of("cpu-serial", 3, 2000000, 5, Precision::f32).host_bytes();
+  CHECK(large > 1.8 * small);  // the dense box arrays of level 5 stay
+  CHECK(need_of("cpu-n3", 3, 1000000, 5, Precision::f64).host_bytes() >
+        need_of("cpu-n3", 3, 1000000, 5, Precision::f32).host_bytes());
+  // The dense layout grows with the boxes: level 9 in 3D holds 2^27 boxes whatever N.
+  CHECK(need_of("cpu-serial", 3, 1000, 9, Precision::f32).host_bytes() > 1e9);
+  // Newton-3 OpenMP kernels keep a buffer per thread.
+  CHECK(need_of("cpu-omp-n3", 2, 1000000, 5, Precision::f32, 8).host_bytes() >
+        need_of("cpu-omp-n3", 2, 1000000, 5, Precision::f32, 1).host_bytes() + 7 * 1000000 * 16.0 * 0.99);
+  // CPU kernels need nothing on a GPU; a GPU kernel counts its device arrays there.
+  CHECK(need_of("cpu-allpairs", 3, 1000000, 0, Precision::f64).gpu.empty());
+  CHECK(need_of("bpb", 3, 1000000, 5, Precision::f32).gpu_bytes() > 1000000 * 32.0);
+  // --level auto counts a tree with about one box per particle, an upper bound of the rule's.
+  CHECK(need_of("cpu-n3", 3, 1000000, kAutoLevel, Precision::f32).host_bytes() >=
+        need_of("cpu-n3", 3, 1000000, 5, Precision::f32).host_bytes());
+  // A full method: its near field and the expansions of its order.
+  MethodSetup s;
+  s.level = 5;
+  s.order = 12;
+  MemoryNeed fmm;
+  add_method_memory(fmm, find_kernel("cpu-fmm"), s, 3, 1000000, 1);
+  s.order = 4;
+  MemoryNeed fmm4;
+  add_method_memory(fmm4, find_kernel("cpu-fmm"), s, 3, 1000000, 1);
+  CHECK(fmm.host_bytes() > fmm4.host_bytes());
+  // Small runs fit.
+  CHECK_NOTHROW(check_memory(need_of("cpu-serial", 3, 100000, 4, Precision::f32), "a small run"));
+  CHECK(available_host_memory() > 0);
+  CHECK(byte_text(1536.0 * 1048576.0) == "1.5 GiB");
+}
+
+TEST_CASE("a run that cannot fit is refused before any work, naming the bytes needed and available") {
+  TempDir dir;
+  // The example: 2e9 3D particles (64 GB of them alone) with cpu-serial. On a machine with
+  // room for it (the estimate with its margin below what is available), the case says so instead.
+  const std::uint64_t n = 2000000000;
+  const double available = static_cast<double>(available_host_memory());
+  if (run_bytes("cpu-serial", 3, n, 5) * 1.1 <= available) {
+    MESSAGE("skipped: this machine has room for 2e9 3D particles (" << byte_text(available) << " available)");
+    return;
+  }
+  const std::string out = dir.file("x.csv");
+  test::CliResult r = run_cli({"forces", "--dist", "uniform", "--n", std::to_string(n), "--dim", "3", "--level", "5",
+                               "--kernel", "cpu-serial", "--output", out});
+  CHECK(r.code == 2);
+  INFO(r.err);
+  CHECK(r.err.find("needs about") != std::string::npos);
+  CHECK(r.err.find("of host memory") != std::string::npos);
+  CHECK(r.err.find("available (") != std::string::npos);
+  CHECK(r.err.find("nothing was run") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  // A sweep whose last point cannot fit measures nothing, and writes no results file.
+  const std::string results = dir.file("r.csv");
+  r = run_cli({"bench", "--dist", "uniform", "--dim", "3", "--n", "1000," + std::to_string(n), "--level", "5",
+               "--kernel", "cpu-serial", "--reps", "1", "--output", results});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(results));
+  r = run_cli({"validate", "--dist", "uniform", "--dim", "3", "--n", std::to_string(n), "--level", "5", "--kernel",
+               "cpu-n3"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("needs about") != std::string::npos);
+  // simulate and generate too (generate counts only the particles: plummer's velocities double them).
+  r = run_cli({"simulate", "--dist", "uniform", "--dim", "3", "--n", std::to_string(n), "--kernel", "cpu-serial",
+               "--level", "5", "--dt", "0.1", "--steps", "1", "--output-dir", dir.file("run")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("needs about") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("run")));
+  if (particle_bytes(3, n, true, false) * 1.1 > available) {
+    r = run_cli({"generate", "--dist", "plummer", "--dim", "3", "--n", std::to_string(n), "--output", out});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("generated particles") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}
+
+TEST_CASE("runs that fit are not refused") {
+  TempDir dir;
+  const test::CliResult r = run_cli({"forces", "--dist", "plummer", "--dim", "3", "--n", "20000", "--level", "auto",
+                                     "--kernel", "cpu-omp-n3", "--output", dir.file("a.csv")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}
