@@ -1,5 +1,5 @@
 // farfield/: the expansion operators (src/farfield/expansion.h, docs/design.md §16) against naive
-// float64 evaluations, D = 2 and 3, float and double, orders 0 .. 16, eps = 0 and eps > 0: the
+// float64 evaluations, D = 2 and 3, float and double, orders 0 .. 20, eps = 0 and eps > 0: the
 // multi-index order, derivatives (an independent power series, closed forms), P2M (far field
 // converges), M2M and L2L (exact), M2L + L2P (table printed), box units in float for small boxes.
 #include <doctest/doctest.h>
@@ -45,8 +45,9 @@ template <int D>
 std::vector<double> jet_derivatives(const double* R, double eps2, int p) {
   using X = long double;
   const std::vector<MultiIndex> mi = enumerate<D>(p);
-  std::vector<int> pos(19 * 19 * 19, -1);
-  auto at = [&](const MultiIndex& n) -> int& { return pos[(n.x * 19 + n.y) * 19 + n.z]; };
+  constexpr int kSide = ff::kMaxOrder + 2;  // components 0 .. kMaxOrder + 1 (the L2P test's p + 1)
+  std::vector<int> pos(kSide * kSide * kSide, -1);  // p < kSide: callers take p <= kMaxOrder + 1
+  auto at = [&](const MultiIndex& n) -> int& { return pos[(n.x * kSide + n.y) * kSide + n.z]; };
   for (std::size_t i = 0; i < mi.size(); ++i) at(mi[i]) = static_cast<int>(i);
   auto multiply = [&](const std::vector<X>& a, const std::vector<X>& b) {
     std::vector<X> c(mi.size(), 0);
@@ -148,10 +149,8 @@ struct RelError {
   (check<2, double>(__VA_ARGS__), check<3, double>(__VA_ARGS__), check<2, float>(__VA_ARGS__), \
    check<3, float>(__VA_ARGS__))
 
-template <class T>
-constexpr double rounding() {  // a few units of rounding of T, for comparisons that are exact in exact arithmetic
-  return sizeof(T) == 4 ? 1e-5 : 1e-13;
-}
+template <class T>  // a few units of rounding of T, for comparisons that are exact in exact arithmetic
+constexpr double rounding() { return sizeof(T) == 4 ? 1e-5 : 1e-13; }
 
 }  // namespace
 
@@ -180,7 +179,7 @@ void check_derivatives(double eps) {
     const std::vector<double> ref = jet_derivatives<D>(Rd, eps2, ff::kMaxOrder);
     T R[D];
     for (int a = 0; a < D; ++a) R[a] = static_cast<T>(Rd[a]);
-    for (int p : {0, 1, 2, 4, 8, 12, 16}) {
+    for (int p : {0, 1, 2, 4, 8, 12, 16, 20}) {
       std::vector<T> out(ff::terms<D>(p));
       ff::derivatives<D, T>(R, static_cast<T>(eps2), p, out.data());
       for (int d = 0; d <= p; ++d) {  // per degree, relative to the largest |D_n| of that degree
@@ -191,7 +190,7 @@ void check_derivatives(double eps) {
         }
         REQUIRE(std::isfinite(err));
         const double unit = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53;  // the recursion cancels ~2^d units
-        CHECK_MESSAGE(err <= 8 * std::ldexp(unit, d) * scale, "degree ", d, " p ", p);
+        CHECK_MESSAGE(err <= 12 * std::ldexp(unit, d) * scale, "degree ", d, " p ", p);  // 9.1 at 2D float d = 19
         worst = std::max(worst, err / scale / std::ldexp(unit, d));
       }
       // Closed forms for |n| <= 2: f, -R_a f^3, 3 R_a R_b f^5 - delta_ab f^3 (f = G(R)).
@@ -267,7 +266,7 @@ TEST_CASE("P2M: the multipole expansion reproduces the direct sum far away, conv
 template <int D, class T>
 void check_m2m(double h_parent) {
   const double zp[3] = {0.3 * h_parent, -0.1 * h_parent, 0.2 * h_parent}, hc = h_parent / 2;
-  for (int p : {0, 1, 2, 4, 8, 12, 16}) {
+  for (int p : {0, 1, 2, 4, 8, 12, 16, 20}) {
     for (bool box_units : {false, true}) {
       if (!box_units && sizeof(T) == 4 && h_parent < 1) continue;  // float moments underflow (expansion.h)
       const double unit_p = box_units ? h_parent : 1, unit_c = box_units ? hc : 1;
@@ -377,7 +376,7 @@ template <int D, class T>
 void check_l2l(double eps) {
   const double eps2 = eps * eps, zs[3] = {-2, 0.5, 0}, z[3] = {0, 0, 0}, zc[3] = {0.25, -0.25, 0.25};
   const auto src = uniform_box<D>(zs, 1, 50, 13), tgt = uniform_box<D>(zc, 0.5, 30, 17);
-  for (int p : {0, 1, 2, 4, 8, 12, 16}) {
+  for (int p : {0, 1, 2, 4, 8, 12, 16, 20}) {
     const std::vector<T> M = moments<D, T>(src, zs, p);
     std::vector<T> L(ff::terms<D>(p), T(0)), Lc(ff::terms<D>(p), T(0)), scratch(ff::terms<D>(p));
     T R0[D], shift[D];

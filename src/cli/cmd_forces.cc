@@ -36,7 +36,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "gpus", po::value(&gpus)->default_value(gpus),
       gpus_help.c_str())(
       "order", po::value(&order)->default_value(order),
-      "full methods (cpu-fmm, fmm): the expansions' order p, 1..16 (0: from --accuracy)")(
+      "full methods (cpu-fmm, fmm): the expansions' order p, 1..20 (0: from --accuracy)")(
       "accuracy", po::value(&accuracy)->default_value(accuracy),
       "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
       "near", po::value(&near), "full methods: the near-field kernel of the direct part (default: the device's)")(

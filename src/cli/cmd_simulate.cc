@@ -59,7 +59,7 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
       "gpus", po::value(&c.gpus)->default_value(c.gpus),
       gpus_help.c_str())(
       "order", po::value(&c.order)->default_value(c.order),
-      "full methods (cpu-fmm, fmm): the expansions' order p, 1..16 (0: from --accuracy)")(
+      "full methods (cpu-fmm, fmm): the expansions' order p, 1..20 (0: from --accuracy)")(
       "accuracy", po::value(&c.accuracy)->default_value(c.accuracy),
       "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
       "near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)")(

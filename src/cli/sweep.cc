@@ -105,7 +105,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
        "sent back), twice (computed on both sides), auto (once for Newton-3 kernels that are not deterministic); comma "
        "list")
       ("order", po::value(&c.orders)->default_value(c.orders),
-       "full methods (cpu-fmm, fmm): the expansions' orders p, comma list of 1..16 (0: from --accuracy)")
+       "full methods (cpu-fmm, fmm): the expansions' orders p, comma list of 1..20 (0: from --accuracy)")
       ("accuracy", po::value(&c.accuracy)->default_value(c.accuracy),
        "full methods: the target relative L2 error that picks the order (0: 1e-4)")
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)");

@@ -56,7 +56,7 @@ std::vector<int> parse_gpus(const SweepConfig& c);
 std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c);
 //! The --precision list (UsageError when empty).
 std::vector<Precision> parse_precisions(const SweepConfig& c);
-//! The --order list (each 0..16).
+//! The --order list (each 0..20).
 std::vector<int> parse_orders(const SweepConfig& c);
 //! --sample: 0 when not given, else an integer M >= 1 (InputError naming --sample otherwise).
 std::int64_t parse_sample(const SweepConfig& c);

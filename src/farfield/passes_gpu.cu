@@ -292,6 +292,7 @@ void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table
   if (launch_m2l<D, T, 32>(level, list, p, table, M, L)) return;
   if (launch_m2l<D, T, 16>(level, list, p, table, M, L)) return;
   if (launch_m2l<D, T, 8>(level, list, p, table, M, L)) return;
+  if (launch_m2l<D, T, 4>(level, list, p, table, M, L)) return;
   throw std::runtime_error("m2l: the expansion of order " + std::to_string(p) + " does not fit in shared memory");
 }
 

@@ -45,7 +45,7 @@ struct MethodSetup {
   int subsample = 1;
   BoxScope scope;  //!< near-field methods: the boxes computed (all, unless a part of a larger evaluation)
   // The full methods (near field plus far field, docs/design.md §16):
-  int order = 0;          //!< the expansions' order p (1..16); 0: from `accuracy`
+  int order = 0;          //!< the expansions' order p (1..20); 0: from `accuracy`
   double accuracy = 0;    //!< target relative L2 error of the accelerations; 0: the default, 1e-4
   std::string near;       //!< the near-field kernel of the direct part; empty: the device's default
 };
