@@ -55,6 +55,7 @@ class GatheredMethod final : public ForceMethod {
   void poison_output() override { m_->poison_output(); }
   StageTimes times() override { return m_->times(); }
   std::vector<Count> counts() override { return m_->counts(); }
+  double slowest(double ms) override { return g_.agreed_max(ms); }
 
  private:
   std::unique_ptr<ClusterMethod> m_;
