@@ -4,7 +4,9 @@
 # Usage: scripts/setup.sh   (or source it and call nf_setup)
 set -euo pipefail
 
-NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib)
+# openmpi-bin and libopenmpi-dev: nearfield-mpi and its tests (docs/design.md §15), which CI runs.
+NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib
+             openmpi-bin libopenmpi-dev)
 
 nf_install_deps() {
   local missing=()

@@ -1,15 +1,27 @@
-// The path across hosts on the CPU: one part per MPI process (run under mpirun with several
-// ranks). Every rank generates the same input and computes the same decomposition, drives only
-// its own part and posts only its own messages (MpiTransport); rank 0 then compares the
-// gathered accelerations with the same split run in one process (loopback transport): they must
-// be equal bit for bit (the same pairs in the same order), with counterforces or without.
+// Several processes under MPI on the CPU (docs/design.md §15), run by CTest under mpirun with 2
+// and with 3 ranks. Every rank generates the same input and computes the same decomposition,
+// drives only its own part and posts only its own messages (MpiTransport):
+// - the exchange itself, with test-only float64 parts (host_part.h), equals the same split in one
+//   process bit for bit;
+// - every registered CPU near-field kernel, spread over the ranks as nearfield-mpi spreads it
+//   (make_spread_method with the MPI process group set), equals the kernel in one process bit for
+//   bit where matches_one_gpu_bitwise says so, within the arithmetic's tolerance otherwise, and
+//   passes against the float64 ground truth;
+// - a failure on one rank is agreed by all (ProcessGroup::fail / checkpoint).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <mpi.h>
 
+#include <limits>
+
 #include "helpers.h"
 #include "host_part.h"
+#include "distributed/mpi_processes.h"
+#include "core/errors.h"
 #include "distributed/mpi_transport.h"
+#include "distributed/spread_method.h"
+#include "measure/validation.h"
+#include "methods/registry.h"
 
 using namespace nf;
 
@@ -48,8 +60,94 @@ TEST_CASE("one part per MPI process gives the forces of all parts in one process
     }
 }
 
+TEST_CASE("registered CPU near-field kernels spread over the MPI processes match one process and the truth") {
+  ProcessGroup& g = *process_group();
+  REQUIRE(g.size() > 1);
+  struct Case {
+    const char* name;
+    Particles p;
+    int level;
+  };
+  const Case cases[] = {{"uniform 2D", test::make("uniform", 2, 4001, 61), 4},
+                        {"clusters 2D", test::make("clusters", 2, 5000, 62), 6},
+                        {"uniform 3D", test::make("uniform", 3, 3001, 63), 3},
+                        {"plummer 3D", test::make("plummer", 3, 3000, 64), 3}};
+  int spread_runs = 0;
+  for (const Case& c : cases)
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+      MethodSetup s;
+      s.level = c.level;
+      s.precision = prec;
+      s.softening = 1e-3;
+      std::string name;
+      const std::vector<double> truth = ground_truth(c.p, s, prec, std::numeric_limits<std::size_t>::max(), name);
+      const std::vector<double> masses = masses_as_seen(c.p, prec);
+      for (const KernelInfo* k : kernels_with(kNearField, kGpu)) {
+        if (!k->make_host_part) continue;
+        auto one = make_method(*k, s, c.p);
+        one->prepare(c.p);
+        one->evaluate();
+        const std::vector<double> alone = one->accelerations();
+        std::vector<CrossPairs> ways = {CrossPairs::automatic};
+        if (k->newton3()) ways.push_back(CrossPairs::once);
+        for (CrossPairs cross : ways) {
+          CAPTURE(c.name);
+          CAPTURE(k->name);
+          CAPTURE(to_string(prec));
+          CAPTURE(to_string(cross));
+          auto m = make_spread_method(*k, s, c.p, Spread{1, cross});  // over the ranks
+          m->prepare(c.p);
+          m->poison_output();
+          m->evaluate();
+          const std::vector<double> got = m->accelerations();  // every rank's rows, on every rank
+          if (matches_one_gpu_bitwise(*k, cross))
+            CHECK(bitwise_equal(got, alone));
+          else
+            CHECK(compare(got, alone, masses, c.p.dim).rel_l2 <= tolerance(prec));
+          CHECK(passes(compare(got, truth, masses, c.p.dim), tolerance(prec)));
+          CHECK(m->times().evaluate_ms >= 0);  // the longest over the ranks (a collective too)
+          ++spread_runs;
+        }
+      }
+    }
+  CHECK(spread_runs == 4 * 2 * 6);  // 4 inputs, 2 precisions; 4 kernels, 2 of them Newton-3 also once
+}
+
+TEST_CASE("kernels that cannot be spread over processes are refused on every rank before any exchange") {
+  const Particles p = test::make("uniform", 2, 500, 65);
+  MethodSetup s;
+  s.level = 3;
+  CHECK_THROWS_WITH_AS(make_spread_method(find_kernel("cpu-allpairs"), s, p, Spread{}),
+                       doctest::Contains("only near-field kernels"), UsageError);
+  CHECK_THROWS_WITH_AS(make_spread_method(find_kernel("cpu-serial"), s, p, Spread{2, CrossPairs::automatic}),
+                       doctest::Contains("under MPI"), UsageError);
+}
+
+TEST_CASE("a failure on one rank is agreed by all, with its status and message on rank 0") {
+  ProcessGroup& g = *process_group();
+  const int failing = g.size() - 1;
+  ProcessGroup::Failure f;
+  if (g.rank() == failing) {
+    f = g.fail(2, "only the last rank fails");
+  } else {
+    bool agreed = false;
+    try {
+      g.checkpoint();
+    } catch (const AgreedFailure&) {
+      agreed = true;
+    }
+    CHECK(agreed);
+    f = g.failed_elsewhere();
+  }
+  CHECK(f.rank == failing);
+  CHECK(f.code == 2);
+  if (g.rank() == 0 || g.rank() == failing) CHECK(f.message == "only the last rank fails");
+  CHECK(g.agreed_max(g.rank()) == g.size() - 1);  // and the group goes on agreeing
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  set_process_group(mpi_process_group());
   doctest::Context context(argc, argv);
   const int code = context.run();
   int worst = code;

@@ -1,173 +1,97 @@
-// nearfield-mpi: one near-field evaluation (timed, and optionally written out) over one GPU per
-// process under MPI: the path across hosts (README "Several GPUs"). Every rank reads or generates
-// the same input and computes the same decomposition; rank 0 makes NCCL's id and MPI broadcasts
-// it; each rank drives its own part on the GPU of its rank within its host; rank 0 prints the
-// timing and writes the accelerations gathered from every rank.
-//   mpirun -np R nearfield-mpi --kernel bpb --dist uniform-fast --dim 2 --n 100000000 --level 11
-//       [--precision float|double] [--softening EPS] [--cross-pairs auto|once|twice] [--reps N]
-//       [--warmup N] [--output acc.csv]
+// nearfield-mpi: the commands forces, validate, bench and simulate over several processes under
+// MPI (docs/design.md §15, "Under MPI"). Every rank runs the same command on the same input; the
+// near-field kernel's method is spread over the ranks (one part each: a CPU kernel with OpenMP
+// inside the rank, or a GPU kernel on one GPU per rank), and every rank receives the whole
+// result, so all of them take the same steps. Only rank 0 prints and writes files. A refusal on
+// any rank is agreed by all (distributed/process_group.h): rank 0 prints the one message, and
+// every rank finalizes MPI and exits with the same status.
+//   mpirun -np 2 nearfield-mpi forces --dist plummer --dim 3 --n 100000 --level 4 --kernel cpu-n3 --output acc.csv
 #include <mpi.h>
 
-#include <algorithm>
-#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <streambuf>
 
 #include "cli/commands.h"
+#include "distributed/mpi_processes.h"
 #include "io/output_file.h"
-#include "io/csv_file.h"
-#include "tree/domain.h"
-#include "core/errors.h"
-#include "core/gpu_runtime.h"
-#include "methods/force_method.h"
-#include "measure/stats.h"
-#include "distributed/spread_method.h"
-#include "distributed/nccl_transport.h"
 
 namespace {
 
-using namespace nf;
+const char* const kUsage =
+    "usage: mpirun -np R nearfield-mpi (forces | validate | bench | simulate) [options]\n"
+    "  the command of `nearfield` with the same options; its near-field kernel (CPU or GPU) is spread over\n"
+    "  the R processes (one part each, OpenMP threads inside a process: set OMP_NUM_THREADS or --threads);\n"
+    "  rank 0 prints and writes the outputs. Other commands run in one process: use nearfield.\n";
 
-// The rows and accelerations of every rank, on rank 0, in input order.
-std::vector<double> gather_accelerations(ClusterMethod& e, std::size_t n, int dim, int rank, int ranks) {
-  const std::vector<std::uint32_t> rows = e.rows_computed_here();
-  const std::vector<double> all = e.accelerations();
-  std::vector<double> mine(rows.size() * dim);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (int c = 0; c < dim; ++c) mine[i * dim + c] = all[std::size_t(rows[i]) * dim + c];
-  const int count = static_cast<int>(rows.size());
-  std::vector<int> counts(ranks), at(ranks, 0);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int r = 1; r < ranks; ++r) at[r] = at[r - 1] + counts[r - 1];
-  std::vector<std::uint32_t> every_row(rank == 0 ? n : 0);
-  std::vector<double> every_value(rank == 0 ? n * dim : 0);
-  MPI_Gatherv(rows.data(), count, MPI_UINT32_T, every_row.data(), counts.data(), at.data(), MPI_UINT32_T, 0,
-              MPI_COMM_WORLD);
-  MPI_Datatype acc;  // one particle's accelerations: counts stay in particles
-  MPI_Type_contiguous(dim, MPI_DOUBLE, &acc);
-  MPI_Type_commit(&acc);
-  MPI_Gatherv(mine.data(), count, acc, every_value.data(), counts.data(), at.data(), acc, 0, MPI_COMM_WORLD);
-  MPI_Type_free(&acc);
-  if (rank != 0) return {};
-  std::vector<double> out(n * dim, std::nan(""));
-  for (std::size_t i = 0; i < every_row.size(); ++i)
-    for (int c = 0; c < dim; ++c) out[std::size_t(every_row[i]) * dim + c] = every_value[i * dim + c];
-  return out;
-}
+// A stream buffer that drops everything (what ranks other than 0 would print).
+class Discard final : public std::streambuf {
+ protected:
+  int overflow(int c) override { return traits_type::not_eof(c); }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
 
-int run(int argc, char** argv, int rank, int ranks) {
-  namespace po = boost::program_options;
-  cli::InputArgs in;
-  std::string kernel, precision = "float", cross_pairs = "auto", output;
-  int level = -1, reps = 5, warmup = 1;
-  double softening = 1e-4;
-  po::options_description d("nearfield-mpi options (run under mpirun, one process per GPU)");
-  d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "GPU near-field kernel")(
-      "level", po::value(&level)->required(), "tree level K")(
-      "precision", po::value(&precision)->default_value(precision), "float or double")(
-      "softening", po::value(&softening)->default_value(softening), "softening length eps >= 0")(
-      "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs), "auto, once or twice")(
-      "reps", po::value(&reps)->default_value(reps), "timed evaluations")(
-      "warmup", po::value(&warmup)->default_value(warmup), "untimed evaluations first")(
-      "output", po::value(&output), "accelerations CSV (rank 0 writes it)");
-  cli::add_input_options(d, in);
-  po::variables_map vm;
-  std::ostringstream help;
-  if (!cli::parse_args(cli::Args(argv + 1, argv + argc), d, vm, help, "usage: mpirun -np R nearfield-mpi --kernel NAME "
-                                                                        "--level K (--input F | --dist D --n N) ...")) {
-    if (rank == 0) std::cout << help.str();
-    return 0;
-  }
-  if (!output.empty()) check_output_path(output);
-  const KernelInfo& k = find_kernel(kernel);
-  if (!k.gpu() || !k.near_field()) throw UsageError(k.name + " is not a GPU near-field kernel");
-  // The GPU of this rank: its place among the ranks of its host.
-  MPI_Comm host;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-  int local = 0;
-  MPI_Comm_rank(host, &local);
-  MPI_Comm_free(&host);
-  gpu::require("nearfield-mpi");
-  if (local >= gpu::device_count())
-    throw UsageError("rank " + std::to_string(rank) + " is process " + std::to_string(local + 1) +
-                     " on its host, which has " + std::to_string(gpu::device_count()) + " CUDA devices");
-  gpu::set_device(local);
-  load_nccl();
-
-  const Particles p = cli::load_input(in, in.n.empty() ? -1 : cli::single_int(in.n, "n"), level,
-                                      in.ppb.empty() ? -1 : cli::single_int(in.ppb, "ppb"));
-  MethodSetup s;
-  s.level = level;
-  s.domain = default_domain(p);
-  s.softening = softening;
-  s.precision = parse_precision(precision);
-  const Spread spread{ranks, parse_cross_pairs(cross_pairs)};
-
-  std::string id(128, '\0');
-  if (rank == 0) id = nccl_unique_id();
-  MPI_Bcast(id.data(), static_cast<int>(id.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-  GpuCluster c;
-  c.parts = ranks;
-  c.local = {rank};
-  c.device = {local};
-  c.transport = std::make_shared<NcclTransport>(rank, ranks, local, id);
-  c.barrier = [] { MPI_Barrier(MPI_COMM_WORLD); };
-  c.max_over_processes = [](double v) {
-    double m = v;
-    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-  };
-  check_setup(k, s, p);
-  auto e = make_cluster_method(k, s, spread, c);
-  e->prepare(p);
-  for (int r = 0; r < warmup; ++r) {
-    e->evaluate();
-    e->wait();
-  }
-  std::vector<double> ms, comm;
-  for (int r = 0; r < reps; ++r) {
-    e->evaluate();
-    const StageTimes t = e->times();
-    ms.push_back(t.evaluate_ms);
-    comm.push_back(t.get("comm"));
-  }
-  if (rank == 0 && reps > 0) {
-    const TimingStats t = summarize(ms);
-    std::cout << kernel << " on " << ranks << " GPUs (one process each), N = " << p.size() << ", level " << level
-              << ", cross pairs " << to_string(resolve_cross_pairs(k, spread.cross)) << ": median " << t.median
-              << " ms [" << t.min << ", " << t.max << "], communication " << summarize(comm).median << " ms\n";
-  }
-  if (!output.empty()) {
-    const std::vector<double> acc = gather_accelerations(*e, p.size(), p.dim, rank, ranks);
-    if (rank == 0) {
-      write_accelerations_csv(output, p, acc);
-      std::cout << "wrote " << p.size() << " accelerations to " << output << "\n";
-    }
-  }
-  return 0;
+bool spread_command(const std::string& c) {
+  return c == "forces" || c == "validate" || c == "bench" || c == "simulate";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const std::shared_ptr<nf::ProcessGroup> group = nf::mpi_process_group();
+  nf::set_process_group(group);
+  const bool root = group->rank() == 0;
+  nf::set_outputs_discarded(!root);
+  Discard nothing;
+  std::ostream quiet(&nothing);
+  std::ostringstream captured;  // a rank other than 0: its messages, sent to rank 0 if it fails first
+  std::streambuf* const cout_buffer = std::cout.rdbuf();  // put back before `nothing` goes away
+  std::streambuf* const cerr_buffer = std::cerr.rdbuf();
+  if (!root) std::cout.rdbuf(&nothing), std::cerr.rdbuf(&nothing);
+  std::ostream& out = root ? std::cout : quiet;
+  std::ostream& err = root ? static_cast<std::ostream&>(std::cerr) : captured;
+
+  const nf::cli::Args args(argv + 1, argv + argc);
   int code = 0;
+  bool elsewhere = false;  // another rank failed first
   try {
-    code = run(argc, argv, rank, ranks);
-  } catch (const nf::UsageError& e) {
-    std::cerr << "nearfield-mpi (rank " << rank << "): error: " << e.what() << "\n";
-    code = 2;
-  } catch (const nf::InputError& e) {
-    std::cerr << "nearfield-mpi (rank " << rank << "): error: " << e.what() << "\n";
-    code = 2;
-  } catch (const std::exception& e) {
-    std::cerr << "nearfield-mpi (rank " << rank << "): failed: " << e.what() << "\n";
-    code = 3;
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      (args.empty() ? err : out) << kUsage;
+      code = args.empty() ? 2 : 0;
+    } else if (!spread_command(args[0])) {
+      err << "nearfield-mpi: error: '" << args[0] << "' is not a command nearfield-mpi spreads over processes\n"
+          << kUsage;
+      code = 2;
+    } else {
+      code = nf::cli::run(args, out, err);
+    }
+  } catch (const nf::AgreedFailure&) {
+    elsewhere = true;
   }
-  if (code != 0) MPI_Abort(MPI_COMM_WORLD, code);  // the other ranks may wait in a collective
+  if (group->broken()) {  // failed inside a collective the others are still in: nothing can be agreed
+    std::fprintf(stderr, "nearfield-mpi: rank %d failed inside an exchange; the other ranks cannot be told: aborting\n%s",
+                 group->rank(), captured.str().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  // The end of a run is one more agreement: a rank that failed after the last collective (rank 0
+  // writing its outputs) reaches the others there.
+  if (!elsewhere && code < 2) {
+    try {
+      code = static_cast<int>(group->agreed_max(code));
+    } catch (const nf::AgreedFailure&) {
+      elsewhere = true;
+    }
+  }
+  if (elsewhere || code >= 2) {
+    const nf::ProcessGroup::Failure f = elsewhere ? group->failed_elsewhere() : group->fail(code, captured.str());
+    if (root && f.rank != 0) std::cerr << "nearfield-mpi: rank " << f.rank << ": " << f.message << std::flush;
+    code = f.code;
+  }
+  std::cout.flush();
+  std::cout.rdbuf(cout_buffer);
+  std::cerr.rdbuf(cerr_buffer);
   MPI_Finalize();
   return code;
 }

@@ -7,6 +7,7 @@
 
 #include "cli/sweep_engine.h"
 #include "core/numbers.h"
+#include "distributed/process_group.h"
 #include "measure/validation.h"
 
 namespace nf::cli {
@@ -60,8 +61,8 @@ class ValidateTask : public SweepTask {
     method->prepare(p);
     std::vector<double> got;
     KernelCheck check = check_method(*method, k, p, ref.values, &got, sample ? &targets_ : nullptr);
-    if (cell.spread.gpus > 1 && matches_one_gpu_bitwise(k, cell.spread.cross)) {
-      const auto one = make_method(k, s, p);  // one GPU must give the same bits
+    if ((cell.spread.gpus > 1 || process_count() > 1) && matches_one_gpu_bitwise(k, cell.spread.cross)) {
+      const auto one = make_method(k, s, p);  // one GPU (one process) must give the same bits
       one->prepare(p);
       one->evaluate();
       check.one_gpu_checked = true;
@@ -83,7 +84,7 @@ class ValidateTask : public SweepTask {
       out.table_row.push_back(v);
     if (multi_) {
       out.table_row.push_back(std::to_string(cell.spread.gpus));
-      out.table_row.push_back(cell.spread.gpus > 1 ? to_string(cell.spread.cross) : "-");
+      out.table_row.push_back(cell.spread.gpus > 1 || process_count() > 1 ? to_string(cell.spread.cross) : "-");
       out.table_row.push_back(one_gpu);
     }
     out.table_row.push_back(ok ? "PASS" : "FAIL");
@@ -129,11 +130,12 @@ class ValidateTask : public SweepTask {
 
 int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   Sweep sweep(c);
-  ValidateTask task(c, sweep.multi_gpu());
+  const bool multi = sweep.multi_gpu() || process_count() > 1;  // under MPI: compared with one process too
+  ValidateTask task(c, multi);
   std::vector<std::string> header = {"kernel", "precision", "level", "N", "rel_l2", "p99_rel", "max_rel", "momentum",
                                      "tolerance", "repeat", "status"};
-  if (sweep.multi_gpu())
-    for (const char* h : {"gpus", "cross", "vs 1 GPU"}) header.insert(header.end() - 1, h);
+  if (multi)
+    for (const char* h : {"gpus", "cross", process_count() > 1 ? "vs 1 process" : "vs 1 GPU"}) header.insert(header.end() - 1, h);
   if (!c.sample.empty()) header.insert(header.begin() + 4, "sample");  // after N
   const std::vector<std::string> columns = with_context(
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",

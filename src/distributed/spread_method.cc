@@ -1,5 +1,7 @@
 #include "distributed/spread_method.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "distributed/decomposition.h"
 #include "distributed/exchange.h"
 #include "distributed/nccl_transport.h"
+#include "distributed/process_group.h"
 
 #if defined(NF_HAVE_CUDA)
 #include "distributed/halo_gpu.h"
@@ -31,7 +34,11 @@ CrossPairs resolve_cross_pairs(const KernelInfo& k, CrossPairs requested) {
 }
 
 bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested) {
-  return k.deterministic() && resolve_cross_pairs(k, requested) == CrossPairs::twice;
+  if (!k.deterministic() || resolve_cross_pairs(k, requested) != CrossPairs::twice) return false;
+  // A CPU Newton-3 kernel with OpenMP (cpu-omp-n3) sums per-thread buffers over box ranges cut from
+  // the boxes it holds; a part's ranges are not the whole input's, so with more than one thread a
+  // particle's contributions are grouped, and rounded, differently (docs/design.md §15).
+  return k.gpu() || !(k.openmp() && k.newton3()) || omp_get_max_threads() == 1;
 }
 
 bool emulating_gpus() {
@@ -376,6 +383,7 @@ std::unique_ptr<ClusterMethod> make_cluster_method(const KernelInfo& k, const Me
 
 std::unique_ptr<ForceMethod> make_spread_method(const KernelInfo& k, const MethodSetup& s, const Particles& like,
                                                 const Spread& spread) {
+  if (ProcessGroup* g = process_group(); g && g->size() > 1) return make_process_method(k, s, like, spread, *g);
   check_gpus(k, spread.gpus);
   if (spread.gpus == 1) return make_method(k, s, like);
   check_setup(k, s, like);

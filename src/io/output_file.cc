@@ -111,7 +111,21 @@ OutputTarget resolve_output(const std::string& path) {
   return t;
 }
 
+namespace {
+std::atomic<bool> discarding{false};
+
+// resolve_output, or /dev/null for a process that writes no files.
+OutputTarget target_of(const std::string& path) {
+  if (discarding) return {path, "/dev/null", OutputKind::stream, -1};
+  return resolve_output(path);
+}
+}  // namespace
+
+void set_outputs_discarded(bool discarded) { discarding = discarded; }
+bool outputs_discarded() { return discarding; }
+
 void check_output_path(const std::string& path) {
+  if (discarding) return;
   const OutputTarget t = resolve_output(path);
   if (t.fd >= 0) {
     const int flags = ::fcntl(t.fd, F_GETFL);
@@ -128,6 +142,7 @@ void check_output_path(const std::string& path) {
 }
 
 void check_output_folder(const std::string& dir) {
+  if (discarding) return;
   if (dir.empty()) throw InputError("no output folder given");
   std::error_code ec;
   fs::path existing = dir;
@@ -149,12 +164,13 @@ void check_output_folder(const std::string& dir) {
 }
 
 void create_output_folder(const std::string& dir) {
+  if (discarding) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir, 0, "cannot create this folder: " + ec.message());
 }
 
-OutputFile::OutputFile(std::string path) : t_(resolve_output(path)) {
+OutputFile::OutputFile(std::string path) : t_(target_of(path)) {
   if (t_.fd >= 0) {
     std::fflush(nullptr);  // what the process printed through stdio comes first
     fd_ = ::fcntl(t_.fd, F_DUPFD_CLOEXEC, 3);

@@ -84,4 +84,10 @@ class OutputFile {
 //! Writes `text` to `path` by OutputFile's rules.
 void write_output_file(const std::string& path, const std::string& text);
 
+//! True: this process writes no files (an MPI rank other than 0, which computes with the others
+//! while rank 0 writes: docs/design.md §15). Every OutputFile then writes to /dev/null, and the
+//! output checks and folder creation do nothing (rank 0's checks are the ones that count).
+void set_outputs_discarded(bool discarded);
+bool outputs_discarded();
+
 }  // namespace nf

@@ -34,7 +34,8 @@ MethodTiming time_method(ForceMethod& m, int warmup, int reps) {
   // kernel of a few microseconds also meets a GPU that has left its idle clocks (a handful of 20 us
   // runs did not: on a freshly started H100 the first points of a table ran up to 1.7x slower).
   const Stopwatch start;
-  for (int r = 0; r < warmup || (warmup > 0 && r < kMaxWarmupRuns && start.ms() < kMinWarmupMs); ++r) {
+  // (m.slowest: under MPI every rank runs as many warm-ups as the others.)
+  for (int r = 0; r < warmup || (warmup > 0 && r < kMaxWarmupRuns && m.slowest(start.ms()) < kMinWarmupMs); ++r) {
     m.evaluate();
     m.wait();
   }

@@ -1,6 +1,9 @@
-// The CPU near-field family: a kernel over the CPU tree and the bodies sorted into its order.
+// The CPU near-field family: a kernel over the CPU tree and the bodies sorted into its order. The
+// same class is a part of an evaluation spread over processes (HostPartMethod, docs/design.md §15):
+// the setup's BoxScope then says how many of its boxes it computes.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "core/bodies.h"
 #include "methods/registry.h"
@@ -11,10 +14,10 @@ namespace nf {
 namespace {
 
 template <int D, class T>
-class CpuNearFieldMethod final : public HostMethod {
+class CpuNearFieldMethod final : public HostPartMethod {
  public:
   CpuNearFieldMethod(const CpuNearFieldKernels& kernels, const KernelInfo& k, const MethodSetup& s)
-      : HostMethod(ForceModel::near_field, s), kernel_(kernels.get<D, T>()), dense_(k.dense_tree()) {}
+      : HostPartMethod(ForceModel::near_field, s), kernel_(kernels.get<D, T>()), dense_(k.dense_tree()) {}
 
   void prepare(const Particles& p, std::uint64_t) override {
     Stopwatch clock;
@@ -24,7 +27,7 @@ class CpuNearFieldMethod final : public HostMethod {
     bodies_ = make_bodies<T>(p, tree_.order.data());
     acc_.resize(p.size());
     view_ = {&tree_, bodies_.data(), acc_.data(), static_cast<T>(setup_.softening * setup_.softening), nullptr,
-             &scratch_};
+             &scratch_, setup_.scope.computed_boxes};
     transfer_ms_ = clock.ms();
   }
   std::vector<double> accelerations() override {
@@ -47,6 +50,13 @@ class CpuNearFieldMethod final : public HostMethod {
     return {{{"tree", tree_ms_}, {"transfer", transfer_ms_ + scatter_ms_}}, evaluate_ms(), {{"near", evaluate_ms()}}};
   }
   unsigned long long counted_interactions() override { return counted_; }
+
+  unsigned char* sorted_bodies() override { return reinterpret_cast<unsigned char*>(bodies_.data()); }
+  unsigned char* sorted_acc() override { return reinterpret_cast<unsigned char*>(acc_.data()); }
+  std::size_t body_bytes() const override { return sizeof(Body<T>); }
+  std::size_t acc_bytes() const override { return sizeof(Acc4<T>); }
+  bool double_precision() const override { return std::is_same_v<T, double>; }
+  const Tree& tree() const override { return tree_; }
 
  protected:
   void clear_output() override { std::fill(acc_.begin(), acc_.end(), Acc4<T>{0, 0, 0, 0}); }
@@ -74,7 +84,10 @@ MethodFamily cpu_near_field(const CpuNearFieldKernels& kernels) {
   MethodFactory make = [kernels](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
     return make_shaped<ForceMethod, CpuNearFieldMethod>(like.dim, s.precision, kernels, k, s);
   };
-  return {std::move(make), {}};
+  HostPartFactory part = [kernels](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_shaped<HostPartMethod, CpuNearFieldMethod>(like.dim, s.precision, kernels, k, s);
+  };
+  return {std::move(make), {}, std::move(part)};
 }
 
 }  // namespace nf

@@ -126,6 +126,10 @@ class ForceMethod {
   virtual std::vector<Count> counts() { return {}; }
   //! A full method's near-field kernel (its direct part); empty for other methods.
   virtual std::string near_kernel() const { return ""; }
+  //! The longest of `ms` over the processes the method is spread over (docs/design.md §15); in one
+  //! process `ms`. A loop that runs the method until a measured time passes must decide with it, so
+  //! that every process evaluates as often as the others.
+  virtual double slowest(double ms) { return ms; }
 
   ForceModel model() const { return model_; }
   //! One line on what the forces are ("near field only: ... at level 7; NOT the full dynamics").

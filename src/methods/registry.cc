@@ -8,7 +8,8 @@
 namespace nf {
 
 KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, MethodFamily f)
-    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_part(std::move(f.make_part)) {}
+    : name(std::move(n)), traits(t), summary(std::move(s)), make(std::move(f.make)), make_part(std::move(f.make_part)),
+      make_host_part(std::move(f.make_host_part)) {}
 
 std::string KernelInfo::trait_list() const {
   std::string s = gpu() ? "gpu" : "cpu";

@@ -20,6 +20,7 @@
 #include "allpairs/allpairs_gpu.h"
 #include "core/particles.h"
 #include "methods/force_method.h"
+#include "methods/host_part_method.h"
 #include "methods/part_method.h"
 #include "nearfield/nearfield_cpu.h"
 #include "nearfield/nearfield_gpu.h"
@@ -50,11 +51,15 @@ using MethodFactory = std::function<std::unique_ptr<ForceMethod>(const KernelInf
 //! Makes a kernel's method as one part of an evaluation spread over several devices (distributed/):
 //! only kernels that can be spread have one.
 using PartFactory = std::function<std::unique_ptr<PartMethod>(const KernelInfo&, const MethodSetup&, const Particles&)>;
+//! The same for the CPU kernels spread over several processes (one part per MPI rank).
+using HostPartFactory =
+    std::function<std::unique_ptr<HostPartMethod>(const KernelInfo&, const MethodSetup&, const Particles&)>;
 
 //! How a family runs its kernels: the factory, and the part factory where it has one.
 struct MethodFamily {
   MethodFactory make;
   PartFactory make_part;
+  HostPartFactory make_host_part = {};  // (a default: families without host parts need not name it)
 };
 
 //! A kernel as users name it after --kernel.
@@ -64,6 +69,7 @@ struct KernelInfo {
   std::string summary;
   MethodFactory make;
   PartFactory make_part;  //!< empty: the kernel cannot be spread over several devices
+  HostPartFactory make_host_part;  //!< empty: the kernel cannot be spread over several CPU processes
 
   //! The traits, spelled out (read from `traits`, the one place they are kept).
   bool has(unsigned t) const { return (traits & t) == t; }

@@ -50,39 +50,42 @@ unsigned long long half_box(const HostNearField<T>& f, std::uint32_t b, Acc4<T>*
 template <int D, class T, bool Counting>
 void serial(const HostNearField<T>& f) {
   unsigned long long count = 0;
-  for (std::uint32_t b = 0; b < f.tree->nbox; ++b) count += full_box<D, T, Counting>(f, b);
+  const std::uint64_t end = computed_dense_end(f);
+  for (std::uint32_t b = 0; b < end; ++b) count += full_box<D, T, Counting>(f, b);
   if constexpr (Counting) *f.counter += count;
 }
 
 template <int D, class T, bool Counting>
 void n3(const HostNearField<T>& f) {
   unsigned long long count = 0;
-  for (std::uint32_t b = 0; b < f.tree->nbox; ++b) count += half_box<D, T, Counting>(f, b, f.acc);
+  const std::uint64_t end = computed_dense_end(f);
+  for (std::uint32_t b = 0; b < end; ++b) count += half_box<D, T, Counting>(f, b, f.acc);
   if constexpr (Counting) *f.counter += count;
 }
 
 template <int D, class T, bool Counting>
 void omp(const HostNearField<T>& f) {
   const std::vector<std::uint32_t>& boxes = f.tree->nonempty;
-  const long nb = static_cast<long>(boxes.size());
+  const long nb = static_cast<long>(computed_nonempty(f));
   unsigned long long count = 0;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : count)
   for (long k = 0; k < nb; ++k) count += full_box<D, T, Counting>(f, boxes[k]);
   if constexpr (Counting) *f.counter += count;
 }
 
-// First non-empty box (index into `nonempty`) of each of `parts` contiguous ranges holding about
-// equal numbers of Newton-3 pairs (own box n(n-1)/2, plus n times each half neighbor's count).
-std::vector<std::size_t> balanced_ranges(const Tree& t, int parts) {
-  std::vector<double> prefix(t.nonempty.size() + 1, 0.0);
-  for (std::size_t k = 0; k < t.nonempty.size(); ++k) {
+// First non-empty box (index into `nonempty`) of each of `parts` contiguous ranges of the first
+// `boxes` non-empty boxes, holding about equal numbers of Newton-3 pairs (own box n(n-1)/2, plus n
+// times each half neighbor's count).
+std::vector<std::size_t> balanced_ranges(const Tree& t, int parts, std::size_t boxes) {
+  std::vector<double> prefix(boxes + 1, 0.0);
+  for (std::size_t k = 0; k < boxes; ++k) {
     const std::uint32_t b = t.nonempty[k];
     const double n = t.box_count(b);
     double around = 0;
     for (std::uint32_t l = t.half.offset[b]; l < t.half.offset[b + 1]; ++l) around += t.box_count(t.half.ids[l]);
     prefix[k + 1] = prefix[k] + n * (n - 1) / 2 + n * around + 1;  // + 1: the box's own overhead
   }
-  std::vector<std::size_t> first(static_cast<std::size_t>(parts) + 1, t.nonempty.size());
+  std::vector<std::size_t> first(static_cast<std::size_t>(parts) + 1, boxes);
   first[0] = 0;
   for (int r = 1; r < parts; ++r) {
     const double target = prefix.back() * r / parts;
@@ -108,7 +111,7 @@ void omp_n3(const HostNearField<T>& f) {
 #pragma omp single
     {
       team = omp_get_num_threads();
-      first = balanced_ranges(*f.tree, team);
+      first = balanced_ranges(*f.tree, team, computed_nonempty(f));
       buffers.resize(n * static_cast<std::size_t>(team));
     }
     const int r = omp_get_thread_num();

@@ -7,6 +7,8 @@
 //! - cpu-omp:     OpenMP over boxes with full lists (each particle written by one thread);
 //! - cpu-omp-n3:  OpenMP with Newton-3: per-thread accumulation buffers merged at the end.
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "core/body.h"
@@ -24,7 +26,22 @@ struct HostNearField {
   T eps2 = 0;
   unsigned long long* counter = nullptr;  //!< non-null: counting mode
   std::vector<Acc4<T>>* scratch = nullptr;  //!< kernels that need it: buffers kept between calls
+  //! Only the first `computed_boxes` non-empty boxes (key order) are computed; the others are read
+  //! as sources only (BoxScope::computed_boxes: one part of a spread evaluation, docs/design.md §15).
+  std::uint32_t computed_boxes = ~0u;
 };
+
+//! The non-empty boxes a CPU kernel computes: the first min(computed_boxes, M) in key order.
+template <class T>
+std::uint32_t computed_nonempty(const HostNearField<T>& f) {
+  return std::min<std::uint32_t>(f.computed_boxes, static_cast<std::uint32_t>(f.tree->nonempty.size()));
+}
+//! The same bound as a dense box index: boxes below it are computed.
+template <class T>
+std::uint64_t computed_dense_end(const HostNearField<T>& f) {
+  const std::uint32_t k = computed_nonempty(f);
+  return k < f.tree->nonempty.size() ? f.tree->nonempty[k] : f.tree->nbox;
+}
 
 //! A CPU near-field kernel for one (dimension, scalar type).
 template <class T>
