@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
 
 #include "cli/sweep_checks.h"
 #include "core/errors.h"
@@ -29,8 +31,8 @@ struct ExperimentKeys {
 };
 
 // The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
-Args reduced_options(const std::string& ini, const std::set<std::string>& given) {
-  std::ifstream file(ini);
+Args reduced_options(const std::string& text, const std::set<std::string>& given) {
+  std::istringstream file(text);
   Args args;
   for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
     if (o.string_key.rfind("reduced.", 0) == 0 && !o.value.empty() && !given.count(o.string_key.substr(8)))
@@ -38,8 +40,8 @@ Args reduced_options(const std::string& ini, const std::set<std::string>& given)
   return args;
 }
 
-bool has_reduced_section(const std::string& ini) {
-  std::ifstream file(ini);
+bool has_reduced_section(const std::string& text) {
+  std::istringstream file(text);
   for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
     if (o.string_key.rfind("reduced.", 0) == 0) return true;
   return false;
@@ -49,12 +51,11 @@ bool has_reduced_section(const std::string& ini) {
 
 std::string experiment_name(const std::string& ini) { return std::filesystem::path(ini).stem().string(); }
 
-int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
-  if (!std::ifstream(r.ini)) throw InputError(r.ini, 0, "cannot open experiment file");
+ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& text) {
   ExperimentKeys keys;
   SweepConfig& c = keys.sweep;
   bool reduced = r.reduced;
-  const bool has_reduced = has_reduced_section(r.ini);
+  const bool has_reduced = has_reduced_section(text);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
   const bool auto_reduced = !reduced && has_reduced && !gpu::available();
   reduced = reduced || auto_reduced;
@@ -68,7 +69,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   po::store(cli, vm);
   if (reduced) {
     try {
-      po::store(po::command_line_parser(reduced_options(r.ini, given)).options(keys.options).run(), vm);
+      po::store(po::command_line_parser(reduced_options(text, given)).options(keys.options).run(), vm);
     } catch (const po::error& e) {
       throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
     }
@@ -78,7 +79,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   for (const auto& opt : keys.options.options())
     section.add_options()(("reduced." + opt->long_name()).c_str(), po::value<std::string>());
   all.add(keys.options).add(section);
-  std::ifstream file(r.ini);
+  std::istringstream file(text);
   try {
     po::store(po::parse_config_file(file, all, false), vm);
   } catch (const po::error& e) {
@@ -95,6 +96,16 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
     throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
   if (!c.sample.empty() && keys.mode != "validate")
     throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
+  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced};
+}
+
+int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
+  std::ifstream file(r.ini);
+  if (!file) throw InputError(r.ini, 0, "cannot open experiment file");
+  const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  ExperimentSettings keys = parse_experiment(r, text);
+  SweepConfig& c = keys.sweep;
+  const bool reduced = keys.reduced, auto_reduced = keys.auto_reduced;
   if (c.output.empty()) c.output = r.output;
   const bool default_output = c.output.empty();
   if (default_output) c.output = (std::filesystem::path(r.results_dir) / c.label / (device_slug() + ".csv")).string();
