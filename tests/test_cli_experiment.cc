@@ -165,3 +165,16 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
   CHECK(rows[2][column(rows[0], "kernel")] == "cpu-omp");
   CHECK(rows[2][column(rows[0], "threads")] == threads);  // reproduce --threads reaches the experiments
 }
+
+// Inputs found by fuzzing (fuzz/fuzz_experiment.cc, docs/design.md §9), refused naming the file.
+TEST_CASE("experiments: a line that is no key = value names the file (found by fuzzing)") {
+  test::TempDir dir;
+  const std::string ini = dir.file("broken.ini");
+  test::write_text(ini, "mode = bench\nkernel = cpu-serial\nlevel = 3\n[reduced\n");  // section not closed
+  const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find(ini + ": ") != std::string::npos);
+  CHECK(r.err.find("invalid line") != std::string::npos);
+  CHECK(r.err.find("--help") == std::string::npos);  // not a command-line mistake
+  CHECK_FALSE(std::filesystem::exists(dir.file("res")));
+}

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "cli/sweep_checks.h"
 #include "core/errors.h"
@@ -30,19 +31,28 @@ struct ExperimentKeys {
   }
 };
 
-// The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
-Args reduced_options(const std::string& text, const std::set<std::string>& given) {
+// Every key = value line of the file, none interpreted yet; a line that is not one (a section
+// header without its ']', a line without '=') is an InputError naming the file.
+std::vector<po::option> file_lines(const std::string& ini, const std::string& text) {
   std::istringstream file(text);
+  try {
+    return po::parse_config_file(file, po::options_description(), true).options;
+  } catch (const po::error& e) {
+    throw InputError(ini, 0, e.what());
+  }
+}
+
+// The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
+Args reduced_options(const std::vector<po::option>& lines, const std::set<std::string>& given) {
   Args args;
-  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+  for (const po::option& o : lines)
     if (o.string_key.rfind("reduced.", 0) == 0 && !o.value.empty() && !given.count(o.string_key.substr(8)))
       args.push_back("--" + o.string_key.substr(8) + "=" + o.value[0]);
   return args;
 }
 
-bool has_reduced_section(const std::string& text) {
-  std::istringstream file(text);
-  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+bool has_reduced_section(const std::vector<po::option>& lines) {
+  for (const po::option& o : lines)
     if (o.string_key.rfind("reduced.", 0) == 0) return true;
   return false;
 }
@@ -55,7 +65,8 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   ExperimentKeys keys;
   SweepConfig& c = keys.sweep;
   bool reduced = r.reduced;
-  const bool has_reduced = has_reduced_section(text);
+  const std::vector<po::option> lines = file_lines(r.ini, text);
+  const bool has_reduced = has_reduced_section(lines);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
   const bool auto_reduced = !reduced && has_reduced && !gpu::available();
   reduced = reduced || auto_reduced;
@@ -69,7 +80,7 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   po::store(cli, vm);
   if (reduced) {
     try {
-      po::store(po::command_line_parser(reduced_options(text, given)).options(keys.options).run(), vm);
+      po::store(po::command_line_parser(reduced_options(lines, given)).options(keys.options).run(), vm);
     } catch (const po::error& e) {
       throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
     }
