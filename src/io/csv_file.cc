@@ -3,10 +3,14 @@
 #include <limits>  // libfccp/csv.h uses std::numeric_limits without including it
 
 #define CSV_IO_NO_THREAD  // the reader's prefetch thread buys nothing for files this size
+#if defined(__GNUC__) && !defined(__clang__)  // gcc's warning (clang has none of that name)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-truncation"  // its error type copies file names with strncpy
+#endif
 #include <libfccp/csv.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <cmath>
 #include <fstream>
