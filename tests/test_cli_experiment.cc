@@ -178,3 +178,23 @@ TEST_CASE("experiments: a line that is no key = value names the file (found by f
   CHECK(r.err.find("--help") == std::string::npos);  // not a command-line mistake
   CHECK_FALSE(std::filesystem::exists(dir.file("res")));
 }
+
+TEST_CASE("experiments: a key or value holding a %word% is refused, not a hang (found by fuzzing)") {
+  // program_options' error messages loop forever on such text (an unknown key in [reduced] here).
+  test::TempDir dir;
+  const std::string ini = dir.file("percent.ini");
+  for (const char* text : {"mode = bench\nlevel = 3\n[reduced]\n%canonical_option%n = 4999\n",
+                           "mode = bench\nlevel = 3\nreps = %value%\n"}) {
+    test::write_text(ini, text);
+    const auto r = test::run_cli({"experiment", ini, "--reduced", "--results-dir", dir.file("res")});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(ini + ": ") != std::string::npos);
+    CHECK(r.err.find("percent signs") != std::string::npos);
+  }
+  // A percent sign alone is an ordinary character.
+  test::write_text(ini, "description = within 15% of the best\nmode = bench\nlevel = 2\nppb = 2\n"
+                        "kernel = cpu-serial\nreps = 1\nwarmup = 0\n");
+  const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}
