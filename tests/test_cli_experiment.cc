@@ -184,11 +184,11 @@ TEST_CASE("experiments: a key or value holding a %word% is refused, not a hang (
   test::TempDir dir;
   const std::string ini = dir.file("percent.ini");
   for (const char* text : {"mode = bench\nlevel = 3\n[reduced]\n%canonical_option%n = 4999\n",
-                           "mode = bench\nlevel = 3\nreps = %value%\n"}) {
+                           "mode = bench\nlevel = 3\n\nreps = %value%\n", "mode = bench\nlevel = 3\n\nx %invalid_line%\n"}) {
     test::write_text(ini, text);
     const auto r = test::run_cli({"experiment", ini, "--reduced", "--results-dir", dir.file("res")});
     CHECK(r.code == 2);
-    CHECK(r.err.find(ini + ": ") != std::string::npos);
+    CHECK(r.err.find(ini + ":4: ") != std::string::npos);
     CHECK(r.err.find("percent signs") != std::string::npos);
   }
   // A percent sign alone is an ordinary character.

@@ -33,8 +33,9 @@ struct ExperimentKeys {
 };
 
 // A word between percent signs ("%value%"). program_options writes its error messages by
-// replacing such words with the option and the value, and loops forever when what it puts in holds
-// the word again (fuzzing found `%canonical_option%n = 1` hanging `nearfield experiment`).
+// replacing such words with the option, the value or the line, and loops forever when what it
+// puts in holds the word again (fuzzing found `%canonical_option%n = 1` and a bad line holding
+// `%invalid_line%` hanging `nearfield experiment`).
 bool has_placeholder(const std::string& s) {
   for (std::size_t a = s.find('%'); a != std::string::npos; a = s.find('%', a + 1)) {
     const std::size_t b = s.find('%', a + 1);
@@ -45,23 +46,21 @@ bool has_placeholder(const std::string& s) {
   return false;
 }
 
-// Every key = value line of the file, none interpreted yet; a line that is not one (a section
-// header without its ']', a line without '=') is an InputError naming the file, and so is a key
-// or value with a word between percent signs (see has_placeholder).
+// Every key = value line of the file, none interpreted yet. A line holding a word between percent
+// signs (see has_placeholder), a section header without its ']' or a line without '=' is an
+// InputError naming the file (the first with its line, before program_options sees the text).
 std::vector<po::option> file_lines(const std::string& ini, const std::string& text) {
+  std::istringstream in(text);
+  long number = 0;
+  for (std::string line; std::getline(in, line);)
+    if (++number, has_placeholder(line))
+      throw InputError(ini, number, "a word between percent signs is not allowed in an experiment file: " + line);
   std::istringstream file(text);
-  std::vector<po::option> lines;
   try {
-    lines = po::parse_config_file(file, po::options_description(), true).options;
+    return po::parse_config_file(file, po::options_description(), true).options;
   } catch (const po::error& e) {
     throw InputError(ini, 0, e.what());
   }
-  for (const po::option& o : lines)
-    for (const std::string& s : {o.string_key, o.value.empty() ? std::string() : o.value[0]})
-      if (has_placeholder(s))
-        throw InputError(ini, 0, "'" + o.string_key + "': a key or value may not hold a word between percent signs ('" +
-                                     s + "')");
-  return lines;
 }
 
 // The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
