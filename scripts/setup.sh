@@ -7,10 +7,15 @@ set -euo pipefail
 # openmpi-bin and libopenmpi-dev: nearfield-mpi and its tests (docs/design.md §15), which CI runs.
 NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib
              openmpi-bin libopenmpi-dev)
+# The sanitizer build and the fuzz targets (docs/design.md §9): clang, its runtimes (libFuzzer,
+# ASan, UBSan: Debian's libclang-rt-dev) and clang's OpenMP (libomp-dev).
+NF_CHECK_PACKAGES=(clang libclang-rt-dev libomp-dev)
 
+# Installs the packages named (default: NF_PACKAGES) that are missing.
 nf_install_deps() {
-  local missing=()
-  for p in "${NF_PACKAGES[@]}"; do
+  local missing=() wanted=("$@")
+  [ ${#wanted[@]} -gt 0 ] || wanted=("${NF_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi
@@ -40,6 +45,25 @@ nf_build() {
   fi
   sed -n 's/^-- nearfield \{0,1\}//p' "$log" | sed 's/^build summary:/nearfield build (configure log: build\/configure.log):/' >&2
   cmake --build "$root/build" -j "$(nproc)"
+}
+
+# The sanitizer build in ./build-asan (docs/design.md §9): clang with AddressSanitizer and
+# UndefinedBehaviorSanitizer, CPU only, with the fuzz targets; builds the targets named (default all).
+nf_build_asan() {
+  local root dir
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  dir="$root/build-asan"
+  nf_install_deps "${NF_PACKAGES[@]}" "${NF_CHECK_PACKAGES[@]}"
+  mkdir -p "$dir"
+  if ! cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+      -DNEARFIELD_ENABLE_CUDA=OFF -DNEARFIELD_FUZZ=ON >"$dir/configure.log" 2>&1; then
+    tail -n 40 "$dir/configure.log" >&2
+    echo "nearfield: configuring the sanitizer build failed (the whole output: $dir/configure.log)" >&2
+    exit 1
+  fi
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$dir" -j "$(nproc)" "${targets[@]}"
 }
 
 nf_setup() {

@@ -2,6 +2,10 @@
 # The test command of the README: set-up (packages, configure, build), then every test through
 # CTest. GPU tests are skipped with their reason when there is no CUDA device; set
 # NEARFIELD_REQUIRE_GPU=1 to make a missing device a failure.
+# Then the checks of docs/design.md §9: the CPU tests again in ./build-asan (clang, AddressSanitizer
+# and UndefinedBehaviorSanitizer; NEARFIELD_SANITIZE=0 leaves this and the fuzzing out), and each
+# fuzz target for NEARFIELD_FUZZ_SECONDS (default 20; 0: none) through scripts/fuzz.sh.
+# Arguments go to both ctest runs (e.g. -R test_io).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/setup.sh"
@@ -11,4 +15,20 @@ status=0
 ctest --output-on-failure -j "$(nproc)" "$@" || status=$?
 # CTest only says "Skipped"; say why.
 grep -h "^SKIPPED:" Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
+
+if [ "${NEARFIELD_SANITIZE:-1}" != 0 ]; then
+  echo "nearfield: the CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan)" >&2
+  start=$SECONDS
+  nf_build_asan >/dev/null
+  cd "$root/build-asan"
+  # The repository checks build nothing: the normal pass ran them. Leaks fail a test (but
+  # test_mpi's, which are OpenMPI's: tests/CMakeLists.txt).
+  ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" \
+    ctest --output-on-failure -j "$(nproc)" -L cpu -E '^(doc_paths|layering|file_size)$' "$@" || status=$?
+  echo "nearfield: sanitizer pass took $((SECONDS - start)) s" >&2
+  seconds="${NEARFIELD_FUZZ_SECONDS:-20}"
+  if [ "$seconds" != 0 ]; then
+    "$root/scripts/fuzz.sh" "$seconds" || status=$?
+  fi
+fi
 exit $status

@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-ROOT_FOLDERS = ("src", "tests", "scripts", "docs", "experiments", "paper", "cmake")
+ROOT_FOLDERS = ("src", "tests", "scripts", "docs", "experiments", "paper", "cmake", "fuzz")
 SRC_FOLDERS = ("core", "physics", "io", "tree", "ic", "render", "allpairs", "nearfield", "methods", "measure",
                "distributed", "sim", "cli", "farfield")
 SOURCE_FILE = r"[A-Za-z0-9_.-]+\.(?:h|cc|cu|cuh|py|sh)"

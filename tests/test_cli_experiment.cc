@@ -165,3 +165,36 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
   CHECK(rows[2][column(rows[0], "kernel")] == "cpu-omp");
   CHECK(rows[2][column(rows[0], "threads")] == threads);  // reproduce --threads reaches the experiments
 }
+
+// Inputs found by fuzzing (fuzz/fuzz_experiment.cc, docs/design.md §9), refused naming the file.
+TEST_CASE("experiments: a line that is no key = value names the file (found by fuzzing)") {
+  test::TempDir dir;
+  const std::string ini = dir.file("broken.ini");
+  test::write_text(ini, "mode = bench\nkernel = cpu-serial\nlevel = 3\n[reduced\n");  // section not closed
+  const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find(ini + ": ") != std::string::npos);
+  CHECK(r.err.find("invalid line") != std::string::npos);
+  CHECK(r.err.find("--help") == std::string::npos);  // not a command-line mistake
+  CHECK_FALSE(std::filesystem::exists(dir.file("res")));
+}
+
+TEST_CASE("experiments: a key or value holding a %word% is refused, not a hang (found by fuzzing)") {
+  // program_options' error messages loop forever on such text (an unknown key in [reduced] here).
+  test::TempDir dir;
+  const std::string ini = dir.file("percent.ini");
+  for (const char* text : {"mode = bench\nlevel = 3\n[reduced]\n%canonical_option%n = 4999\n",
+                           "mode = bench\nlevel = 3\n\nreps = %value%\n", "mode = bench\nlevel = 3\n\nx %invalid_line%\n"}) {
+    test::write_text(ini, text);
+    const auto r = test::run_cli({"experiment", ini, "--reduced", "--results-dir", dir.file("res")});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(ini + ":4: ") != std::string::npos);
+    CHECK(r.err.find("percent signs") != std::string::npos);
+  }
+  // A percent sign alone is an ordinary character.
+  test::write_text(ini, "description = within 15% of the best\nmode = bench\nlevel = 2\nppb = 2\n"
+                        "kernel = cpu-serial\nreps = 1\nwarmup = 0\n");
+  const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}

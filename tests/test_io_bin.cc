@@ -92,6 +92,9 @@ TEST_CASE(".bin: bad headers, truncation, trailing bytes and bad values are refu
   check_has(error_for(patched(28, le32(1))), "reserved 1");
   check_has(error_for(patched(16, le64(~0ull))), "larger than 2^64 bytes");
   check_has(error_for(patched(16, le64(101))), "should be 6504 bytes");
+  // A header claiming 10^12 particles is refused by its size check, before anything is allocated
+  // (fuzz/fuzz_bin.cc runs with a 512 MiB allocation limit; fuzz/corpus/bin/claims_1e12.bin).
+  check_has(error_for(patched(16, le64(1000000000000ull))), "N = 1000000000000");
   ByteWriter nan(false);
   nan.f64(std::numeric_limits<double>::infinity());
   check_has(error_for(patched(40 + 2 * 800 + 8 * 5, nan.bytes())), "particle index 5: z = inf is not finite");

@@ -120,6 +120,16 @@ TEST_CASE("Tipsy: truncated and inconsistent files are refused, naming the recor
   check_has(e, "the file is 283 bytes");
   check_has(e, "3 bytes more than the records need");
   check_has(error_for(good.substr(0, 20)), "shorter than a Tipsy header");
+  // A file of 28 to 31 bytes ends inside the 32-byte header, not in a record (fuzzing found
+  // "gas record 384307168202282326 of 0"): no particles and one byte of pad, one particle and two.
+  for (std::int32_t n : {0, 1}) {
+    ByteWriter w(true);
+    w.f64(0);
+    for (std::int32_t v : {n, 3, 0, n, 0}) w.i32(v);
+    e = error_for(w.bytes() + std::string(1 + n, '\0'));
+    check_has(e, "the file ends inside the 32-byte header, after " + std::to_string(29 + n) + " of its bytes");
+    CHECK(e.find("record") == std::string::npos);
+  }
   check_has(error_for(std::string(64, 'a')), "not a Tipsy file");
   // nbodies that disagrees with the counts, and ndim 4, in both orders
   for (bool big : {true, false}) {

@@ -1,9 +1,13 @@
 #include "cli/experiment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "cli/sweep_checks.h"
 #include "core/errors.h"
@@ -28,19 +32,48 @@ struct ExperimentKeys {
   }
 };
 
+// A word between percent signs ("%value%"). program_options writes its error messages by
+// replacing such words with the option, the value or the line, and loops forever when what it
+// puts in holds the word again (fuzzing found `%canonical_option%n = 1` and a bad line holding
+// `%invalid_line%` hanging `nearfield experiment`).
+bool has_placeholder(const std::string& s) {
+  for (std::size_t a = s.find('%'); a != std::string::npos; a = s.find('%', a + 1)) {
+    const std::size_t b = s.find('%', a + 1);
+    if (b == std::string::npos) return false;
+    if (b > a + 1 && std::all_of(s.begin() + a + 1, s.begin() + b, [](char c) { return std::islower(c) || c == '_'; }))
+      return true;
+  }
+  return false;
+}
+
+// Every key = value line of the file, none interpreted yet. A line holding a word between percent
+// signs (see has_placeholder), a section header without its ']' or a line without '=' is an
+// InputError naming the file (the first with its line, before program_options sees the text).
+std::vector<po::option> file_lines(const std::string& ini, const std::string& text) {
+  std::istringstream in(text);
+  long number = 0;
+  for (std::string line; std::getline(in, line);)
+    if (++number, has_placeholder(line))
+      throw InputError(ini, number, "a word between percent signs is not allowed in an experiment file: " + line);
+  std::istringstream file(text);
+  try {
+    return po::parse_config_file(file, po::options_description(), true).options;
+  } catch (const po::error& e) {
+    throw InputError(ini, 0, e.what());
+  }
+}
+
 // The [reduced] section as "--key=value" options, leaving out the keys the command line gives.
-Args reduced_options(const std::string& ini, const std::set<std::string>& given) {
-  std::ifstream file(ini);
+Args reduced_options(const std::vector<po::option>& lines, const std::set<std::string>& given) {
   Args args;
-  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+  for (const po::option& o : lines)
     if (o.string_key.rfind("reduced.", 0) == 0 && !o.value.empty() && !given.count(o.string_key.substr(8)))
       args.push_back("--" + o.string_key.substr(8) + "=" + o.value[0]);
   return args;
 }
 
-bool has_reduced_section(const std::string& ini) {
-  std::ifstream file(ini);
-  for (const po::option& o : po::parse_config_file(file, po::options_description(), true).options)
+bool has_reduced_section(const std::vector<po::option>& lines) {
+  for (const po::option& o : lines)
     if (o.string_key.rfind("reduced.", 0) == 0) return true;
   return false;
 }
@@ -49,12 +82,12 @@ bool has_reduced_section(const std::string& ini) {
 
 std::string experiment_name(const std::string& ini) { return std::filesystem::path(ini).stem().string(); }
 
-int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
-  if (!std::ifstream(r.ini)) throw InputError(r.ini, 0, "cannot open experiment file");
+ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& text) {
   ExperimentKeys keys;
   SweepConfig& c = keys.sweep;
   bool reduced = r.reduced;
-  const bool has_reduced = has_reduced_section(r.ini);
+  const std::vector<po::option> lines = file_lines(r.ini, text);
+  const bool has_reduced = has_reduced_section(lines);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
   const bool auto_reduced = !reduced && has_reduced && !gpu::available();
   reduced = reduced || auto_reduced;
@@ -68,7 +101,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   po::store(cli, vm);
   if (reduced) {
     try {
-      po::store(po::command_line_parser(reduced_options(r.ini, given)).options(keys.options).run(), vm);
+      po::store(po::command_line_parser(reduced_options(lines, given)).options(keys.options).run(), vm);
     } catch (const po::error& e) {
       throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
     }
@@ -78,7 +111,7 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   for (const auto& opt : keys.options.options())
     section.add_options()(("reduced." + opt->long_name()).c_str(), po::value<std::string>());
   all.add(keys.options).add(section);
-  std::ifstream file(r.ini);
+  std::istringstream file(text);
   try {
     po::store(po::parse_config_file(file, all, false), vm);
   } catch (const po::error& e) {
@@ -95,6 +128,16 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
     throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
   if (!c.sample.empty() && keys.mode != "validate")
     throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
+  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced};
+}
+
+int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
+  std::ifstream file(r.ini);
+  if (!file) throw InputError(r.ini, 0, "cannot open experiment file");
+  const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  ExperimentSettings keys = parse_experiment(r, text);
+  SweepConfig& c = keys.sweep;
+  const bool reduced = keys.reduced, auto_reduced = keys.auto_reduced;
   if (c.output.empty()) c.output = r.output;
   const bool default_output = c.output.empty();
   if (default_output) c.output = (std::filesystem::path(r.results_dir) / c.label / (device_slug() + ".csv")).string();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/sweep.h"
 
 namespace nf::cli {
 
@@ -20,6 +21,20 @@ struct ExperimentRun {
   Args overrides;            //!< command-line options, stronger than the file and its [reduced] section
   bool check_only = false;   //!< parse and check everything, run nothing (reproduce checks all files first)
 };
+
+//! What an experiment file asks for, merged with the command line's overrides.
+struct ExperimentSettings {
+  SweepConfig sweep;
+  std::string mode, description;  //!< mode: bench, validate or tree
+  int threads = 0;                 //!< the file's (or the command line's) threads key
+  bool reduced = false;            //!< the [reduced] section was applied
+  bool auto_reduced = false;       //!< ... on its own, because this machine has no usable GPU
+};
+
+//! Parses the text of the experiment file r.ini (errors name r.ini) with r's overrides and the
+//! [reduced] rule; checks the keys and the mode, not the sweep (check_sweep). Reads no file: the
+//! fuzz target fuzz/fuzz_experiment.cc feeds it bytes (docs/design.md §9).
+ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& text);
 
 //! Runs one experiment; returns the sweep's exit code (validate: 1 if something FAILed).
 //! Everything that would stop it (bad keys, GPU kernels without a GPU, --reduced without a

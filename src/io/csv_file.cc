@@ -3,13 +3,19 @@
 #include <limits>  // libfccp/csv.h uses std::numeric_limits without including it
 
 #define CSV_IO_NO_THREAD  // the reader's prefetch thread buys nothing for files this size
+#if defined(__GNUC__) && !defined(__clang__)  // gcc's warning (clang has none of that name)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-truncation"  // its error type copies file names with strncpy
+#endif
 #include <libfccp/csv.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <string_view>
 #include <unordered_map>
 
 #include "io/input_path.h"
@@ -32,6 +38,8 @@ void flush_if_large(OutputFile& file, std::string& out) {
 // anywhere, a trailing one included; line numbers stay those of the file.
 using Reader = io::CSVReader<9, io::trim_chars<' ', '\t', '\r'>, io::double_quote_escape<',', '"'>,
                              io::throw_on_overflow, io::empty_line_comment>;
+using AccReader = io::CSVReader<4, io::trim_chars<' ', '\t', '\r'>, io::double_quote_escape<',', '"'>,
+                                io::throw_on_overflow, io::empty_line_comment>;
 enum Column { kX, kY, kZ, kM, kMass, kId, kVx, kVy, kVz };
 const char* const kNames[9] = {"x", "y", "z", "m", "mass", "id", "vx", "vy", "vz"};
 
@@ -92,14 +100,14 @@ void check_readable(const std::string& path) {
   }
 }
 
-}  // namespace
-
-Particles read_particles_csv(const std::string& path) {
-  check_readable(path);
+// The particles of the reader that `open()` makes (of a file or of text in memory).
+template <class Open>
+Particles particles_from(Open open, const std::string& path) {
   Particles p;
   long header = 1;
   try {
-    Reader in(path);
+    const std::unique_ptr<Reader> reader = open();
+    Reader& in = *reader;
     try {
       in.read_header(io::ignore_extra_column | io::ignore_missing_column, "x", "y", "z", "m", "mass", "id", "vx", "vy",
                      "vz");
@@ -144,15 +152,15 @@ Particles read_particles_csv(const std::string& path) {
   return p;
 }
 
-Accelerations read_accelerations_csv(const std::string& path) {
-  check_readable(path);
-  using AccReader = io::CSVReader<4, io::trim_chars<' ', '\t', '\r'>, io::double_quote_escape<',', '"'>,
-                                  io::throw_on_overflow, io::empty_line_comment>;
+// The accelerations of the reader that `open()` makes (of a file or of text in memory).
+template <class Open>
+Accelerations accelerations_from(Open open, const std::string& path) {
   const char* const names[4] = {"id", "ax", "ay", "az"};
   Accelerations a;
   long header = 1;
   try {
-    AccReader in(path);
+    const std::unique_ptr<AccReader> reader = open();
+    AccReader& in = *reader;
     try {
       in.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "ax", "ay", "az");
     } catch (const io::error::base&) {
@@ -175,6 +183,29 @@ Accelerations read_accelerations_csv(const std::string& path) {
     rethrow_parser_error(path, header);
   }
   return a;
+}
+
+}  // namespace
+
+Particles read_particles_csv(const std::string& path) {
+  check_readable(path);
+  return particles_from([&] { return std::make_unique<Reader>(path); }, path);
+}
+
+Particles parse_particles_csv(const std::string& path, std::string_view text) {
+  if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
+  return particles_from([&] { return std::make_unique<Reader>(path, text.data(), text.data() + text.size()); }, path);
+}
+
+Accelerations read_accelerations_csv(const std::string& path) {
+  check_readable(path);
+  return accelerations_from([&] { return std::make_unique<AccReader>(path); }, path);
+}
+
+Accelerations parse_accelerations_csv(const std::string& path, std::string_view text) {
+  if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
+  return accelerations_from([&] { return std::make_unique<AccReader>(path, text.data(), text.data() + text.size()); },
+                            path);
 }
 
 void write_particles_csv(const std::string& path, const Particles& p) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/particles.h"
@@ -15,6 +16,9 @@ namespace nf {
 
 //! Reads a particle file; throws InputError on any problem (nothing is partially returned).
 Particles read_particles_csv(const std::string& path);
+//! The CSV `text` as read_particles_csv reads a file; `path` names it in messages (the fuzz
+//! target fuzz/fuzz_csv.cc feeds it bytes, docs/design.md §9).
+Particles parse_particles_csv(const std::string& path, std::string_view text);
 
 //! Writes x,y[,z],m[,id][,vx,vy[,vz]] with shortest round-trip numbers (by io/output_file.h's rules).
 void write_particles_csv(const std::string& path, const Particles& p);
@@ -33,5 +37,7 @@ struct Accelerations {
 //! Reads an accelerations file; errors (InputError) name the file, the line and the problem,
 //! repeated ids included.
 Accelerations read_accelerations_csv(const std::string& path);
+//! The accelerations CSV `text`, as read_accelerations_csv reads a file.
+Accelerations parse_accelerations_csv(const std::string& path, std::string_view text);
 
 }  // namespace nf

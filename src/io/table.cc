@@ -1,5 +1,6 @@
 #include "io/table.h"
 
+#include <string_view>
 #include <vector>
 
 #include "io/output_file.h"
@@ -35,7 +36,10 @@ void split(const char* b, const char* e, std::vector<std::string_view>& fields) 
 
 Particles read_table(const std::string& path) {
   InputFile in(path);
-  const std::string text = in.read_rest();
+  return parse_table(path, in.read_rest());
+}
+
+Particles parse_table(const std::string& path, std::string_view text) {
   Particles p;
   p.dim = 3;
   std::size_t columns = 0;  // of the first row

@@ -8,6 +8,7 @@
 //! '#' are accepted; the last line may lack its newline. An empty table is 0 particles in 3D.
 
 #include <string>
+#include <string_view>
 
 #include "core/particles.h"
 
@@ -16,6 +17,10 @@ namespace nf::io {
 //! Reads a table; throws InputError naming the file, the line and the problem (column count,
 //! a field that is not a number, NaN/inf, negative mass).
 Particles read_table(const std::string& path);
+
+//! The table `text` as read_table reads it; `path` names it in messages (the fuzz target
+//! fuzz/fuzz_table.cc feeds it bytes, docs/design.md §9).
+Particles parse_table(const std::string& path, std::string_view text);
 
 //! Writes one row per particle in the layout above (the 7-column Dubinski rows for 3D particles
 //! with velocities) with shortest round-trip numbers, so reading it back gives the same doubles;
