@@ -17,7 +17,7 @@ const std::vector<std::string>& bench_columns() {
   static const std::vector<std::string> columns = with_context(
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reps", "warmup",
        "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction",
-       "tree_ms", "plan_ms", "level_rule", "gpus", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
+       "tree_ms", "plan_ms", "level_rule", "gpus", "processes", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
        "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
        "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"});
   return columns;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/sweep_progress.h"
+#include "distributed/process_group.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "measure/benchmark.h"
@@ -87,6 +88,7 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   const SweepPoint& pt = at.point;
   ResultsRow k;
   k["gpus"] = std::to_string(spread.gpus);
+  k["processes"] = std::to_string(process_count());  // nearfield-mpi's ranks (1 without MPI)
   k["cross_pairs"] = spread.gpus > 1 ? to_string(spread.cross) : "";
   k["kernel"] = kernel;
   k["dim"] = std::to_string(p.dim);

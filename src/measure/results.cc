@@ -41,14 +41,16 @@ const std::vector<std::string>& added_columns() {
     // bench: a full method's operation counts per stage (farfield/op_counts.h).
     for (const char* name : {"upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"})
       c.push_back(name);
-    c.push_back("sample");  // validate --sample: the targets compared (empty: every particle)
+    c.push_back("sample");     // validate --sample: the targets compared (empty: every particle)
+    c.push_back("processes");  // nearfield-mpi: the MPI processes an evaluation was spread over
     return c;
   }();
   return columns;
 }
 
 std::string added_column_default(const std::string& column) {
-  return column == "gpus" ? "1" : "";  // every row written before multi-GPU runs used one GPU
+  // Every row written before multi-GPU runs used one GPU, before nearfield-mpi rows one process.
+  return column == "gpus" || column == "processes" ? "1" : "";
 }
 
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
