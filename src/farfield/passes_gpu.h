@@ -11,7 +11,8 @@
 //!   depend on the parities of the shift's multi-index; the children are combined first under
 //!   each parity's signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs
 //!   one shift's multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts.
-//! - m2l: the older kernel, for orders whose sibling-group tables (m2l_gpu.h) do not fit: one block per 32 (16, 8, 4 for large expansions) target boxes, one lane per target box;
+//! - m2l: the older kernel, for orders whose sibling-group tables (m2l_gpu.h) do not fit: one
+//!   block per 32 (16, 8, 4 for large expansions) target boxes, one lane per target box;
 //!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
 //!   (precomputed per level: derivative_table) and the moments of each target's source at that
 //!   offset go to shared memory, and each warp takes a share of the coefficients k, every lane
