@@ -128,6 +128,36 @@ TEST_CASE("GPU tree builder equals the CPU builder on adversarial inputs" * doct
   }
 }
 
+TEST_CASE("GPU tree builder reused across inputs whose boxes and links grow (lists grown and filled again)" *
+          doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  // One builder per (dim, level, N) as a simulation keeps it: a crowded input first (few boxes and
+  // links), then spread ones (many more: the id buffers must grow and the lists be filled again),
+  // then crowded again. Level 5 uses the map over all boxes; level 12 (2D) / 9 (3D) the search.
+  for (int dim : {2, 3})
+    for (int level : {5, dim == 2 ? 12 : 9}) {
+      CAPTURE(dim);
+      CAPTURE(level);
+      const std::size_t n = 5000;
+      GpuTreeBuilder builder(dim, level, n, false);
+      for (const char* dist : {"core", "uniform", "clusters", "core"}) {
+        CAPTURE(dist);
+        const Particles p = test::make(dist, dim, n, 31);
+        const Domain d = default_domain(p);
+        const Tree cpu = build_tree(p, level, d, false);
+        builder.build(upload_particles(p), nullptr);
+        const Tree gpu = download_tree(builder.tree());
+        CHECK(gpu.box_key == cpu.box_key);
+        CHECK(gpu.box_first == cpu.box_first);
+        CHECK(gpu.near_full.offset == cpu.near_full.offset);
+        CHECK(gpu.near_full.ids == cpu.near_full.ids);
+        CHECK(gpu.near_half.offset == cpu.near_half.offset);
+        CHECK(gpu.near_half.ids == cpu.near_half.ids);
+        CHECK(builder.tree().max_box_count == cpu.max_box_count());
+      }
+    }
+}
+
 TEST_CASE("GPU tree build: stage times lie within a total timed by its own events, and within the wall clock" *
           doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;

@@ -46,9 +46,12 @@ __global__ void box_fill_kernel(const std::uint64_t* __restrict__ keys, std::uin
   }
 }
 
-__global__ void max_count_kernel(const std::uint32_t* __restrict__ box_first, std::uint32_t boxes,
+// One thread per box of the capacity; M comes from counters[kBoxes] (box_fill_kernel wrote it).
+__global__ void max_count_kernel(const std::uint32_t* __restrict__ box_first, std::uint32_t capacity,
                                  std::uint32_t* __restrict__ counters) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k - (k & 31u) >= capacity) return;  // whole warps only: the shuffles below need all 32 lanes
+  const std::uint32_t boxes = counters[kBoxes];
   std::uint32_t c = k < boxes ? box_first[k + 1] - box_first[k] : 0;
   for (int off = 16; off > 0; off >>= 1) c = max(c, __shfl_xor_sync(0xffffffffu, c, off));
   if ((threadIdx.x & 31) == 0 && c > 0) atomicMax(&counters[kMaxCount], c);
@@ -76,10 +79,10 @@ void find_boxes(DeviceTree& t, Scratch& s) {
   box_fill_kernel<<<gpu::blocks_for(t.n, BoxesPolicy::threads), BoxesPolicy::threads>>>(
       s.sorted_keys.data(), t.n, t.particle_compact_box.data(), t.box_key.data(), t.box_first.data(), s.counters.data());
   NF_CUDA_LAUNCHED();
-  // M sizes the next stages' launches and scans: one small synchronous read.
-  gpu::copy_to_host(&t.nonempty_count, s.counters.data() + kBoxes, sizeof(std::uint32_t));
-  max_count_kernel<<<gpu::blocks_for(t.nonempty_count, BoxesPolicy::threads), BoxesPolicy::threads>>>(
-      t.box_first.data(), t.nonempty_count, s.counters.data());
+  // M stays on the device: the next stages run over the capacity and read it there.
+  const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
+  max_count_kernel<<<gpu::blocks_for(capacity, BoxesPolicy::threads), BoxesPolicy::threads>>>(
+      t.box_first.data(), capacity, s.counters.data());
   NF_CUDA_LAUNCHED();
 }
 

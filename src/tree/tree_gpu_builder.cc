@@ -95,6 +95,9 @@ GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense) {
   s.full_count = gpu::DeviceBuffer<std::uint32_t>(counts);
   s.half_count = gpu::DeviceBuffer<std::uint32_t>(counts);
   s.counters = gpu::DeviceBuffer<std::uint32_t>(tree_gpu::kCounters);
+  s.summary = gpu::DeviceBuffer<tree_gpu::BuildSummary>(1);
+  if (t.nbox <= tree_gpu::kMapBoxes && t.nbox <= tree_gpu::kMapBoxesPerParticle * std::max<std::uint64_t>(n, 1))
+    s.box_map = gpu::DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(t.nbox));
   s.bounds = gpu::DeviceBuffer<tree_gpu::DomainBounds>(1);
   s.domain = gpu::DeviceBuffer<Domain>(1);
   tree_gpu::init_domain_bounds(s);
@@ -122,10 +125,18 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   clock.run(&GpuBuildTimes::sort, [&] { tree_gpu::sort_keys(t, s); });
   clock.run(&GpuBuildTimes::box_starts, [&] { tree_gpu::find_boxes(t, s); });
   clock.run(&GpuBuildTimes::neighbors, [&] { tree_gpu::build_compact_lists(t, s); });
+  // The one read of the build: M, the largest box, the list totals and the domain. The stages
+  // above ran over capacities, reading M on the device, so none waited for the host.
+  const tree_gpu::BuildSummary sum = tree_gpu::read_summary(s, t, true);
+  t.nonempty_count = sum.counters[tree_gpu::kBoxes];
+  t.max_box_count = sum.counters[tree_gpu::kMaxCount];
+  t.near_full_links = sum.counters[tree_gpu::kFullLinks];
+  t.near_half_links = sum.counters[tree_gpu::kHalfLinks];
+  t.domain = sum.domain;
+  // An id buffer too small for the totals (the first build, or more links than ever before).
+  if (t.near_full_links > t.near_full_ids.size() || t.near_half_links > t.near_half_ids.size())
+    tree_gpu::refill_compact_lists(t, s);
   if (t.dense) clock.run(&GpuBuildTimes::dense, [&] { tree_gpu::build_dense(t, s); });
-  // The largest box and the domain come back to the host (small synchronous copies).
-  gpu::copy_to_host(&t.max_box_count, s.counters.data() + tree_gpu::kMaxCount, sizeof(std::uint32_t));
-  gpu::copy_to_host(&t.domain, s.domain.data(), sizeof(Domain));
   clock.finish();
 }
 

@@ -44,9 +44,10 @@ void build_dense(DeviceTree& t, Scratch& s) {
                                                                                    m, nbox, t.box_start.data());
   NF_CUDA_LAUNCHED();
   gpu::dispatch_dim(t.dim, [&](auto dim) {
-    const DenseNeighbors<decltype(dim)::value> source{t.level};
+    const DenseNeighbors<decltype(dim)::value> source{t.level, nbox};
     count_neighbors(source, nbox, s, t.full_offset.data(), t.half_offset.data());
-    fill_neighbors(source, nbox, t.full_offset.data(), t.half_offset.data(), t.full_ids.data(), t.half_ids.data());
+    fill_neighbors(source, nbox, t.full_offset.data(), t.half_offset.data(), t.full_ids.data(), t.half_ids.data(),
+                   t.full_ids.size(), t.half_ids.size());
   });
 }
 

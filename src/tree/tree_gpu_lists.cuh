@@ -1,9 +1,10 @@
 #pragma once
 // CSR neighbor lists on the GPU, written once for the compact and the dense layout: one thread
-// per box counts its neighbors (full, and those with a larger id), exclusive scans over boxes + 1
-// entries give the offsets (offset[boxes] = the total), and a second pass fills the ids. A
-// `Source` says what a box's neighbors are: `int operator()(std::uint32_t box, std::uint32_t* out)`
-// writes them ascending and returns how many (at most 26).
+// per box counts its neighbors (full, and those with a larger id), exclusive scans over capacity
+// + 1 entries give the offsets (offset[count] = the total), and a second pass fills the ids. A
+// `Source` says how many boxes there are (`count()`, read on the device) and what a box's
+// neighbors are: `int operator()(std::uint32_t box, std::uint32_t* out)` writes them ascending and
+// returns how many (at most 26).
 #include <cub/device/device_scan.cuh>
 
 #include "core/cuda_check.cuh"
@@ -17,14 +18,26 @@ struct ListsPolicy {
   static constexpr unsigned threads = 128;  // 26 neighbors of local state per thread in 3D
 };
 
-//! Compact layout: the non-empty neighbors of compact box k, as compact ids.
+//! Compact layout: the non-empty neighbors of compact box k, as compact ids. M is read on the
+//! device; with a map (box key -> compact id over all boxes) each neighbor is one load, else a
+//! search among the non-empty keys near k's own.
 template <int D>
 struct CompactNeighbors {
   const std::uint64_t* box_key;
-  std::uint32_t boxes;
+  const std::uint32_t* boxes;  //!< M, on the device
+  const std::uint32_t* map;    //!< nbox entries (kNoBox: empty), or null
   int level;
+  __device__ std::uint32_t count() const { return *boxes; }
   __device__ int operator()(std::uint32_t k, std::uint32_t* out) const {
-    return compact_neighbors<D>(box_key, boxes, k, level, false, out);
+    if (!map) return compact_neighbors<D>(box_key, *boxes, k, level, false, out);
+    std::uint64_t keys[26];
+    const int n = box_neighbor_keys<D>(box_key[k], level, keys);
+    int found = 0;
+    for (int j = 0; j < n; ++j) {  // ascending keys give ascending compact ids
+      const std::uint32_t id = map[keys[j]];
+      if (id != kNoBox) out[found++] = id;
+    }
+    return found;
   }
 };
 
@@ -32,15 +45,19 @@ struct CompactNeighbors {
 template <int D>
 struct DenseNeighbors {
   int level;
+  std::uint32_t nbox;
+  __device__ std::uint32_t count() const { return nbox; }
   __device__ int operator()(std::uint32_t b, std::uint32_t* out) const { return box_neighbors<D>(b, level, false, out); }
 };
 
+// One thread per entry of [0, capacity]: boxes past source.count() (and the entry at `capacity`)
+// count nothing, so that scans over capacity + 1 entries put the totals at offset[count] and after.
 template <class Source>
-__global__ void list_count_kernel(Source source, std::uint32_t boxes, std::uint32_t* __restrict__ full_count,
+__global__ void list_count_kernel(Source source, std::uint32_t capacity, std::uint32_t* __restrict__ full_count,
                                   std::uint32_t* __restrict__ half_count) {
   const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b > boxes) return;
-  if (b == boxes) {  // the scans run over boxes + 1 entries so that offset[boxes] is the total
+  if (b > capacity) return;
+  if (b >= source.count()) {
     full_count[b] = half_count[b] = 0;
     return;
   }
@@ -52,18 +69,24 @@ __global__ void list_count_kernel(Source source, std::uint32_t boxes, std::uint3
   half_count[b] = larger;
 }
 
+// Ids at or past an id buffer's capacity (full_cap, half_cap) are not written: the host compares
+// the totals with the capacities afterwards and fills again into larger buffers.
 template <class Source>
-__global__ void list_fill_kernel(Source source, std::uint32_t boxes, const std::uint32_t* __restrict__ full_offset,
+__global__ void list_fill_kernel(Source source, std::uint32_t capacity, const std::uint32_t* __restrict__ full_offset,
                                  const std::uint32_t* __restrict__ half_offset, std::uint32_t* __restrict__ full_ids,
-                                 std::uint32_t* __restrict__ half_ids) {
+                                 std::uint32_t* __restrict__ half_ids, std::size_t full_cap, std::size_t half_cap) {
   const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= boxes) return;
+  if (b >= capacity || b >= source.count()) return;
   std::uint32_t nb[26];
   const int n = source(b, nb);
-  std::uint32_t f = full_offset[b], h = half_offset[b];
+  std::size_t f = full_offset[b], h = half_offset[b];
   for (int k = 0; k < n; ++k) {
-    full_ids[f++] = nb[k];
-    if (nb[k] > b) half_ids[h++] = nb[k];
+    if (f < full_cap) full_ids[f] = nb[k];
+    ++f;
+    if (nb[k] > b) {
+      if (h < half_cap) half_ids[h] = nb[k];
+      ++h;
+    }
   }
 }
 
@@ -75,11 +98,13 @@ inline std::size_t scan_temp_bytes(std::uint64_t items) {
   return bytes;
 }
 
-//! Counts (into s.full_count / s.half_count) and scans them into the offsets (boxes + 1 each).
+//! Counts (into s.full_count / s.half_count) and scans them into the offsets (capacity + 1
+//! each; source.count() <= capacity boxes have lists, offset[count()] onwards is the total).
 template <class Source>
-void count_neighbors(const Source& source, std::uint32_t boxes, Scratch& s, std::uint32_t* full_offset,
+void count_neighbors(const Source& source, std::uint32_t capacity, Scratch& s, std::uint32_t* full_offset,
                      std::uint32_t* half_offset) {
   const unsigned threads = ListsPolicy::threads;
+  const std::uint32_t boxes = capacity;
   list_count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, threads), threads>>>(source, boxes, s.full_count.data(),
                                                                                       s.half_count.data());
   NF_CUDA_LAUNCHED();
@@ -91,14 +116,15 @@ void count_neighbors(const Source& source, std::uint32_t boxes, Scratch& s, std:
   scan(s.half_count.data(), half_offset);
 }
 
-//! Writes the ids at the offsets count_neighbors produced.
+//! Writes the ids at the offsets count_neighbors produced, at most full_cap / half_cap of each.
 template <class Source>
-void fill_neighbors(const Source& source, std::uint32_t boxes, const std::uint32_t* full_offset,
-                    const std::uint32_t* half_offset, std::uint32_t* full_ids, std::uint32_t* half_ids) {
-  if (boxes == 0) return;
+void fill_neighbors(const Source& source, std::uint32_t capacity, const std::uint32_t* full_offset,
+                    const std::uint32_t* half_offset, std::uint32_t* full_ids, std::uint32_t* half_ids,
+                    std::size_t full_cap, std::size_t half_cap) {
+  if (capacity == 0) return;
   const unsigned threads = ListsPolicy::threads;
-  list_fill_kernel<<<gpu::blocks_for(boxes, threads), threads>>>(source, boxes, full_offset, half_offset, full_ids,
-                                                                  half_ids);
+  list_fill_kernel<<<gpu::blocks_for(capacity, threads), threads>>>(source, capacity, full_offset, half_offset, full_ids,
+                                                                     half_ids, full_cap, half_cap);
   NF_CUDA_LAUNCHED();
 }
 

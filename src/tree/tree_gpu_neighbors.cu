@@ -1,16 +1,37 @@
 // GPU tree builder, stage "neighbors": the compact lists. One thread per non-empty box looks its
-// 3^D - 1 neighbor keys up among the sorted non-empty keys (compact_neighbors, shared with the
-// CPU builder), first to count, then, once the scans have given the offsets and the host has
-// sized the id buffers, to fill.
+// 3^D - 1 neighbor keys up (in a map over all boxes when there are few enough boxes, else among
+// the sorted non-empty keys: CompactNeighbors), first to count, then, once the scans have given
+// the offsets, to fill. M and the totals stay on the device: the host reads them once, at the end
+// of the build (read_summary), and refills only when an id buffer turned out too small.
 #include "tree/tree_gpu_lists.cuh"
 
 namespace nf::tree_gpu {
 namespace {
 
-// Capacity for `need` entries, with headroom so that rebuilds of moving particles rarely
-// reallocate.
-void reserve(gpu::DeviceBuffer<std::uint32_t>& b, std::uint32_t need) {
-  if (b.size() < need || b.size() == 0) b = gpu::DeviceBuffer<std::uint32_t>(std::size_t(need) + need / 8 + 1);
+struct MapPolicy {
+  static constexpr unsigned threads = 256;
+};
+
+// map[box_key[k]] = k for the M non-empty boxes (the map was cleared to kNoBox before).
+__global__ void map_kernel(const std::uint64_t* __restrict__ box_key, const std::uint32_t* __restrict__ boxes,
+                           std::uint32_t capacity, std::uint32_t* __restrict__ map) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < capacity && k < *boxes) map[box_key[k]] = k;
+}
+
+__global__ void summary_kernel(const std::uint32_t* __restrict__ counters, const std::uint32_t* __restrict__ full_offset,
+                               const std::uint32_t* __restrict__ half_offset, const Domain* __restrict__ domain,
+                               bool lists, BuildSummary* __restrict__ out) {
+  for (int c = 0; c < kCounters; ++c) out->counters[c] = counters[c];
+  const std::uint32_t m = counters[kBoxes];
+  out->counters[kFullLinks] = lists ? full_offset[m] : 0;
+  out->counters[kHalfLinks] = lists ? half_offset[m] : 0;
+  out->domain = *domain;
+}
+
+template <int D>
+CompactNeighbors<D> compact_source(const DeviceTree& t, const Scratch& s) {
+  return {t.box_key.data(), s.counters.data() + kBoxes, s.box_map.size() ? s.box_map.data() : nullptr, t.level};
 }
 
 }  // namespace
@@ -18,18 +39,43 @@ void reserve(gpu::DeviceBuffer<std::uint32_t>& b, std::uint32_t need) {
 std::size_t neighbors_temp_bytes(std::size_t boxes) { return scan_temp_bytes(std::uint64_t(boxes) + 1); }
 
 void build_compact_lists(DeviceTree& t, Scratch& s) {
-  const std::uint32_t m = t.nonempty_count;
+  const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
+  if (s.box_map.size() && capacity > 0) {
+    s.box_map.fill(0xFF);  // kNoBox everywhere
+    map_kernel<<<gpu::blocks_for(capacity, MapPolicy::threads), MapPolicy::threads>>>(
+        t.box_key.data(), s.counters.data() + kBoxes, capacity, s.box_map.data());
+    NF_CUDA_LAUNCHED();
+  }
   gpu::dispatch_dim(t.dim, [&](auto dim) {
-    const CompactNeighbors<decltype(dim)::value> source{t.box_key.data(), m, t.level};
-    count_neighbors(source, m, s, t.near_full_offset.data(), t.near_half_offset.data());
-    // The totals size the id buffers: one small synchronous read each.
-    gpu::copy_to_host(&t.near_full_links, t.near_full_offset.data() + m, sizeof(std::uint32_t));
-    gpu::copy_to_host(&t.near_half_links, t.near_half_offset.data() + m, sizeof(std::uint32_t));
-    reserve(t.near_full_ids, t.near_full_links);
-    reserve(t.near_half_ids, t.near_half_links);
-    fill_neighbors(source, m, t.near_full_offset.data(), t.near_half_offset.data(), t.near_full_ids.data(),
-                   t.near_half_ids.data());
+    const auto source = compact_source<decltype(dim)::value>(t, s);
+    count_neighbors(source, capacity, s, t.near_full_offset.data(), t.near_half_offset.data());
+    fill_neighbors(source, capacity, t.near_full_offset.data(), t.near_half_offset.data(), t.near_full_ids.data(),
+                   t.near_half_ids.data(), t.near_full_ids.size(), t.near_half_ids.size());
   });
+}
+
+void refill_compact_lists(DeviceTree& t, Scratch& s) {
+  // Headroom, so that rebuilds of moving particles rarely come back here.
+  auto reserve = [](gpu::DeviceBuffer<std::uint32_t>& b, std::uint32_t need) {
+    if (b.size() < need) b = gpu::DeviceBuffer<std::uint32_t>(std::size_t(need) + need / 8 + 1);
+  };
+  reserve(t.near_full_ids, t.near_full_links);
+  reserve(t.near_half_ids, t.near_half_links);
+  const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
+  gpu::dispatch_dim(t.dim, [&](auto dim) {
+    fill_neighbors(compact_source<decltype(dim)::value>(t, s), capacity, t.near_full_offset.data(),
+                   t.near_half_offset.data(), t.near_full_ids.data(), t.near_half_ids.data(), t.near_full_ids.size(),
+                   t.near_half_ids.size());
+  });
+}
+
+BuildSummary read_summary(Scratch& s, const DeviceTree& t, bool lists) {
+  summary_kernel<<<1, 1>>>(s.counters.data(), t.near_full_offset.data(), t.near_half_offset.data(), s.domain.data(),
+                           lists, s.summary.data());
+  NF_CUDA_LAUNCHED();
+  BuildSummary out;
+  gpu::copy_to_host(&out, s.summary.data(), sizeof out);
+  return out;
 }
 
 }  // namespace nf::tree_gpu

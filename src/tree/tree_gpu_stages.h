@@ -23,8 +23,22 @@ struct DomainBounds {
   unsigned long long lo[3], hi[3];
 };
 
-//! Slots of Scratch::counters, read back by the host.
-enum Counter : int { kMaxCount = 0, kBoxes = 1, kCounters = 2 };
+//! Slots of Scratch::counters: M, the largest box and the list totals, computed on the device
+//! and read back by the host once, at the end of a build (BuildSummary).
+enum Counter : int { kMaxCount = 0, kBoxes = 1, kFullLinks = 2, kHalfLinks = 3, kCounters = 4 };
+
+//! What the host learns of a build, in one copy: the counters and the domain.
+struct BuildSummary {
+  std::uint32_t counters[kCounters];
+  Domain domain;
+};
+
+//! The neighbor lists look keys up in a map over all boxes (box key -> compact id, or kNoBox)
+//! when there are at most this many boxes, and at most kMapBoxesPerParticle per particle;
+//! otherwise by a search among the non-empty keys (docs/design.md §12, "The step on the GPU").
+constexpr std::uint64_t kMapBoxes = std::uint64_t(1) << 24;
+constexpr std::uint64_t kMapBoxesPerParticle = 64;
+constexpr std::uint32_t kNoBox = 0xFFFFFFFFu;
 
 //! The builder's scratch memory, sized once for (dim, level, N).
 struct Scratch {
@@ -33,6 +47,8 @@ struct Scratch {
   gpu::DeviceBuffer<std::uint32_t> index;        //!< N: identity (the sort's input values)
   gpu::DeviceBuffer<std::uint32_t> full_count, half_count;  //!< per box + 1 (compact or dense)
   gpu::DeviceBuffer<std::uint32_t> counters;                //!< kCounters entries
+  gpu::DeviceBuffer<std::uint32_t> box_map;  //!< nbox entries when the lists use the map, else none
+  gpu::DeviceBuffer<BuildSummary> summary;   //!< the counters and the domain, gathered for one copy
   gpu::DeviceBuffer<DomainBounds> bounds;
   gpu::DeviceBuffer<Domain> domain;
   gpu::DeviceBuffer<unsigned char> temp;  //!< CUB temporary storage for every stage
@@ -55,15 +71,22 @@ void sort_keys(DeviceTree& t, Scratch& s);
 
 // boxes
 std::size_t boxes_temp_bytes(std::size_t n);
-//! t.box_key, box_first, particle_compact_box from s.sorted_keys; t.nonempty_count (read back);
-//! the largest box into s.counters[kMaxCount].
+//! t.box_key, box_first, particle_compact_box from s.sorted_keys; M into s.counters[kBoxes] and
+//! the largest box into s.counters[kMaxCount] (both stay on the device: no host read).
 void find_boxes(DeviceTree& t, Scratch& s);
 
 // neighbors
 std::size_t neighbors_temp_bytes(std::size_t boxes);
-//! Compact full and half lists of t's non-empty boxes; t.near_*_links (read back); grows the
-//! id buffers when needed.
+//! Compact full and half lists of the non-empty boxes (M read on the device: the kernels and
+//! scans run over the capacity, min(N, nbox) boxes); the totals into s.counters[kFullLinks /
+//! kHalfLinks]. Ids past an id buffer's capacity are not written: the builder checks the totals
+//! in the summary and refills after growing (refill_compact_lists).
 void build_compact_lists(DeviceTree& t, Scratch& s);
+//! The fill again, after the id buffers grew to the totals (t.near_*_links set).
+void refill_compact_lists(DeviceTree& t, Scratch& s);
+//! s.summary = the counters and the domain (one small kernel; the list totals only when `lists`:
+//! t's offsets are written), then one copy to the host.
+BuildSummary read_summary(Scratch& s, const DeviceTree& t, bool lists);
 
 // dense
 std::size_t dense_temp_bytes(std::uint64_t nbox);
