@@ -115,6 +115,15 @@ class ForceMethod {
   //! Device methods: the same into device vectors (input order, or the state's order after
   //! prepare_in_place moved it).
   virtual void accelerations(DeviceVectors& out);
+  //! Device methods after prepare_in_place moved the state: where their own output of the last
+  //! evaluation lies on the device, one Acc4<float> or Acc4<double> row per state row (in the
+  //! state's order), for a simulation's kicks to read directly; null data when there is none such
+  //! (then accelerations(DeviceVectors&) is the way).
+  struct StateOrderAcc {
+    const void* rows = nullptr;
+    bool double_rows = false;
+  };
+  virtual StateOrderAcc state_order_acc() { return {}; }
   //! Overwrites the output with NaN, so a run that skips a particle cannot pass a test.
   virtual void poison_output() = 0;
 

@@ -73,6 +73,10 @@ class GpuNearFieldMethod final : public PartMethod {
     scatter_timer_.stop();
     scattered_ = true;
   }
+  StateOrderAcc state_order_acc() override {
+    if (!in_place_) return {};
+    return {acc_.data(), std::is_same_v<T, double>};
+  }
   void poison_output() override { acc_.fill(0xFF); }
   StageTimes times() override {
     const double transfer =

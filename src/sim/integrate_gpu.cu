@@ -1,4 +1,5 @@
 // Kicks and drifts of the leapfrog on the GPU: one thread per particle, float64.
+#include "core/body.h"
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "sim/integrate_gpu.h"
@@ -14,34 +15,71 @@ struct IntegratePolicy {
 
 // Pointers of one axis.
 struct Axis {
-  double* x;        // position (null for a kick)
+  double* x;  // position (null for a kick)
   double* v;
-  const double* a;
 };
 
-template <int D, bool Drift>
-__global__ void step_kernel(Axis ax, Axis ay, Axis az, std::size_t n, double h, double dt) {
+// The accelerations as float64 vectors.
+struct VectorAcc {
+  const double *x, *y, *z;
+  template <int D>
+  __device__ void load(std::size_t i, double* a) const {
+    a[0] = x[i];
+    a[1] = y[i];
+    if constexpr (D == 3) a[2] = z[i];
+  }
+};
+
+// The accelerations as a method's Acc4 rows (one vector load; float widens exactly to double).
+template <class T>
+struct RowAcc {
+  const Acc4<T>* rows;
+  template <int D>
+  __device__ void load(std::size_t i, double* a) const {
+    const Acc4<T> r = rows[i];
+    a[0] = r.x;
+    a[1] = r.y;
+    if constexpr (D == 3) a[2] = r.z;
+  }
+};
+
+template <int D, bool Drift, class A>
+__global__ void step_kernel(Axis ax, Axis ay, Axis az, A acc, std::size_t n, double h_before, double h, double dt) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Axis axes[3] = {ax, ay, az};
+  double a[3];
+  acc.template load<D>(i, a);
 #pragma unroll
   for (int d = 0; d < D; ++d) {
     // Rounded products and sums, never contracted into an FMA: the same arithmetic as the host
     // leapfrog (sim/state.cc; C++17 without extensions does not contract), so a run on the GPU and
     // one whose forces come back to the host (simulate --gpus G) follow bitwise the same
-    // trajectory from bitwise the same forces.
-    const double v = __dadd_rn(axes[d].v[i], __dmul_rn(axes[d].a[i], h));  // kick
+    // trajectory from bitwise the same forces. A deferred kick is its own rounded step.
+    double v = axes[d].v[i];
+    if (h_before != 0.0) v = __dadd_rn(v, __dmul_rn(a[d], h_before));  // the previous step's kick
+    v = __dadd_rn(v, __dmul_rn(a[d], h));                               // kick
     axes[d].v[i] = v;
     if constexpr (Drift) axes[d].x[i] = __dadd_rn(axes[d].x[i], __dmul_rn(v, dt));  // drift
   }
 }
 
 template <bool Drift>
-void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, double h, double dt) {
+void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, const KickAcc& a, double h_before, double h, double dt) {
   if (n == 0) return;
+  const unsigned grid = gpu::blocks_for(n, IntegratePolicy::threads), threads = IntegratePolicy::threads;
   gpu::dispatch_dim(dim, [&](auto d) {
-    step_kernel<decltype(d)::value, Drift>
-        <<<gpu::blocks_for(n, IntegratePolicy::threads), IntegratePolicy::threads>>>(ax, ay, az, n, h, dt);
+    constexpr int D = decltype(d)::value;
+    if (a.vectors) {
+      const VectorAcc acc{a.vectors->x.data(), a.vectors->y.data(), D == 3 ? a.vectors->z.data() : nullptr};
+      step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, acc, n, h_before, h, dt);
+    } else if (a.double_rows) {
+      step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, RowAcc<double>{static_cast<const Acc4<double>*>(a.rows)}, n,
+                                               h_before, h, dt);
+    } else {
+      step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, RowAcc<float>{static_cast<const Acc4<float>*>(a.rows)}, n,
+                                               h_before, h, dt);
+    }
     NF_CUDA_LAUNCHED();
   });
 }
@@ -76,14 +114,13 @@ void restore_input_order(DeviceParticles& p, DeviceVectors& v, DeviceVectors& ac
   NF_CUDA_LAUNCHED();
 }
 
-void kick(DeviceVectors& v, const DeviceVectors& a, double h) {
-  launch<false>(v.dim, v.n, {nullptr, v.x.data(), a.x.data()}, {nullptr, v.y.data(), a.y.data()},
-                {nullptr, v.z.data(), a.z.data()}, h, 0.0);
+void kick(DeviceVectors& v, const KickAcc& a, double h) {
+  launch<false>(v.dim, v.n, {nullptr, v.x.data()}, {nullptr, v.y.data()}, {nullptr, v.z.data()}, a, 0.0, h, 0.0);
 }
 
-void kick_drift(DeviceParticles& p, DeviceVectors& v, const DeviceVectors& a, double h, double dt) {
-  launch<true>(v.dim, v.n, {p.x.data(), v.x.data(), a.x.data()}, {p.y.data(), v.y.data(), a.y.data()},
-               {p.z.data(), v.z.data(), a.z.data()}, h, dt);
+void kick_drift(DeviceParticles& p, DeviceVectors& v, const KickAcc& a, double h_before, double h, double dt) {
+  launch<true>(v.dim, v.n, {p.x.data(), v.x.data()}, {p.y.data(), v.y.data()}, {p.z.data(), v.z.data()}, a, h_before,
+               h, dt);
 }
 
 }  // namespace nf::sim_gpu

@@ -6,12 +6,22 @@
 
 namespace nf::sim_gpu {
 
-//! v += a h on every axis.
-void kick(DeviceVectors& v, const DeviceVectors& a, double h);
+//! The accelerations a kick reads: float64 vectors, or a method's own output rows (Acc4<float>
+//! or Acc4<double>, already in the state's order: ForceMethod::state_order_acc), which saves
+//! copying them into vectors every step.
+struct KickAcc {
+  const DeviceVectors* vectors = nullptr;
+  const void* rows = nullptr;
+  bool double_rows = false;
+};
 
-//! v += a h, then x += v dt: a step's opening kick and its drift in one pass (the same operations,
-//! in the same order, as a kick followed by a drift).
-void kick_drift(DeviceParticles& p, DeviceVectors& v, const DeviceVectors& a, double h, double dt);
+//! v += a h on every axis.
+void kick(DeviceVectors& v, const KickAcc& a, double h);
+
+//! v += a h_before (when h_before != 0: the previous step's closing kick, deferred), then
+//! v += a h, then x += v dt: the same operations, in the same order, as the separate kicks and
+//! drift, in one pass over the arrays.
+void kick_drift(DeviceParticles& p, DeviceVectors& v, const KickAcc& a, double h_before, double h, double dt);
 
 //! The state back in input order after a method moved it (ForceMethod::prepare_in_place): every
 //! array a of p, v and acc goes to a'[index[s]] = a[s], and index becomes 0, 1, ..., n - 1.

@@ -19,12 +19,13 @@ void leapfrog(State& state, const LeapfrogSteps& steps, const LeapfrogHooks& hoo
     if (on_grid(s)) state.restore_input_order();       // a resume from this step's snapshot sums alike
     state.compute_accelerations(s);                    // a = F(x)
     state.kick(half);                                  // v += a dt/2
-    const double integrate_ms = state.integrate_ms();  // waits for the kick: the step is complete
+    const double integrate_ms = state.integrate_ms();  // waits for the step's work
     const double wall_ms = clock.ms();
     const StepCost cost = step_cost(wall_ms, integrate_ms, state.method().times());
     if (hooks.outputs) hooks.outputs(s);
     if (hooks.stepped) hooks.stepped(s, cost);
   }
+  state.complete();  // the last step's closing kick, if deferred
 }
 
 }  // namespace nf::sim

@@ -70,27 +70,55 @@ class DeviceState : public State {
     index_ = gpu::DeviceBuffer<std::uint32_t>(rows);
   }
   void compute_accelerations(std::uint64_t step) override {
+    complete();  // (a kick still deferred here would read the accelerations about to be replaced)
     if (method_.prepare_in_place(p_, v_, index_, step)) moved_ = true;
     method_.evaluate();
-    method_.accelerations(a_);
+    // The kicks read the method's own output where it lies in the state's order; a_ is then
+    // filled only when asked for (accelerations(), restore_input_order()).
+    rows_ = moved_ ? method_.state_order_acc() : ForceMethod::StateOrderAcc{};
+    a_current_ = rows_.rows == nullptr;
+    if (a_current_) method_.accelerations(a_);
+    done_.record();
   }
   void restore_input_order() override {
     if (!moved_) return;
+    complete();
+    current_a();
     sim_gpu::restore_input_order(p_, v_, a_, index_);
+    rows_ = {};  // the method's rows keep the old order
     moved_ = false;
   }
+  // The closing kick of a step waits for the next step's opening kick (kick_drift), so that both
+  // read the accelerations and write the velocities in one pass.
   void kick(double h) override {
-    kick_timer_.start();
-    sim_gpu::kick(v_, a_, h);
-    kick_timer_.stop();
+    complete();  // two kicks in a row stay two rounded steps
+    deferred_kick_ = h;
   }
   void kick_drift(double h, double dt) override {
     drift_timer_.start();
-    sim_gpu::kick_drift(p_, v_, a_, h, dt);
+    sim_gpu::kick_drift(p_, v_, kick_acc(), deferred_kick_, h, dt);
     drift_timer_.stop();
+    deferred_kick_ = 0.0;
+    drifted_ = true;
   }
-  double integrate_ms() override { return drift_timer_.elapsed_ms() + kick_timer_.elapsed_ms(); }
+  void complete() override {
+    if (deferred_kick_ == 0.0) return;
+    kick_timer_.start();
+    sim_gpu::kick(v_, kick_acc(), deferred_kick_);
+    kick_timer_.stop();
+    deferred_kick_ = 0.0;
+    kicked_ = true;
+  }
+  double integrate_ms() override {
+    done_.synchronize();
+    double ms = 0.0;
+    if (drifted_) ms += drift_timer_.elapsed_ms();
+    if (kicked_) ms += kick_timer_.elapsed_ms();
+    drifted_ = kicked_ = false;
+    return ms;
+  }
   Particles& particles() override {
+    complete();
     const std::vector<std::uint32_t> rows = input_rows();
     download(p_.x, rows, host_.x);
     download(p_.y, rows, host_.y);
@@ -103,7 +131,10 @@ class DeviceState : public State {
     return host_;
   }
   double potential() override { return method_.device_potential(); }
-  std::vector<double> accelerations() override { return interleave(a_); }
+  std::vector<double> accelerations() override {
+    current_a();
+    return interleave(a_);
+  }
   std::vector<double> accelerations_of(ForceMethod& other, std::uint64_t step) override {
     DeviceVectors a(host_.dim, host_.size());
     other.prepare(p_, step);
@@ -113,6 +144,16 @@ class DeviceState : public State {
   }
 
  private:
+  sim_gpu::KickAcc kick_acc() const {
+    if (a_current_) return {&a_, nullptr, false};
+    return {nullptr, rows_.rows, rows_.double_rows};
+  }
+  // a_ = the last evaluation's accelerations, when the kicks have been reading the method's rows.
+  void current_a() {
+    if (a_current_) return;
+    method_.accelerations(a_);
+    a_current_ = true;
+  }
   // The input row of each device row (empty: the identity).
   std::vector<std::uint32_t> input_rows() const { return moved_ ? index_.download() : std::vector<std::uint32_t>(); }
   // out[rows[s]] = a[s] (rows empty: out = a).
@@ -144,7 +185,12 @@ class DeviceState : public State {
   DeviceVectors v_, a_;
   gpu::DeviceBuffer<std::uint32_t> index_;  // device row -> input row
   bool moved_ = false;                      // index_ is not the identity
+  ForceMethod::StateOrderAcc rows_;         // the method's output in the state's order, if any
+  bool a_current_ = true;                   // a_ holds the last evaluation (else rows_ does)
+  double deferred_kick_ = 0.0;              // h of a kick not yet applied
+  bool drifted_ = false, kicked_ = false;   // timers with a reading since integrate_ms
   gpu::EventTimer drift_timer_, kick_timer_;
+  gpu::Event done_;                         // after the last evaluation's work
 };
 #endif
 

@@ -18,7 +18,7 @@ class State {
   virtual ~State() = default;
   //! a = the method's accelerations of the current positions (`step` picks a sub-sample's offset).
   virtual void compute_accelerations(std::uint64_t step) = 0;
-  //! v += a h.
+  //! v += a h (a device state may defer it: see complete()).
   virtual void kick(double h) = 0;
   //! v += a h, then x += v dt.
   virtual void kick_drift(double h, double dt) = 0;
@@ -37,9 +37,13 @@ class State {
   //! before the force evaluation of every step on the snapshot grid, so that a run resumed from
   //! such a snapshot (read in input order) evaluates the same forces in the same order, bit for bit.
   virtual void restore_input_order() {}
-  //! Milliseconds of the last kick_drift plus the last kick (CUDA events on the GPU, read here:
-  //! waits for the kick).
+  //! Milliseconds of the integration since the last call (the last kick_drift plus any kick
+  //! applied; CUDA events on the GPU). Waits until the step's work is complete.
   virtual double integrate_ms() = 0;
+  //! Applies any deferred kick: a device state may hold a step's closing kick back and apply it
+  //! with the next step's opening kick in one pass (docs/design.md §12); particles() and
+  //! accelerations() apply it first, and a run calls this after its last step.
+  virtual void complete() {}
   ForceMethod& method() { return method_; }
 
  protected:
