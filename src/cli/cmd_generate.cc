@@ -19,7 +19,7 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream& err) {
   add_input_options(d, in, false);
   po::variables_map vm;
   if (!parse_args(args, d, vm, out,
-                  "usage: nearfield generate --dist uniform|uniform-fast|uniform-exact|plummer|clusters|lattice|shell|core|corners|galaxies "
+                  "usage: nearfield generate --dist uniform|uniform-fast|uniform-exact|plummer|clusters|mixed|lattice|shell|core|corners|galaxies "
                   "--dim 2|3 (--n N | --level K --ppb P) [--seed S] --output FILE [--format csv|tipsy|tab|bin]"))
     return 0;
   check_output_path(output);

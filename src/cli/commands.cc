@@ -130,7 +130,7 @@ void add_input_options(po::options_description& d, InputArgs& a, bool with_input
         ("input", po::value(&a.input), "particle file (.csv, .tipsy/.std, .tab/.dat/.txt, .bin); else a generated input")
         ("input-format", po::value(&a.input_format), "format of --input when its extension does not say: csv, tipsy, tab, bin");
   d.add_options()
-      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-fast, uniform-exact, plummer, clusters, lattice, shell, core, corners, galaxies (comma list in sweeps)")
+      ("dist", po::value(&a.dist)->default_value(a.dist), "generated distribution: uniform, uniform-fast, uniform-exact, plummer, clusters, mixed, lattice, shell, core, corners, galaxies (comma list in sweeps)")
       ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
       ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")

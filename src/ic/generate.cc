@@ -162,13 +162,13 @@ void extreme_layout(Particles& p, Random& r, const std::string& dist) {
 }  // namespace
 
 const char* generator_names() {
-  return "uniform, uniform-fast, uniform-exact, plummer, clusters, lattice, shell, core, corners, galaxies";
+  return "uniform, uniform-fast, uniform-exact, plummer, clusters, mixed, lattice, shell, core, corners, galaxies";
 }
 
 std::int64_t generated_count(const GenerateOptions& o) { return particle_count(o); }
 
 double generated_bytes(const GenerateOptions& o) {
-  const bool velocities = o.dist == "plummer" || o.dist == "clusters" || o.dist == "galaxies";
+  const bool velocities = o.dist == "plummer" || o.dist == "clusters" || o.dist == "mixed" || o.dist == "galaxies";
   const double n = static_cast<double>(particle_count(o)), d = o.dim == 2 ? 2.0 : 3.0;
   return n * 8.0 * (d + 1.0 + (velocities ? d : 0.0)) * (o.dist == "uniform-exact" ? 2.0 : 1.0);
 }
@@ -190,7 +190,7 @@ Particles generate(const GenerateOptions& o) {
   p.dim = o.dim;
   p.resize(static_cast<std::size_t>(n));
   Random r(o.seed);
-  const bool has_velocities = o.dist == "plummer" || o.dist == "clusters";
+  const bool has_velocities = o.dist == "plummer" || o.dist == "clusters" || o.dist == "mixed";
   if (has_velocities) {
     p.vx.resize(p.size());
     p.vy.resize(p.size());
@@ -222,6 +222,23 @@ Particles generate(const GenerateOptions& o) {
       const Vec& c = centre[i % centre.size()];
       if (o.dim == 2) pos[2] = 0.0;
       store(p, i, pos + c);
+      store_velocity(p, i, vel);
+    }
+  } else if (o.dist == "mixed") {
+    // Scales that no one level suits: 40% in a Plummer sphere of scale 0.1, 40% in one of scale
+    // 0.005, 20% uniform over [0,1)^D (the background, at rest).
+    const Vec wide(0.35, 0.4, 0.45), tight(0.7, 0.65, 0.6);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      Vec pos = Vec::Zero(), vel = Vec::Zero();
+      const std::size_t part = i % 5;
+      if (part < 4) {
+        plummer_particle(r, part < 2 ? 0.1 : 0.005, pos, vel);
+        pos += part < 2 ? wide : tight;
+      } else {
+        pos = Vec(r.uniform(), r.uniform(), r.uniform());
+      }
+      if (o.dim == 2) pos[2] = vel[2] = 0.0;
+      store(p, i, pos);
       store_velocity(p, i, vel);
     }
   } else if (is_extreme_layout(o.dist)) {

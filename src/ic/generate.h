@@ -14,7 +14,7 @@ namespace nf {
 
 //! What to generate. Either n, or level and ppb (N = 4^level ppb in 2D, 8^level ppb in 3D).
 struct GenerateOptions {
-  std::string dist = "uniform";  //!< uniform | uniform-fast | uniform-exact | plummer | clusters | lattice | shell | core | corners | galaxies
+  std::string dist = "uniform";  //!< uniform | uniform-fast | uniform-exact | plummer | clusters | mixed | lattice | shell | core | corners | galaxies
   int dim = 3;
   std::int64_t n = -1;
   int level = -1;
@@ -42,6 +42,9 @@ const char* generator_names();
 //!   x, y projection.
 //! - clusters: `clusters` Plummer spheres of scale radius 0.02 centred uniformly in [0.1,0.9]^D,
 //!   the N points shared evenly; boxes with thousands of points next to empty ones.
+//! - mixed: scales no single level suits (the per-kernel --level auto's test input): 40% in a
+//!   Plummer sphere of scale radius 0.1 at (0.35, 0.4, 0.45), 40% in one of scale 0.005 at
+//!   (0.7, 0.65, 0.6), 20% uniform over [0,1)^D at rest.
 //! - lattice: s^D points at i/s (s = N^(1/D) must be an integer), each displaced uniformly by up
 //!   to jitter/2 spacings per axis.
 //! Extreme layouts for validation (docs/design.md §11):
