@@ -1,12 +1,15 @@
 // `--level auto` (tree/level_rule.h, methods/auto_level.h): the cost the rule minimises, checked
 // against a brute-force tree; the levels it picks for uniform, uniform-exact and clustered input;
 // the level it gives forces, validate and bench for the kernels' layout.
+#include <cmath>
 #include <set>
 #include <sstream>
 
 #include "core/errors.h"
 #include "io/csv_file.h"
 #include "methods/auto_level.h"
+#include "methods/level_costs.h"
+#include "methods/registry.h"
 #include "tree/box_rule.h"
 #include "tree/domain.h"
 #include "tree/level_rule.h"
@@ -58,6 +61,72 @@ TEST_CASE("level auto: the cost it minimises is the documented one, and pruning 
       CHECK(c.chosen().cost == best);
       for (const LevelCost& e : c.evaluated) CHECK(e.cost == reference_cost(p, e.level));
     }
+}
+
+TEST_CASE("level auto with a kernel's cost model: its documented time, pruning exact, dense kernels count every box") {
+  for (int dim : {2, 3})
+    for (const char* dist : {"uniform", "clusters", "plummer"})
+      for (bool dense : {false, true}) {
+        CAPTURE(dim);
+        CAPTURE(dist);
+        CAPTURE(dense);
+        const Particles p = test::make(dist, dim, 2000, 5);
+        const Domain d = default_domain(p);
+        KernelCostModel model;
+        model.kernel = "test";
+        model.pair_s = 5e-13;
+        model.box_s = dense ? 2e-10 : 4e-12;
+        model.link_s = dense ? 0.0 : 1e-11;
+        model.all_boxes = dense;
+        const int deepest = dim == 2 ? 12 : 8;
+        const LevelChoice c = choose_level(p, d, deepest, &model);
+        // The documented time at every level, from the brute-force tree: t_pair (pairs + c M)
+        // + t_box B + t_link L, B and L over the non-empty boxes, or every box and link (dense).
+        double best = 1e300;
+        int best_level = -1;
+        for (int level = 0; level <= deepest; ++level) {
+          const test::ReferenceTree ref = test::reference_tree(p, level, d);
+          std::uint64_t pairs = 0;
+          reference_cost(p, level, &pairs);
+          double boxes = static_cast<double>(ref.key.size()), links = 0;
+          for (const auto& near : ref.near) links += 1.0 + static_cast<double>(near.size());
+          const double m = boxes;
+          if (dense) {
+            boxes = std::ldexp(1.0, dim * level);
+            links = boxes + static_cast<double>(full_link_count(dim, level));
+          }
+          const double t = model.pair_s * (static_cast<double>(pairs) + auto_box_overhead(dim) * m) +
+                           model.box_s * boxes + model.link_s * links;
+          CHECK(model.cost(dim, level, static_cast<double>(pairs), m, links) == doctest::Approx(t).epsilon(1e-12));
+          if (t < best * (1 - 1e-12)) best = t, best_level = level;
+        }
+        CHECK(c.level == best_level);
+        CHECK(c.chosen().cost == doctest::Approx(best).epsilon(1e-9));
+        CHECK(describe(c).find("test's modelled time") != std::string::npos);
+      }
+}
+
+TEST_CASE("level auto per kernel: a kernel with a cost model gets its own choice within its own depth limit") {
+  const Particles p = test::make("clusters", 3, 3000, 9);
+  const Domain d = default_domain(p);
+  for (const char* kernel : {"bpb-lb", "n3-rotate", "bpb", "ppt"}) {
+    CAPTURE(kernel);
+    REQUIRE(kernel_cost_model(kernel, 3) != nullptr);
+    const LevelChoice c = choose_level_for(p, d, {kernel});
+    CHECK(c.model == kernel_cost_model(kernel, 3));
+    CHECK(c.deepest == deepest_auto_level(3, find_kernel(kernel).dense_tree()));
+    CHECK(c.level == choose_level(p, d, c.deepest, c.model).level);
+    CHECK(describe(c).find(std::string(kernel) + "'s modelled time") != std::string::npos);
+    // AutoLevels (a sweep's cells) makes the same choice from one shared scan.
+    AutoLevels levels(p, d);
+    std::string note;
+    CHECK(levels.near(find_kernel(kernel), note) == c.level);
+    CHECK(note.find(kernel) == 0);
+  }
+  // Several kernels together, or one without a model (CPU kernels), keep the generic rule.
+  CHECK(choose_level_for(p, d, {"bpb-lb", "n3-rotate"}).model == nullptr);
+  CHECK(choose_level_for(p, d, {"cpu-omp"}).model == nullptr);
+  CHECK(kernel_cost_model("cpu-omp", 3) == nullptr);
 }
 
 TEST_CASE("level auto: uniform-exact input with P per box picks the level with P_t = 16 per box") {

@@ -73,8 +73,10 @@ LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<st
   // The near-field rule chooses for the kernels that are not full methods; a full method at
   // --level auto has a level of its own per cell (Sweep::run), so with only full methods the
   // point's level stays kAutoLevel, never used.
+  // Near-field kernels get a level each in Sweep::run too; the point's level is for the rest.
   const bool only_full = !kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [](const std::string& k) {
-    return find_kernel(k).far_field();
+    const KernelInfo& info = find_kernel(k);
+    return info.far_field() || info.uses_tree();
   });
   at.point.level = only_full ? pt.level : resolve_level(pt.level, at.particles, *s.domain, kernels, note);
   if (!note.empty()) out << note << "\n";
@@ -185,7 +187,11 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
       // The cell's level: the point's, or a full method's own at --level auto (its order,
       // precision and near kernel weigh in: methods/full_level_rule.h), chosen and printed once.
       int level = near_level;
-      if (at.point.auto_level && k.far_field()) {
+      if (at.point.auto_level && !k.far_field() && k.uses_tree()) {
+        std::string note;  // each near-field kernel its own level (methods/level_costs.h)
+        level = full_levels.near(k, note);
+        if (!note.empty()) out << note << "\n";
+      } else if (at.point.auto_level && k.far_field()) {
         const ResultsRow unkeyed;
         const SweepCell probe{i, at, cell.precision_index, cell.precision, k, cell.spread, cell.order, unkeyed};
         std::string note;

@@ -4,6 +4,7 @@
 
 #include "tree/box_rule.h"
 #include "methods/full_method.h"
+#include "methods/level_costs.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
 
@@ -23,7 +24,8 @@ LevelChoice choose_level_for(const Particles& p, const Domain& domain, const std
     const KernelInfo& k = find_kernel(name);
     dense = dense || (k.near_field() && k.dense_tree());
   }
-  return choose_level(p, domain, deepest_auto_level(p.dim, dense));
+  const KernelCostModel* model = kernels.size() == 1 ? kernel_cost_model(kernels[0], p.dim) : nullptr;
+  return choose_level(p, domain, deepest_auto_level(p.dim, dense), model);
 }
 
 int resolve_level(int level, const Particles& p, const Domain& domain, const std::vector<std::string>& kernels,
@@ -59,6 +61,18 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
   const FullLevelChoice c = choose_full_level_for(*scan_, k, run);
   note = describe(c);
   chosen_[key] = c.level;
+  return c.level;
+}
+
+int AutoLevels::near(const KernelInfo& k, std::string& note) {
+  note.clear();
+  const auto known = chosen_.find(k.name);
+  if (known != chosen_.end()) return known->second;
+  if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
+  const int deepest = deepest_auto_level(p_.dim, k.near_field() && k.dense_tree());
+  const LevelChoice c = choose_level(*scan_, deepest, kernel_cost_model(k.name, p_.dim));
+  note = k.name + ": " + describe(c);
+  chosen_[k.name] = c.level;
   return c.level;
 }
 

@@ -24,7 +24,8 @@ constexpr int kAutoLevel = -1;
 //! layout the deepest level whose dense arrays take at most 1 GiB (2D level 12, 3D level 7).
 int deepest_auto_level(int dim, bool dense);
 
-//! The rule applied for these kernels (registry names; a dense-tree kernel limits the depth).
+//! The rule applied for these kernels (registry names; a dense-tree kernel limits the depth); one
+//! kernel with a cost model of its own (methods/level_costs.h) gets that model's choice.
 LevelChoice choose_level_for(const Particles& p, const Domain& domain, const std::vector<std::string>& kernels);
 
 //! `level` itself, or for kAutoLevel the rule's choice, with `note` set to the line that says so
@@ -46,6 +47,9 @@ class AutoLevels {
   //! The level of full method k with setup s; `note` is the choice's line the first time it is
   //! made, empty when it was made before.
   int full(const KernelInfo& k, const MethodSetup& s, std::string& note);
+  //! The level of near-field kernel k by its own cost (methods/level_costs.h; the generic rule
+  //! when it has none) within its own depth limit; `note` as above.
+  int near(const KernelInfo& k, std::string& note);
 
  private:
   const Particles& p_;

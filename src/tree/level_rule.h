@@ -35,11 +35,27 @@ struct AutoLevelPolicy {
 //! c of the rule for this dimension: 3^dim * P_t^2.
 double auto_box_overhead(int dim);
 
+//! A kernel's own cost at a level (its family's measured rates; methods/level_costs.h): seconds
+//! per near-field pair, per box and per link (a box with itself or with a neighbor), counting the
+//! non-empty boxes and the links among them, or every box and link for kernels that run over the
+//! dense layout; plus the generic rule's c per non-empty box, priced at the kernel's pair time (a
+//! tree method's cost of a box beyond its near field: without it the near field alone is cheapest
+//! at one particle per box). With a model the rule minimizes this instead of pairs + c M; the early
+//! stop is the same argument (pairs >= N; boxes and links only grow with the level).
+struct KernelCostModel {
+  std::string kernel;  //!< whose rates these are (the note names it)
+  double pair_s = 0, box_s = 0, link_s = 0;
+  bool all_boxes = false;
+  //! The cost, seconds, at a level with these pairs, non-empty boxes and links among them.
+  double cost(int dim, int level, double pairs, double boxes, double links) const;
+};
+
 //! The rule's figures at one level.
 struct LevelCost {
   int level = 0;
   std::uint64_t boxes = 0;  //!< M(K), non-empty boxes
   std::uint64_t pairs = 0;  //!< pairs(K) (exact: at most N^2)
+  std::uint64_t links = 0;  //!< links among the non-empty boxes, each box with itself included
   double cost = 0;          //!< pairs(K) + c M(K)
 };
 
@@ -50,6 +66,7 @@ struct LevelChoice {
   int dim = 2;
   std::uint64_t particles = 0;
   double overhead = 0;  //!< c
+  const KernelCostModel* model = nullptr;  //!< the kernel's own cost (then `cost` is seconds)
   std::vector<LevelCost> evaluated;
   //! The evaluated entry of the chosen level.
   const LevelCost& chosen() const;
@@ -80,11 +97,16 @@ class LevelScan {
   std::vector<std::uint64_t> keys_;  // at `deepest`, ascending
 };
 
-//! pairs(K) of the rule for a level's boxes: sum over b of n_b (n_b + particles in b's neighbors).
-std::uint64_t box_pairs(const LevelBoxes& b);
+//! pairs(K) of the rule for a level's boxes: sum over b of n_b (n_b + particles in b's neighbors);
+//! `links`, when given, gets the links among them (each box with itself and its non-empty
+//! neighbors).
+std::uint64_t box_pairs(const LevelBoxes& b, std::uint64_t* links = nullptr);
 
-//! Applies the rule to `p` over `domain`, considering levels 0..deepest (deepest <= max_level).
-LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest);
+//! Applies the rule to `p` over `domain`, considering levels 0..deepest (deepest <= max_level);
+//! with a model (which must outlive the choice), that kernel's cost.
+LevelChoice choose_level(const Particles& p, const Domain& domain, int deepest, const KernelCostModel* model = nullptr);
+//! The same over a scan made at a level >= deepest (several kernels choose from one scan).
+LevelChoice choose_level(const LevelScan& scan, int deepest, const KernelCostModel* model = nullptr);
 
 //! The rule's figures at exactly one level (the same computation choose_level runs).
 LevelCost level_cost(const Particles& p, const Domain& domain, int level);
