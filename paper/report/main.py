@@ -4,6 +4,7 @@ import glob
 import os
 
 from .common import Report, find_nearfield
+from .auto_level import auto_level
 from .depth import depth
 from .discussion import discussion
 from .experiment_setup import setup
@@ -36,6 +37,7 @@ SECTIONS = [
     ("Particles per box at several depths", ppb),
     ("Validation against all-pairs", validation),
     ("Non-uniform inputs: load balance and the automatic level", nonuniform),
+    ("A level per kernel", auto_level),
     ("Simulation: energy, cost of a step, a galaxy collision", simulation),
     ("Several GPUs", multigpu),
     ("The near field inside a full FMM on Hopper", fmm_hopper),
