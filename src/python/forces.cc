@@ -122,9 +122,6 @@ py::object evaluate(const ForceOptions& o, const Particles& p, bool return_info)
 
 }  // namespace
 
-py::object forces_of(const py::object& pos, const py::object& m, const ForceOptions& o, const py::object& tree,
-                     bool return_info);  // python/tree.cc: forces(..., tree=...)
-
 void bind_forces(py::module_& mod) {
   using namespace pybind11::literals;
   mod.def(

@@ -59,6 +59,13 @@ ForceOptions force_options(double softening, const std::string& kernel, const py
                            const std::string& precision, const py::object& order, const py::object& near,
                            const py::object& accuracy, const std::string& mask, const py::object& domain, int gpus);
 
+//! forces(pos, m, ..., tree=tree): the tree's call, after checking that pos are its positions
+//! (python/tree.cc).
+py::object forces_of(const py::object& pos, const py::object& m, const ForceOptions& o, const py::object& tree,
+                     bool return_info);
+
+//! The module's functions, one group per file: forces, potential, forces_at (forces.cc); Tree
+//! (tree.cc); kernels, read, write, generate (files.cc); validate, simulate (runs.cc).
 void bind_forces(py::module_& m);
 void bind_tree(py::module_& m);
 void bind_files(py::module_& m);
