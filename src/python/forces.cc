@@ -74,34 +74,44 @@ std::unique_ptr<ForceMethod> prepared_method(const Resolved& r, const Particles&
   return m;
 }
 
-py::dict run_info(const Resolved& r, ForceMethod& m) {
-  py::dict info;
-  info["kernel"] = r.kernel->name;
-  info["level"] = m.setup().level;
-  info["precision"] = to_string(m.setup().precision);
-  info["softening"] = m.setup().softening;
-  if (r.kernel->far_field()) {
-    info["order"] = m.setup().order;
-    info["near_kernel"] = m.near_kernel();
+RunResult result_of(const Resolved& r, ForceMethod& m) {
+  RunResult out;
+  out.acc = m.accelerations();
+  out.kernel = r.kernel->name;
+  out.level = m.setup().level;
+  out.precision = to_string(m.setup().precision);
+  out.softening = m.setup().softening;
+  out.far_field = r.kernel->far_field();
+  if (out.far_field) {
+    out.order = m.setup().order;
+    out.near_kernel = m.near_kernel();
   }
-  info["forces"] = m.describe();
-  info["note"] = r.note;
-  const StageTimes t = m.times();
-  py::dict times;
-  for (const Stage& st : t.prepare) times[py::str(st.name + "_ms")] = st.ms;
-  times["evaluate_ms"] = t.evaluate_ms;
-  for (const Stage& st : t.evaluate) times[py::str(st.name + "_ms")] = st.ms;
-  info["times"] = times;
-  return info;
+  out.forces = m.describe();
+  out.note = r.note;
+  out.times = m.times();
+  return out;
 }
 
-py::object acceleration_array(ForceMethod& m, const Particles& p) {
-  std::vector<double> acc;
-  {
-    py::gil_scoped_release free;
-    acc = m.accelerations();
+py::object result_object(RunResult&& r, const Particles& p, bool return_info) {
+  py::object acc = owned_array(std::move(r.acc), {static_cast<py::ssize_t>(p.size()), p.dim});
+  if (!return_info) return acc;
+  py::dict info;
+  info["kernel"] = r.kernel;
+  info["level"] = r.level;
+  info["precision"] = r.precision;
+  info["softening"] = r.softening;
+  if (r.far_field) {
+    info["order"] = r.order;
+    info["near_kernel"] = r.near_kernel;
   }
-  return owned_array(std::move(acc), {static_cast<py::ssize_t>(p.size()), p.dim});
+  info["forces"] = r.forces;
+  info["note"] = r.note;
+  py::dict times;
+  for (const Stage& st : r.times.prepare) times[py::str(st.name + "_ms")] = st.ms;
+  times["evaluate_ms"] = r.times.evaluate_ms;
+  for (const Stage& st : r.times.evaluate) times[py::str(st.name + "_ms")] = st.ms;
+  info["times"] = times;
+  return py::make_tuple(acc, info);
 }
 
 namespace {
@@ -109,15 +119,14 @@ namespace {
 // One evaluation of `o` on p: the accelerations, with the run's info when asked.
 py::object evaluate(const ForceOptions& o, const Particles& p, bool return_info) {
   const Resolved r = resolve(o, p);
-  std::unique_ptr<ForceMethod> m;
+  RunResult result;
   {
     py::gil_scoped_release free;
-    m = prepared_method(r, p);
+    const std::unique_ptr<ForceMethod> m = prepared_method(r, p);
     m->evaluate();
+    result = result_of(r, *m);
   }
-  py::object acc = acceleration_array(*m, p);
-  if (!return_info) return acc;
-  return py::make_tuple(acc, run_info(r, *m));
+  return result_object(std::move(result), p, return_info);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -49,10 +50,21 @@ Resolved resolve(const ForceOptions& o, const Particles& p, const std::optional<
                  bool reference = false);
 //! The method of a resolved run, prepared on p (call without the GIL).
 std::unique_ptr<ForceMethod> prepared_method(const Resolved& r, const Particles& p);
-//! What a call with return_info=True returns besides the accelerations.
-py::dict run_info(const Resolved& r, ForceMethod& m);
-//! (N, dim) float64 accelerations of the last evaluation of m.
-py::object acceleration_array(ForceMethod& m, const Particles& p);
+//! One evaluation's result, read from its method (without the GIL, while nothing else uses it).
+struct RunResult {
+  std::vector<double> acc;  //!< dim values per particle, input order
+  std::string kernel, precision, near_kernel, forces, note;
+  int level = 0, order = 0;
+  bool far_field = false;
+  double softening = 0;
+  StageTimes times;
+};
+//! The accelerations and the description of m's last evaluation.
+RunResult result_of(const Resolved& r, ForceMethod& m);
+//! The (N, dim) float64 accelerations (moved, not copied), with the info dict when asked: kernel,
+//! level, precision, softening, order and near_kernel (full methods), forces (what they are), note
+//! (the --level auto line), times (stage times in ms).
+py::object result_object(RunResult&& r, const Particles& p, bool return_info);
 
 //! Reads ForceOptions from a call's keyword arguments.
 ForceOptions force_options(double softening, const std::string& kernel, const py::object& level,

@@ -59,22 +59,20 @@ class PyTree {
     const std::string key = r.kernel->name + "|" + to_string(r.setup.precision) + "|" + std::to_string(r.setup.softening) +
                             "|" + std::to_string(r.setup.order) + "|" + std::to_string(r.setup.accuracy) + "|" +
                             r.setup.near + "|" + to_string(r.setup.mask) + "|" + std::to_string(r.gpus);
-    ForceMethod* method = nullptr;
+    RunResult result;
     {
       py::gil_scoped_release free;
-      const std::lock_guard<std::mutex> lock(mutex_);
+      const std::lock_guard<std::mutex> lock(mutex_);  // one call at a time uses a kept method
       Kept& kept = methods_[key];
       if (!kept.method || kept.masses != p.m) {
         kept.method.reset();
         kept.method = prepared_method(r, p);
         kept.masses = p.m;
       }
-      method = kept.method.get();
-      method->evaluate();
+      kept.method->evaluate();
+      result = result_of(r, *kept.method);
     }
-    py::object acc = acceleration_array(*method, p);
-    if (!return_info) return acc;
-    return py::make_tuple(acc, run_info(r, *method));
+    return result_object(std::move(result), p, return_info);
   }
 
  private:

@@ -106,12 +106,15 @@ def test_simulate_writes_cli_run_folder(tmp_path):
     p = nearfield.generate("plummer", dim=3, n=200, seed=7)
     src = tmp_path / "in.bin"
     nearfield.write(str(src), p["pos"], p["m"], p["vel"])
-    args = dict(kernel="cpu-omp-n3", dt=0.01, steps=6, softening=0.01, level=1, snapshot_every=3, format="bin")
+    args = dict(kernel="cpu-omp-n3", dt=0.01, steps=6, softening=0.01, level=1, snapshot_every=3, format="bin",
+                render_every=3, render_size=64)
     r = nearfield.simulate(p["pos"], p["m"], p["vel"], output_dir=str(tmp_path / "py"), **args)
     assert (r["first_step"], r["last_step"]) == (0, 6)
     run_cli("simulate", "--input", src, "--kernel", "cpu-omp-n3", "--dt", 0.01, "--steps", 6, "--softening", 0.01,
-            "--level", 1, "--snapshot-every", 3, "--format", "bin", "--output-dir", tmp_path / "cli")
-    for name in ("snap_000000.bin", "snap_000003.bin", "snap_000006.bin", "energy.csv"):
+            "--level", 1, "--snapshot-every", 3, "--format", "bin", "--render-every", 3, "--render-size", 64,
+            "--output-dir", tmp_path / "cli")
+    for name in ("snap_000000.bin", "snap_000003.bin", "snap_000006.bin", "energy.csv", "frame_000000.png",
+                 "frame_000006.png"):
         assert filecmp.cmp(tmp_path / "py" / name, tmp_path / "cli" / name, shallow=False), name
     # resume continues the module's run like the command's
     r = nearfield.simulate(output_dir=str(tmp_path / "py"), resume=True, **dict(args, steps=9))
