@@ -5,8 +5,10 @@
 set -euo pipefail
 
 # openmpi-bin and libopenmpi-dev: nearfield-mpi and its tests (docs/design.md §15), which CI runs.
+# python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python module and its tests
+# (docs/design.md §17, "From Python"; pybind11-dev does not pull in the Python headers itself).
 NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib
-             openmpi-bin libopenmpi-dev)
+             openmpi-bin libopenmpi-dev python3-dev pybind11-dev python3-numpy python3-pytest)
 # The sanitizer build and the fuzz targets (docs/design.md §9): clang, its runtimes (libFuzzer,
 # ASan, UBSan: Debian's libclang-rt-dev) and clang's OpenMP (libomp-dev).
 NF_CHECK_PACKAGES=(clang libclang-rt-dev libomp-dev)
@@ -35,7 +37,8 @@ nf_build() {
   # The CUDA toolkit is not a Debian package here; use it when it is installed in the usual place.
   if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
   # CMake's own output goes to a log; what the build found (CUDA and its architectures, NCCL, MPI,
-  # OpenMP, libpng; each feature that is off with its reason) is the one block printed here.
+  # OpenMP, libpng, the Python module; each feature that is off with its reason) is the one block
+  # printed here.
   mkdir -p "$root/build"
   local log="$root/build/configure.log"
   if ! cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release ${NEARFIELD_CMAKE_ARGS:-} >"$log" 2>&1; then

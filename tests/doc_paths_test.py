@@ -21,9 +21,9 @@ import os
 import re
 import sys
 
-ROOT_FOLDERS = ("src", "tests", "scripts", "docs", "experiments", "paper", "cmake", "fuzz")
+ROOT_FOLDERS = ("src", "tests", "scripts", "docs", "experiments", "paper", "cmake", "fuzz", "examples")
 SRC_FOLDERS = ("core", "physics", "io", "tree", "ic", "render", "allpairs", "nearfield", "methods", "measure",
-               "distributed", "sim", "cli", "farfield")
+               "distributed", "sim", "cli", "farfield", "python")
 SOURCE_FILE = r"[A-Za-z0-9_.-]+\.(?:h|cc|cu|cuh|py|sh)"
 # Not after a word character, a slash or a dot: "src/tree/tree.h" is one name, not also "tree/tree.h";
 # "build/src/x" and "../src" are not repository names.

@@ -14,7 +14,7 @@ import re
 import sys
 
 LAYERS = ["core", "physics", "io", "tree", "ic", "render", "allpairs", "nearfield", "farfield", "methods", "measure",
-          "distributed", "sim", "cli"]
+          "distributed", "sim", "python", "cli"]
 SOURCE_EXTENSIONS = (".h", ".cc", ".cu", ".cuh", ".hpp", ".cpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 

@@ -14,6 +14,7 @@
 #include "ic/generate.h"
 #include "core/particles.h"
 #include "methods/registry.h"
+#include "methods/run_checks.h"
 
 namespace nf::cli {
 
@@ -72,18 +73,6 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
 //! Exactly one integer from a list option.
 std::int64_t single_int(const std::string& text, const std::string& option,
                         std::int64_t min = std::numeric_limits<std::int64_t>::min());
-
-//! Refuses (UsageError), before any work, a run of kernel k at setup s on n particles in `dim`
-//! dimensions whose memory estimate does not fit (methods/memory_estimate.h, docs/design.md §6).
-//! `input_bytes`: what the particles still to be made or read will take (0 when they are in
-//! memory already); `reference`: validate's float64 reference too; `gpus`: the GPUs it is spread
-//! over. The OpenMP team is the current one (after apply_threads).
-void check_run_memory(const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t n, double input_bytes,
-                      bool reference = false, int gpus = 1);
-
-//! Refuses, before any work, a kernel list naming GPU kernels on a machine without a usable GPU
-//! (UsageError naming them and the reason).
-void check_kernels_runnable(const std::vector<std::string>& kernels);
 
 //! --threads N: the CPU threads of OpenMP kernels (0: OpenMP's default, OMP_NUM_THREADS or one
 //! per core).
