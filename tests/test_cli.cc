@@ -203,6 +203,20 @@ TEST_CASE("forces: all-pairs over every pair needs no --level; the near field do
   }
 }
 
+TEST_CASE("validate --kernel NAME alone: a generated uniform 2D input and --level auto, both said") {
+  auto r = test::run_cli({"validate", "--kernel", "cpu-n3"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("no input given: a generated uniform 2D set of 10000 particles") != std::string::npos);
+  CHECK(r.out.find("level auto: ") != std::string::npos);
+  CHECK(r.out.find("all kernels PASS") != std::string::npos);
+  CHECK(test::run_cli({"validate", "--help"}).out.find("Defaults:") != std::string::npos);
+  // --ppb defines the input with its level: still required there.
+  r = test::run_cli({"validate", "--kernel", "cpu-n3", "--dist", "uniform-exact", "--ppb", "4"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--level K is required with --ppb") != std::string::npos);
+}
+
 TEST_CASE("--version names the project version and the git commit") {
   const auto r = test::run_cli({"--version"});
   CHECK(r.code == 0);
