@@ -1,5 +1,7 @@
 #include "allpairs/allpairs_cpu.h"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "physics/interaction.h"
@@ -33,13 +35,14 @@ void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, dou
   for (long i = begin; i < end; ++i) add_target<D>(g, b, cells, i, out + i * D);
 }
 
-// Every target, in blocks of at least 1/1000 of the work when someone watches the progress.
+// Every target, in blocks when someone watches the progress: a block is 1% of the targets or 10^9
+// pairs (seconds), whichever is less, but at least 512 targets per thread (eight chunks of 64 each).
 template <int D>
 void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, double* out,
          const std::function<void(double)>& progress) {
   const long n = static_cast<long>(b.size());
   if (!progress) return run<D>(b, cells, softening, 0, n, out);
-  const long block = std::max(1024L, n / 1000);
+  const long block = std::max(512L * omp_get_max_threads(), std::min(n / 100, static_cast<long>(1e9 / double(n))));
   for (long begin = 0; begin < n; begin += block) {
     const long end = std::min(n, begin + block);
     run<D>(b, cells, softening, begin, end, out);
