@@ -50,6 +50,20 @@ INI
 "$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" > /dev/null 2>&1
 "$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" --remeasure --ppb 3 --reps 1 \
   > /dev/null 2>&1
+# A CPU-only newton3 table (the kernels of a reduced run, no bpb): its times must show.
+cat > "$tmp/newton3.ini" <<'INI'
+description = tiny newton3
+mode = bench
+dist = uniform-exact
+dim = 2
+level = 2
+ppb = 2
+kernel = cpu-n3,cpu-omp-n3
+precision = double
+reps = 2
+warmup = 0
+INI
+"$nearfield" experiment "$tmp/newton3.ini" --results-dir "$tmp/results" > /dev/null 2>&1
 mkdir -p "$tmp/small"
 cp -r "$src/paper/reference" "$tmp/small/"
 "$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield" > /dev/null
@@ -60,6 +74,11 @@ grep -qE "compiler [A-Za-z]+ [0-9]" "$small" || fail "the table does not name th
 grep -q "⚑1 cpu-serial, level 2, P = 3: 1 timed runs (other cpu-serial rows: 2)" "$small" \
   || fail "the re-measured row with other reps is not flagged"
 [ "$(grep -c '⚑1' "$small")" -eq 2 ] || fail "expected the flag on exactly one table cell and one note"
+grep -q "2D, double, level 2, P = 2: ms as median \[min-max\] (bpb not measured here, so no speedups)" "$small" \
+  || fail "the CPU-only Newton-3 caption promises what its table does not show"
+grep -qx '| dim | level | P | precision | cpu-n3 | cpu-omp-n3 |' "$small" || fail "the CPU Newton-3 kernels are not columns"
+grep -qE '^\| 2D \| 2 \| 2 \| double \| [0-9.]+ \[[0-9.]+-[0-9.]+\] \| [0-9.]+ \[' "$small" \
+  || fail "the CPU Newton-3 table drops its measured times"
 # 3. Simulation results (CPU runs made here): without them the section says what is missing; with
 #    them it shows the energy drift, the cost table and a strip of frames.
 grep -q "^\*\*Not measured yet:\*\* results/energy-check/" "$small" || fail "the simulation section does not say what is missing"

@@ -4,7 +4,9 @@
 // all-pairs kernel's accuracy, CPU and GPU: test_kernels.cc.)
 #include <algorithm>
 
+#include "allpairs/allpairs_cpu.h"
 #include "allpairs/near_mask.h"
+#include "core/bodies.h"
 #include "tree/domain.h"
 #include "tree/tree.h"
 #include "extreme_inputs.h"
@@ -53,4 +55,22 @@ TEST_CASE("the all-pairs near-field mask and the compact tree agree on every pai
   CHECK(!near_cells<2>(lo, next));
   CHECK(near_cells<2>(hi, top));
   CHECK(near_cells<3>(top, top));
+}
+
+TEST_CASE("cpu-allpairs watched by a progress callback: blocks of targets, the same bits, ending at 1") {
+  for (int dim : {2, 3}) {
+    const Particles p = test::make("plummer", dim, 3001, 5);  // 1000 targets a block on 2 threads
+    const std::vector<Body<double>> b = bodies_as_seen(p, Precision::f64);
+    const std::vector<Cell> cells = cells_from_positions(p, 3, default_domain(p));
+    for (const std::vector<Cell>* c : {static_cast<const std::vector<Cell>*>(nullptr), &cells}) {
+      std::vector<double> plain(p.size() * dim, 0.0), watched(p.size() * dim, 0.0);
+      cpu_allpairs(dim, b, c, 1e-3, plain.data());
+      std::vector<double> seen;
+      cpu_allpairs(dim, b, c, 1e-3, watched.data(), [&](double f) { seen.push_back(f); });
+      CHECK(test::same_bits(plain, watched));
+      REQUIRE(seen.size() >= 2);  // blocks of at least 512 targets per thread
+      CHECK(std::is_sorted(seen.begin(), seen.end()));
+      CHECK(seen.back() == 1.0);
+    }
+  }
 }

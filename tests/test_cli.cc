@@ -1,5 +1,5 @@
 // The command line (cli/): forces (rows in input order with the input's ids, --level, clean
-// failures), compare, --version and --threads; accepted nonsense and kernels that cannot run
+// failures, the estimate of a long CPU run), validate's defaults, compare, --version and --threads; accepted nonsense and kernels that cannot run
 // refused before any work. (Experiments and reproduce: test_cli_experiment.cc.)
 #include <omp.h>
 
@@ -9,10 +9,12 @@
 #include <fstream>
 #include <map>
 
+#include "cli/long_run.h"
 #include "core/numbers.h"
 #include "core/version.h"
 #include "io/csv_file.h"
 #include "measure/results.h"
+#include "tree/box_set.h"
 #include "helpers.h"
 
 using namespace nf;
@@ -201,6 +203,48 @@ TEST_CASE("forces: all-pairs over every pair needs no --level; the near field do
     CHECK(r.code == 2);
     CHECK(r.err.find("--level is required") != std::string::npos);
   }
+}
+
+TEST_CASE("validate --kernel NAME alone: a generated uniform 2D input and --level auto, both said") {
+  auto r = test::run_cli({"validate", "--kernel", "cpu-n3"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("no input given: a generated uniform 2D set of 10000 particles") != std::string::npos);
+  CHECK(r.out.find("level auto: ") != std::string::npos);
+  CHECK(r.out.find("all kernels PASS") != std::string::npos);
+  CHECK(test::run_cli({"validate", "--help"}).out.find("Defaults:") != std::string::npos);
+  // --ppb defines the input with its level: still required there.
+  r = test::run_cli({"validate", "--kernel", "cpu-n3", "--dist", "uniform-exact", "--ppb", "4"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--level K is required with --ppb") != std::string::npos);
+}
+
+TEST_CASE("long CPU runs: the estimate counts what the kernel evaluates; the meter says it and the progress") {
+  const Particles p = test::make("uniform", 2, 2000, 3);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  const auto all = cli::estimate_cpu_run(find_kernel("cpu-allpairs"), s, p);
+  REQUIRE(all);
+  CHECK(all->interactions == 2000.0 * 2000.0);
+  const auto near = cli::estimate_cpu_run(find_kernel("cpu-serial"), s, p);
+  REQUIRE(near);
+  CHECK(near->interactions == double(near_field_interactions(count_boxes(p, 3, *s.domain))));
+  CHECK(near->threads == 1);
+  CHECK(near->seconds() > 0);
+  CHECK_FALSE(cli::estimate_cpu_run(find_kernel("cpu-fmm"), s, p));
+  std::ostringstream err;
+  {
+    cli::LongRun run(err, "cpu-allpairs on 2000 particles", *all, "; a hint");
+    const auto progress = run.progress();
+    progress(0.25);
+    progress(1.0);
+  }
+  const std::string text = err.str();
+  CHECK(text.find("cpu-allpairs on 2000 particles: 4e+06 interactions at about") != std::string::npos);
+  CHECK(text.find("a conservative rate): about ") != std::string::npos);
+  CHECK(text.find("; a hint\n") != std::string::npos);
+  CHECK(text.find("  cpu-allpairs on 2000 particles: 100.0% done, elapsed ") != std::string::npos);
 }
 
 TEST_CASE("--version names the project version and the git commit") {

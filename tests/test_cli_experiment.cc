@@ -40,6 +40,11 @@ TEST_CASE("experiments: results under DIR/NAME/<device>.csv, resumable, bad keys
   REQUIRE(r.code == 0);
   CHECK(csv_rows(out).size() == 5);
   CHECK(r.err.find("already in") != std::string::npos);
+  // Each skip names its point, and the table still shows every point, from the recorded rows.
+  CHECK(r.err.find("cpu-n3 float 2D uniform-exact level 2 N 48 P 3: already in") != std::string::npos);
+  CHECK(r.out.find("cpu-serial*") != std::string::npos);
+  CHECK(r.out.find("4 rows measured earlier") != std::string::npos);
+  CHECK(r.err.find("this run: 2D uniform-exact, kernels cpu-serial,cpu-n3, level 2, P = 2,3, float") != std::string::npos);
 
   // --remeasure measures the points the command line selects again and replaces their rows (the
   // replaced row moves to the end); the other rows stay as they were.

@@ -45,15 +45,22 @@ def level7_table(report, m, by):
              "box pair) weigh most there." if cross else ""))
 
 
+PRECISION_NAMES = {"float": "float32", "double": "double"}
+
+
 def other_precisions(report):
-    """results/newton3 (2D double) and results/newton3-3d: every kernel with its speedup over bpb."""
+    """results/newton3 (2D double) and results/newton3-3d: every kernel of the rows (the paper's GPU
+    kernels, the new Newton-3 kernels, then the others, such as the CPU kernels of a reduced run),
+    with the speedup over bpb where bpb was measured; the caption names what the rows hold."""
     parts = []
-    for name, what in (("newton3", "2D, double precision"), ("newton3-3d", "3D, float32 and double")):
+    for name in ("newton3", "newton3-3d"):
         for m, rows in report.tables(name):
             by = latest(rows, lambda r: (r["kernel"], r["dim"], int(r["level"]), ppb_of(r), r["precision"]))
             rows = list(by.values())
             present = {r["kernel"] for r in rows}
-            kernels = [k for k in PAPER_GPU if k in present] + sorted(present & report.kernels.new_newton3)
+            new = sorted(present & report.kernels.new_newton3)
+            kernels = [k for k in PAPER_GPU if k in present] + new
+            kernels += sorted(present - set(kernels))
             points = sorted({(r["dim"], int(r["level"]), ppb_of(r), r["precision"]) for r in rows})
             body = []
             for d, lv, p, prec in points:
@@ -64,7 +71,13 @@ def other_precisions(report):
                     line.append(ms(r) + (f" ({fmt_x(num(b, 'median_ms') / num(r, 'median_ms'))}x)"
                                          if r and b and k != BPB else ""))
                 body.append(line)
-            parts.append(f"**{m}**, {what}: ms as median [min-max] and, in brackets, the speedup over {BPB}.\n\n" +
+            dims = join(f"{d}D" for d in sorted({r["dim"] for r in rows}))
+            precisions = join(PRECISION_NAMES.get(x, x) for x in sorted({r["precision"] for r in rows}, reverse=True))
+            levels = sorted({int(r["level"]) for r in rows})
+            speedup = (f" and, in brackets, the speedup over {BPB}" if BPB in present else
+                       f" ({BPB} not measured here, so no speedups)")
+            parts.append(f"**{m}**, {dims}, {precisions}, level {join(map(str, levels))}, P = "
+                         f"{join(map(str, sorted({p for _, _, p, _ in points})))}: ms as median [min-max]{speedup}.\n\n" +
                          context_label(report, rows) + "\n\n" + table(["dim", "level", "P", "precision"] + kernels, body))
     return parts
 

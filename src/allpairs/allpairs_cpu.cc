@@ -1,5 +1,9 @@
 #include "allpairs/allpairs_cpu.h"
 
+#include <omp.h>
+
+#include <algorithm>
+
 #include "physics/interaction.h"
 
 namespace nf {
@@ -22,12 +26,28 @@ inline void add_target(const SoftenedGravity<D, double>& g, const std::vector<Bo
   if constexpr (D == 3) out[2] += a.z;
 }
 
+// Targets [begin, end) (each target's sum is the same whatever the blocks).
 template <int D>
-void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, double* out) {
+void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, long begin, long end,
+         double* out) {
   const SoftenedGravity<D, double> g{softening * softening};
-  const long n = static_cast<long>(b.size());
 #pragma omp parallel for schedule(dynamic, 64)
-  for (long i = 0; i < n; ++i) add_target<D>(g, b, cells, i, out + i * D);
+  for (long i = begin; i < end; ++i) add_target<D>(g, b, cells, i, out + i * D);
+}
+
+// Every target, in blocks when someone watches the progress: a block is 1% of the targets or 10^9
+// pairs (seconds), whichever is less, but at least 512 targets per thread (eight chunks of 64 each).
+template <int D>
+void run(const std::vector<Body<double>>& b, const std::vector<Cell>* cells, double softening, double* out,
+         const std::function<void(double)>& progress) {
+  const long n = static_cast<long>(b.size());
+  if (!progress) return run<D>(b, cells, softening, 0, n, out);
+  const long block = std::max(512L * omp_get_max_threads(), std::min(n / 100, static_cast<long>(1e9 / double(n))));
+  for (long begin = 0; begin < n; begin += block) {
+    const long end = std::min(n, begin + block);
+    run<D>(b, cells, softening, begin, end, out);
+    progress(static_cast<double>(end) / static_cast<double>(n));
+  }
 }
 
 template <int D>
@@ -65,11 +85,11 @@ void cpu_allpairs_sources(int dim, const std::vector<Body<double>>& targets, con
 }
 
 void cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells, double softening,
-                  double* acc) {
+                  double* acc, const std::function<void(double)>& progress) {
   if (dim == 2)
-    run<2>(bodies, cells, softening, acc);
+    run<2>(bodies, cells, softening, acc, progress);
   else
-    run<3>(bodies, cells, softening, acc);
+    run<3>(bodies, cells, softening, acc, progress);
 }
 
 void cpu_allpairs_targets(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells,

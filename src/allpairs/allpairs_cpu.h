@@ -3,6 +3,7 @@
 //! rounded to float32 first); the arithmetic and accumulation are float64.
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "allpairs/near_mask.h"
@@ -13,8 +14,10 @@ namespace nf {
 //! Adds into `acc` (dim per particle, input order) the accelerations of all pairs, or with `cells`
 //! only of pairs in adjacent or equal cells. The i = j term is skipped. OpenMP over targets; each
 //! target sums its sources in index order, so the result does not depend on the thread count.
+//! With `progress`, the targets go in blocks (the same sums) and progress(fraction done) is called
+//! after each block, outside the parallel region.
 void cpu_allpairs(int dim, const std::vector<Body<double>>& bodies, const std::vector<Cell>* cells, double softening,
-                  double* acc);
+                  double* acc, const std::function<void(double)>& progress = {});
 
 //! Adds into `acc` (dim per listed target, in list order) what cpu_allpairs adds for the particles
 //! `targets` (indices into `bodies`, each below its size): the same sum over every other body, or

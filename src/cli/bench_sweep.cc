@@ -36,6 +36,26 @@ class BenchTask : public SweepTask {
   std::string mask(const KernelInfo& k) const override { return k.uses_tree() ? "" : to_string(mask_); }
   std::string progress_line(const SweepCell& cell) const override { return cell_summary(cell, true); }
 
+  std::vector<std::string> recorded_row(const SweepCell& cell, const ResultsRow& row) override {
+    const KernelInfo& k = cell.kernel;
+    std::vector<std::string> t = {recorded_label(k, row), to_string(cell.precision),
+                                  std::to_string(cell.at.point.level), std::to_string(cell.at.particles.size()),
+                                  cell.key.at("ppb"), recorded_value(row, "median_ms", "%.4f"),
+                                  recorded_value(row, "min_ms", "%.4f"), recorded_value(row, "max_ms", "%.4f"),
+                                  recorded_value(row, "interactions_per_s", "%.3e"), recorded_value(row, "gflops", "%.1f"),
+                                  recorded_value(row, "tree_ms", "%.3f"), recorded_value(row, "plan_ms", "%.3f")};
+    if (multi_) {
+      const bool split = cell.spread.gpus > 1;
+      t.push_back(std::to_string(cell.spread.gpus));
+      t.push_back(split ? std::string(to_string(cell.spread.cross)) : "-");
+      t.push_back(recorded_value(row, "comm_ms", "%.3f"));
+      t.push_back(split ? recorded_value(row, "comm_share", "%.3f") : "-");  // a share: shown as recorded
+      t.push_back(recorded_value(row, "kernel_max_ms", "%.3f"));
+      t.push_back(recorded_value(row, "kernel_imbalance", "%.3f"));
+    }
+    return t;
+  }
+
   CellResult measure(const SweepCell& cell) override {
     const KernelInfo& k = cell.kernel;
     const Particles& p = cell.at.particles;
@@ -125,6 +145,7 @@ int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   if (sweep.multi_gpu())
     for (const char* h : {"gpus", "cross", "comm_ms", "comm%", "kernel_max_ms", "imbalance"}) header.push_back(h);
   sweep.run(task, header, bench_columns(), out, err).print(out);
+  out << sweep.recorded_note();
   out << "time of one force evaluation (tree build excluded, shown as tree_ms; a kernel's plan, built once per "
          "tree, as plan_ms); interactions/s counts directed "
          "i<-j evaluations (a Newton-3 pair counts twice; all-pairs kernels N^2); GFLOP/s at "

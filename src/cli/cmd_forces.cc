@@ -1,5 +1,8 @@
 // nearfield forces: one kernel, accelerations written in input order with ids.
+#include <memory>
+
 #include "cli/commands.h"
+#include "cli/long_run.h"
 #include "io/output_file.h"
 #include "io/csv_file.h"
 #include "core/errors.h"
@@ -89,9 +92,19 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   std::string note;
   s.level = resolve_level(s.level, p, *s.domain, k, s, note);  // a full method: at its order, near kernel, precision
   if (!note.empty()) out << note << "\n";
+  // A CPU evaluation estimated above kLongRunSeconds says so and reports progress (docs/design.md §5).
+  std::unique_ptr<LongRun> long_run;
+  if (const auto e = estimate_cpu_run(k, s, p); e && e->seconds() > kLongRunSeconds) {
+    long_run = std::make_unique<LongRun>(
+        err, k.name + " on " + std::to_string(p.size()) + " particles", *e,
+        k.near_field() ? ""
+                       : "; for a reference at this N, `nearfield validate --sample M` compares M targets in O(M N)");
+    s.progress = long_run->progress();
+  }
   auto m = make_spread_method(k, s, p, spread);
   m->prepare(p);
   m->evaluate();
+  long_run.reset();
   write_accelerations_csv(output, p, m->accelerations());
   out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
       << (round_inputs ? ", float32-rounded inputs" : "")

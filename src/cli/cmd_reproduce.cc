@@ -123,10 +123,19 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
       status = std::max(status, code);
   }
   if (no_report) return status;
-  // The report runs this very binary for the numbers it computes (bench --list, forces, compare).
-  const std::string cmd = python + " " + (std::filesystem::path(paper) / "make_report.py").string() + " --results " +
-                          results + " --paper " + paper + " --nearfield " +
-                          std::filesystem::read_symlink("/proc/self/exe").string();
+  // The report runs this very binary for the numbers it computes (bench --list, forces, compare);
+  // rebuilt during the run, the file at its path is the new binary ("... (deleted)" is the old one).
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string deleted = " (deleted)";
+  if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0)
+    self.resize(self.size() - deleted.size());
+  const auto quoted = [](const std::string& arg) {  // for the shell: 'arg', with ' as '\''
+    std::string q = "'";
+    for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  const std::string cmd = python + " " + quoted((std::filesystem::path(paper) / "make_report.py").string()) +
+                          " --results " + quoted(results) + " --paper " + quoted(paper) + " --nearfield " + quoted(self);
   out << "\n== report: " << cmd << "\n" << std::flush;
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("the report script failed: " + cmd);
   return status;

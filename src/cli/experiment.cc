@@ -80,6 +80,18 @@ bool has_reduced_section(const std::vector<po::option>& lines) {
 
 }  // namespace
 
+std::string sweep_summary(const SweepConfig& c) {
+  std::string s = c.in.input.empty() ? c.in.dim + "D " + c.in.dist : c.in.input;
+  s += c.tree ? ", tree build" : ", kernels " + (c.kernels.empty() ? std::string("all available") : c.kernels);
+  s += ", level " + c.levels;
+  if (!c.in.ppb.empty()) s += ", P = " + c.in.ppb;
+  if (!c.in.n.empty()) s += ", N = " + c.in.n;
+  s += ", " + c.precisions;
+  if (c.orders != "0") s += ", order " + c.orders;
+  if (c.gpus != "1") s += ", GPUs " + c.gpus;
+  return s;
+}
+
 std::string experiment_name(const std::string& ini) { return std::filesystem::path(ini).stem().string(); }
 
 ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& text) {
@@ -128,7 +140,9 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
     throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
   if (!c.sample.empty() && keys.mode != "validate")
     throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
-  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced};
+  bool reduced_description = false;
+  for (const po::option& o : lines) reduced_description = reduced_description || o.string_key == "reduced.description";
+  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced, reduced && reduced_description};
 }
 
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
@@ -154,7 +168,10 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   if (!folder.empty()) create_output_folder(folder);
   check_output_path(c.output);  // the folder exists now: the results file itself, before any work
   apply_threads(keys.threads ? keys.threads : r.threads);
+  // The description is the file's (its full scale, unless [reduced] has one of its own); the
+  // line under it is what this run measures, from the keys in force.
   err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
+      << (reduced && !keys.reduced_description ? " (at full scale)" : "") << "\n  this run: " << sweep_summary(c)
       << "\n  results: " << c.output << "\n";
   if (keys.mode == "validate") return run_validate(c, out, err);
   return run_bench(c, out, err);

@@ -29,6 +29,7 @@ struct ExperimentSettings {
   int threads = 0;                 //!< the file's (or the command line's) threads key
   bool reduced = false;            //!< the [reduced] section was applied
   bool auto_reduced = false;       //!< ... on its own, because this machine has no usable GPU
+  bool reduced_description = false;  //!< the description is the [reduced] section's own
 };
 
 //! Parses the text of the experiment file r.ini (errors name r.ini) with r's overrides and the
@@ -40,6 +41,10 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
 //! Everything that would stop it (bad keys, GPU kernels without a GPU, --reduced without a
 //! [reduced] section) is refused before any work.
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err);
+
+//! What a sweep measures, from its keys in force: "2D uniform-exact, kernels a,b, level 5, P =
+//! 8,16, float" (the line under an experiment's description, which may state the full scale).
+std::string sweep_summary(const SweepConfig& c);
 
 //! NAME of experiments/NAME.ini.
 std::string experiment_name(const std::string& ini);

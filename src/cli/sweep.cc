@@ -91,7 +91,10 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
   add_input_options(d, c.in);
   d.add_options()
       ("kernel", po::value(&c.kernels), "kernels, comma-separated (default: every kernel this machine can run)")
-      ("level", po::value(&c.levels), "tree level(s) K, comma-separated, or auto (the rule of README \"Choosing the level\")")
+      ("level", po::value(&c.levels),
+       mode == SweepMode::validate
+           ? "tree level(s) K, comma-separated, or auto (the rule of README \"Choosing the level\"); default auto"
+           : "tree level(s) K, comma-separated, or auto (the rule of README \"Choosing the level\")")
       ("domain", po::value(&c.domain), "x0,y0[,z0],side (default: smallest square/cube from the positions)")
       ("softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")
       ("precision", po::value(&c.precisions)->default_value(c.precisions), "float, double, or float,double")

@@ -134,9 +134,31 @@ MethodSetup SweepCell::setup(const SweepConfig& c) const {
   return s;
 }
 
+std::string recorded_value(const ResultsRow& row, const std::string& column, const char* format) {
+  const auto it = row.find(column);
+  if (it == row.end() || it->second.empty()) return "-";
+  try {
+    return fmt(format, std::stod(it->second));
+  } catch (const std::exception&) {
+    return "-";
+  }
+}
+
+std::string recorded_label(const KernelInfo& k, const ResultsRow& row) {
+  const auto p = row.find("p");
+  return k.name + (k.far_field() && p != row.end() && !p->second.empty() ? " p" + p->second : "") + "*";
+}
+
+std::string Sweep::recorded_note() const {
+  if (recorded_ == 0) return "";
+  return "*: " + std::to_string(recorded_) + " row" + (recorded_ > 1 ? "s" : "") + " measured earlier, read from " +
+         c_.output + " (skipped now; --remeasure measures them again)\n";
+}
+
 std::string cell_summary(const SweepCell& cell, bool with_ppb) {
   const SweepPoint& pt = cell.at.point;
-  return cell.kernel.name + " " + to_string(cell.precision) + " level " + std::to_string(pt.level) + " N " +
+  return cell.kernel.name + " " + to_string(cell.precision) + " " + std::to_string(cell.at.particles.dim) + "D " +
+         pt.distribution() + " level " + std::to_string(pt.level) + " N " +
          std::to_string(cell.at.particles.size()) + (with_ppb && pt.ppb >= 0 ? " P " + std::to_string(pt.ppb) : "") +
          (cell.spread.gpus > 1 ? " on " + std::to_string(cell.spread.gpus) + " GPUs" : "") +
          (cell.order > 0 ? " order " + std::to_string(cell.order) : "");
@@ -201,11 +223,13 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
       at.point.level = at.setup.level = level;
       const ResultsRow key = point_key(c_, at, k.name, cell.precision, task.mask(k), cell.spread, cell.order);
       const SweepCell sc{i, at, cell.precision_index, cell.precision, k, cell.spread, cell.order, key};
-      progress.step(task.progress_line(sc));
       if (c_.resume && !c_.remeasure && file && file->contains(key)) {
-        err << "  already in " << file->path() << ", skipped\n";
+        progress.skip(task.progress_line(sc) + ": already in " + file->path() + ", skipped");
+        t.add(task.recorded_row(sc, file->find(key)));
+        ++recorded_;
         continue;
       }
+      progress.step(task.progress_line(sc));
       // A file's particles are known only now: the cell's memory is checked before it allocates.
       check_run_memory(k, sc.setup(c_), at.particles.dim, at.particles.size(), 0.0, false, cell.spread.gpus);
       CellResult result = task.measure(sc);

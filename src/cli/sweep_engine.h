@@ -90,12 +90,22 @@ class SweepTask {
   virtual std::string progress_line(const SweepCell& cell) const = 0;
   //! Measures a cell that is not skipped.
   virtual CellResult measure(const SweepCell& cell) = 0;
+  //! The table row of a cell skipped because `row` (its results row, measured earlier) is already
+  //! in the results file: the recorded values, so a rerun still shows the whole table.
+  virtual std::vector<std::string> recorded_row(const SweepCell& cell, const ResultsRow& row) = 0;
 };
+
+//! A recorded results value in a table: `format` applied to the number, "-" when the column is
+//! empty or not a number.
+std::string recorded_value(const ResultsRow& row, const std::string& column, const char* format);
+//! The kernel's name in a table row built from a recorded results row: kernel_label's text from
+//! the row (its order `p` for a full method), marked with a trailing "*" (see Sweep::recorded).
+std::string recorded_label(const KernelInfo& k, const ResultsRow& row);
 
 //! The kernel's name in a table row: "cpu-fmm p8" for a full method (with the order it used).
 std::string kernel_label(const KernelInfo& k, const ForceMethod& m);
 
-//! "KERNEL PRECISION level K N n[ P ppb][ on G GPUs]": a cell in a progress line.
+//! "KERNEL PRECISION DIM DIST level K N n[ P ppb][ on G GPUs][ order p]": a cell in a progress line.
 std::string cell_summary(const SweepCell& cell, bool with_ppb);
 
 //! A sweep: its points and, for each, its cells (precision, then kernel, then spread).
@@ -106,6 +116,11 @@ class Sweep {
   explicit Sweep(const SweepConfig& c);
   //! True when some spread runs on more than one GPU (the tables add their columns).
   bool multi_gpu() const { return multi_gpu_; }
+  //! After run: the table rows taken from the results file (cells skipped by --resume, marked
+  //! with a "*" after the kernel's name), 0 when every row was measured now.
+  std::size_t recorded() const { return recorded_; }
+  //! The note a command prints under its table when recorded() > 0 (empty otherwise).
+  std::string recorded_note() const;
   //! Runs every cell through `task`: the results file (c.output, if any) opened with `columns`,
   //! progress on `err`, each cell skipped or measured, its rows added. Returns the table (headed
   //! by `header`) for the caller to print with its notes.
@@ -127,6 +142,7 @@ class Sweep {
   std::vector<std::string> kernels_;
   std::vector<Cell> cells_;  // of every point, in order
   bool multi_gpu_ = false;
+  std::size_t recorded_ = 0;
 };
 
 }  // namespace nf::cli

@@ -23,6 +23,12 @@ class SweepProgress {
     meter_.report(what);
     meter_.complete();
   }
+  //! Prints the line of the next step, which needs no work (`what` says why), and counts it as
+  //! skipped: its expected cost leaves the estimate.
+  void skip(const std::string& what) {
+    meter_.report(what);
+    meter_.skip();
+  }
 
  private:
   Progress meter_;

@@ -28,6 +28,28 @@ class ValidateTask : public SweepTask {
   std::string mask(const KernelInfo& k) const override { return k.uses_tree() ? "" : "near"; }
   std::string progress_line(const SweepCell& cell) const override { return "validate " + cell_summary(cell, false); }
 
+  std::vector<std::string> recorded_row(const SweepCell& cell, const ResultsRow& row) override {
+    const auto value = [&](const char* column) {
+      const auto it = row.find(column);
+      return it == row.end() || it->second.empty() ? std::string("-") : it->second;
+    };
+    const bool pass = value("status") == "PASS";
+    all_pass_ = all_pass_ && pass;
+    std::vector<std::string> t = {recorded_label(cell.kernel, row), to_string(cell.precision),
+                                  std::to_string(cell.at.point.level), std::to_string(cell.at.particles.size())};
+    if (!c_.sample.empty()) t.push_back(value("sample") == "-" ? "all" : value("sample"));
+    for (const char* column : {"rel_l2", "p99_rel", "max_rel", "momentum", "tolerance"})
+      t.push_back(recorded_value(row, column, "%.3e"));
+    t.push_back(value("repeat"));
+    if (multi_) {
+      t.push_back(std::to_string(cell.spread.gpus));
+      t.push_back(cell.spread.gpus > 1 || process_count() > 1 ? to_string(cell.spread.cross) : "-");
+      t.push_back(value("one_gpu"));
+    }
+    t.push_back(pass ? "PASS" : "FAIL");
+    return t;
+  }
+
   CellResult measure(const SweepCell& cell) override {
     const KernelInfo& k = cell.kernel;
     const Particles& p = cell.at.particles;
@@ -142,6 +164,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
        "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "processes", "cross_pairs", "one_gpu",
        "order", "accuracy", "p", "near_kernel", "p99_rel", "sample"});
   sweep.run(task, header, columns, out, err).print(out);
+  out << sweep.recorded_note();
   for (const std::string& r : task.references()) out << "reference for " << r << "\n";
   if (sweep.multi_gpu())
     out << "vs 1 GPU: a deterministic kernel computing cross pairs twice must give the one-GPU output bit for bit "

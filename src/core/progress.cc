@@ -30,6 +30,11 @@ void Progress::complete(std::size_t units) {
     if (done_ < weights_.size()) done_weight_ += weights_[done_];
 }
 
+void Progress::skip(std::size_t units) {
+  for (; units > 0; --units, ++done_)
+    if (done_ < weights_.size()) total_weight_ -= weights_[done_];
+}
+
 bool Progress::report(const std::string& what) {
   if (done_ < weights_.size() && since_line_.seconds() < interval_s_) return false;
   since_line_.restart();

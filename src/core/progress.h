@@ -42,6 +42,9 @@ class Progress {
   Progress(std::ostream& out, std::size_t units, double interval_s, Format format);
   //! The next `units` units are complete (units past the total count with weight 0).
   void complete(std::size_t units = 1);
+  //! The next `units` units need no work (a sweep's point already measured): they count as done,
+  //! and their weight leaves the estimate, so that what is left is not extrapolated from them.
+  void skip(std::size_t units = 1);
   //! Writes a line when interval_s has passed since the last one (or the start), or when every
   //! unit is done; returns whether it wrote.
   bool report(const std::string& what = "");

@@ -116,6 +116,16 @@ bool ResultsFile::contains(const std::map<std::string, std::string>& key) const 
   return std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return matches(row, key); });
 }
 
+std::map<std::string, std::string> ResultsFile::find(const std::map<std::string, std::string>& key) const {
+  std::map<std::string, std::string> out;
+  for (auto row = rows_.rbegin(); row != rows_.rend(); ++row)
+    if (matches(*row, key)) {
+      for (std::size_t c = 0; c < columns_.size() && c < row->size(); ++c) out[columns_[c]] = (*row)[c];
+      break;
+    }
+  return out;
+}
+
 void ResultsFile::append(const std::map<std::string, std::string>& values) {
   std::vector<std::string> row(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {

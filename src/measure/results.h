@@ -31,6 +31,9 @@ class ResultsFile {
 
   //! True when a row agrees with `key` on every column `key` names.
   bool contains(const std::map<std::string, std::string>& key) const;
+  //! The last row agreeing with `key` on every column `key` names, as column -> value (empty
+  //! when there is none).
+  std::map<std::string, std::string> find(const std::map<std::string, std::string>& key) const;
   //! Appends a row (columns missing from `row` are left empty) and rewrites the file (a stream:
   //! writes the row).
   void append(const std::map<std::string, std::string>& row);

@@ -39,7 +39,8 @@ class CpuAllPairsMethod final : public HostMethod {
     if (setup_.subsample > 1)
       cpu_allpairs_sources(dim_, bodies_, sources_, setup_.softening, acc_.data());
     else
-      cpu_allpairs(dim_, bodies_, setup_.mask == Mask::near ? &cells_ : nullptr, setup_.softening, acc_.data());
+      cpu_allpairs(dim_, bodies_, setup_.mask == Mask::near ? &cells_ : nullptr, setup_.softening, acc_.data(),
+                   setup_.progress);
   }
 
  private:

@@ -10,6 +10,7 @@
 //! this interface, and a layer such as distributed/ wraps methods without the methods knowing.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ struct MethodSetup {
   int order = 0;          //!< the expansions' order p (1..20); 0: from `accuracy`
   double accuracy = 0;    //!< target relative L2 error of the accelerations; 0: the default, 1e-4
   std::string near;       //!< the near-field kernel of the direct part; empty: the device's default
+  //! Called with the fraction of an evaluation done (0..1), on the evaluating thread between pieces
+  //! of work, by methods that cut their work into pieces (cpu-allpairs: blocks of targets, the
+  //! same sums); empty: no calls. A long `forces` run shows it (cli/long_run.h).
+  std::function<void(double)> progress;
 };
 
 //! Which forces a method computes.
