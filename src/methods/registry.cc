@@ -51,6 +51,14 @@ static std::list<KernelInfo> builtin_kernels() {
       {"cpu-omp-n3", cpu_nf | kNewton3 | kOpenMP,
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp_n3))},
+#if defined(NF_HAVE_HWY)
+      {"cpu-simd", kNearField | kDeterministic,
+       "one thread, vectorized (Google Highway, instruction set chosen at run time): each target against its gathered "
+       "near field, a vector of sources at a time",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd))},
+      {"cpu-simd-omp", kNearField | kDeterministic | kOpenMP, "cpu-simd's vectors, OpenMP over boxes, full lists",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp))},
+#endif
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
       {"cpu-fmm", kFarField | kDeterministic | kOpenMP,
        "fast multipole method: Cartesian expansions of the softened kernel (--order, --accuracy) over the tree with "
@@ -103,6 +111,11 @@ const std::list<KernelInfo>& all_kernels() { return registry(); }
 const KernelInfo& find_kernel(const std::string& name) {
   for (const KernelInfo& k : registry())
     if (k.name == name) return k;
+#if !defined(NF_HAVE_HWY)
+  if (name == "cpu-simd" || name == "cpu-simd-omp")
+    throw UsageError("kernel '" + name + "' is not in this build: it needs Google Highway at configure time (Debian "
+                     "package libhwy-dev)");
+#endif
   std::string names;
   for (const KernelInfo& k : registry()) names += (names.empty() ? "" : ", ") + k.name;
   throw UsageError("unknown kernel '" + name + "' (kernels: " + names + ")");
