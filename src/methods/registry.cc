@@ -52,12 +52,17 @@ static std::list<KernelInfo> builtin_kernels() {
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp_n3))},
 #if defined(NF_HAVE_HWY)
-      {"cpu-simd", kNearField | kDeterministic,
-       "one thread, vectorized (Google Highway, instruction set chosen at run time): each target against its gathered "
-       "near field, a vector of sources at a time",
+      {"cpu-simd", kNearField | kDeterministic | kNewton3,
+       "one thread, vectorized (Google Highway, instruction set chosen at run time), Newton-3: tiles of targets "
+       "against the box's gathered half near field, a vector of sources at a time",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd))},
-      {"cpu-simd-omp", kNearField | kDeterministic | kOpenMP, "cpu-simd's vectors, OpenMP over boxes, full lists",
+      {"cpu-simd-omp", kNearField | kDeterministic | kOpenMP,
+       "cpu-simd's vectors with full lists (each pair both ways), OpenMP over boxes: no shared writes",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp))},
+      {"cpu-simd-omp-n3", kNearField | kDeterministic | kNewton3 | kOpenMP,
+       "cpu-simd (Newton-3) with OpenMP over boxes in 3^D colour phases (boxes of one colour never write the same "
+       "particle); repeatable at any thread count",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp_n3))},
 #endif
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
       {"cpu-fmm", kFarField | kDeterministic | kOpenMP,
@@ -112,7 +117,7 @@ const KernelInfo& find_kernel(const std::string& name) {
   for (const KernelInfo& k : registry())
     if (k.name == name) return k;
 #if !defined(NF_HAVE_HWY)
-  if (name == "cpu-simd" || name == "cpu-simd-omp")
+  if (name.rfind("cpu-simd", 0) == 0)
     throw UsageError("kernel '" + name + "' is not in this build: it needs Google Highway at configure time (Debian "
                      "package libhwy-dev)");
 #endif

@@ -30,98 +30,16 @@ void use_simd_target(const std::string&) {
 #include <atomic>
 #include <cctype>
 #include <cmath>
-#include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <iterator>
 #include <string>
 #include <vector>
 
-#include "core/per_shape.h"
-#include "nearfield/nearfield_cpu.h"
+#include "nearfield/cpu_simd_sources.h"
 #include "physics/interaction.h"
 
-namespace nf::simd {
-
-//! The near field of one target box, gathered: own box at [0, own), its neighbors' particles at
-//! [own_end, size), zeros after (one vector, so a masked last vector never reads past the end).
-template <class T>
-struct Sources {
-  std::vector<T> x, y, z, m;
-  std::vector<T> rx, ry, rz;  //!< Newton-3: the reactions on the sources
-  std::size_t own = 0, own_end = 0, size = 0;
-};
-
-//! One thread's buffers, kept between calls (they only grow).
-template <class T>
-Sources<T>& thread_sources() {
-  thread_local Sources<T> s;
-  return s;
-}
-
-//! Gathers compact box k and the boxes of `lists` (full lists, or half lists for Newton-3) into
-//! s; with `pad_own` the neighbors start at a multiple of `lanes` (whole vectors after the own box).
-template <int D, class T>
-void gather(const Tree& t, const Body<T>* bodies, std::uint32_t k, const NeighborLists& lists, std::size_t lanes,
-            bool pad_own, bool reactions, Sources<T>& s) {
-  s.own = t.compact_count(k);
-  std::size_t others = 0;
-  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) others += t.compact_count(lists.ids[l]);
-  s.own_end = pad_own ? (s.own + lanes - 1) / lanes * lanes : s.own;
-  s.size = s.own_end + others;
-  const std::size_t cap = s.size + lanes;
-  for (std::vector<T>* v : {&s.x, &s.y, &s.z, &s.m})
-    if (v->size() < cap) v->resize(cap);
-  std::size_t o = 0;
-  const auto copy = [&](std::uint32_t box) {
-    for (std::uint32_t p = t.box_first[box]; p < t.box_first[box + 1]; ++p, ++o) {
-      const Body<T>& b = bodies[p];
-      s.x[o] = b.x;
-      s.y[o] = b.y;
-      if constexpr (D == 3) s.z[o] = b.z;
-      s.m[o] = b.m;
-    }
-  };
-  const auto zeros = [&](std::size_t end) {
-    for (; o < end; ++o) s.x[o] = s.y[o] = s.z[o] = s.m[o] = 0;
-  };
-  copy(k);
-  zeros(s.own_end);
-  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) copy(lists.ids[l]);
-  zeros(cap);
-  if (reactions)
-    for (std::vector<T>* v : {&s.rx, &s.ry, &s.rz}) {
-      if (v->size() < cap) v->resize(cap);
-      std::fill(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(cap), T(0));
-    }
-}
-
-//! Newton-3: adds the reactions gathered in s (same order as gather) into the sorted outputs.
-template <int D, class T>
-void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const Sources<T>& s, Acc4<T>* acc) {
-  std::size_t o = 0;
-  const auto add = [&](std::uint32_t box) {
-    for (std::uint32_t p = t.box_first[box]; p < t.box_first[box + 1]; ++p, ++o)
-      add_into(acc + p, Acc4<T>{s.rx[o], s.ry[o], D == 3 ? s.rz[o] : T(0), 0});
-  };
-  add(k);
-  o = s.own_end;
-  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
-}
-
-//! One box of the near field, computed into f.acc; returns the interactions it evaluated.
-template <class T>
-using BoxFn = unsigned long long (*)(const HostNearField<T>&, std::uint32_t, Sources<T>&);
-//! What each instruction set's copy of this file exports: full-list and Newton-3 boxes, with and
-//! without the zero-distance guard.
-struct BoxKernels {
-  PerShape<BoxFn> full, full_guarded, n3, n3_guarded;
-};
-
-}  // namespace nf::simd
-
 // Highway: SSSE3 is left out (every x86-64 CPU that has it but not SSE4 is older than 2008; the
-// portable EMU128 copy covers it). On other architectures only the compiler's own target is built
+// portable copy, Highway's SCALAR or EMU128 target, covers it). On other architectures only the compiler's own target is built
 // (the run-time choice below knows x86 only).
 #define HWY_DISABLED_TARGETS HWY_SSSE3
 #if !defined(__x86_64__) && !defined(__i386__)
@@ -140,8 +58,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Float on the x86 vector targets: the hardware's approximate 1/sqrt (relative error below 2^-12,
 // 2^-14 with AVX-512) and one Newton step, which leaves about 2e-7 relative error, within
-// float's own rounding of the sums (validation: 1e-5 relative L2). Double, and the portable target
-// (whose approximation is a bit trick of 1e-3): a true square root and division.
+// float's own rounding of the sums (validation: 1e-5 relative L2). Double, and the portable targets
+// (EMU128's approximation is a bit trick of 1e-3): a true square root and division.
 template <class T>
 constexpr bool kApproximate = std::is_same_v<T, float> && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR;
 
@@ -159,18 +77,26 @@ HWY_INLINE V inverse_cube(D d, V d2) {
   }
 }
 
-//! r = x_j - x_i for the vector of sources at j and its 1/(|r|^2 + eps^2)^(3/2). Guarded: zero
-//! where r = 0 (the target itself, which sits in the buffer, and coincident points, which
+//! One vector of sources at j, loaded once for a tile of targets.
+template <class D, class V = hn::Vec<D>>
+struct SourceVec {
+  V x[3], m;
+  HWY_INLINE SourceVec(D d, const Sources<hn::TFromD<D>>& s, std::size_t j, bool z)
+      : x{hn::LoadU(d, s.x.data() + j), hn::LoadU(d, s.y.data() + j), z ? hn::LoadU(d, s.z.data() + j) : hn::Zero(d)},
+        m(hn::LoadU(d, s.m.data() + j)) {}
+};
+
+//! r = x_j - x_i and 1/(|r|^2 + eps^2)^(3/2) for target xi and a vector of sources. Guarded:
+//! zero where r = 0 (the target itself, which sits in the buffer, and coincident points, which
 //! contribute zero: docs/design.md §1), whatever eps. Unguarded (eps > 0 and m/eps^3 finite:
 //! unguarded_is_safe) r = 0 gives 0 * finite = 0 by itself. Masked: lanes outside `valid` give 0.
 template <int Dim, bool Guarded, bool Masked, class D, class V = hn::Vec<D>>
-HWY_INLINE V inverse_cube_at(D d, const Sources<hn::TFromD<D>>& s, std::size_t j, const V* xi, V eps2,
-                             hn::Mask<D> valid, V* r) {
-  r[0] = hn::Sub(hn::LoadU(d, s.x.data() + j), xi[0]);  // r_ij         [D flops]
-  r[1] = hn::Sub(hn::LoadU(d, s.y.data() + j), xi[1]);
+HWY_INLINE V inverse_cube_of(D d, const SourceVec<D>& src, const V* xi, V eps2, hn::Mask<D> valid, V* r) {
+  r[0] = hn::Sub(src.x[0], xi[0]);  // r_ij                              [D flops]
+  r[1] = hn::Sub(src.x[1], xi[1]);
   V r2 = Guarded ? hn::Mul(r[1], r[1]) : hn::MulAdd(r[1], r[1], eps2);  // [2 D flops]
   if constexpr (Dim == 3) {
-    r[2] = hn::Sub(hn::LoadU(d, s.z.data() + j), xi[2]);
+    r[2] = hn::Sub(src.x[2], xi[2]);
     r2 = hn::MulAdd(r[2], r[2], r2);
   }
   r2 = hn::MulAdd(r[0], r[0], r2);
@@ -180,93 +106,125 @@ HWY_INLINE V inverse_cube_at(D d, const Sources<hn::TFromD<D>>& s, std::size_t j
   return inv3;
 }
 
-//! a_i += m_j r_ij / (|r_ij|^2 + eps^2)^(3/2) over one vector of sources.
-template <int Dim, bool Guarded, bool Masked, class D, class V = hn::Vec<D>>
-HWY_INLINE void one_sided(D d, const Sources<hn::TFromD<D>>& s, std::size_t j, const V* xi, V eps2,
-                          hn::Mask<D> valid, V* a) {
-  V r[3];
-  const V inv3 = inverse_cube_at<Dim, Guarded, Masked>(d, s, j, xi, eps2, valid, r);
-  const V sj = hn::Mul(hn::LoadU(d, s.m.data() + j), inv3);  // [1 flop]
-  for (int c = 0; c < Dim; ++c) a[c] = hn::MulAdd(r[c], sj, a[c]);  // [2 D flops]
-}
-
-//! Newton's third law over one vector of sources: a_i += m_j f, and the sources' reactions -= m_i f.
-template <int Dim, bool Guarded, bool Masked, class D, class V = hn::Vec<D>>
-HWY_INLINE void mutual(D d, Sources<hn::TFromD<D>>& s, std::size_t j, const V* xi, V mi, V eps2,
-                       hn::Mask<D> valid, V* a) {
-  V r[3];
-  const V inv3 = inverse_cube_at<Dim, Guarded, Masked>(d, s, j, xi, eps2, valid, r);
-  const V si = hn::Mul(hn::LoadU(d, s.m.data() + j), inv3);
-  const V sj = hn::Mul(mi, inv3);
-  hn::TFromD<D>* reaction[3] = {s.rx.data() + j, s.ry.data() + j, s.rz.data() + j};
-  for (int c = 0; c < Dim; ++c) {
-    a[c] = hn::MulAdd(r[c], si, a[c]);
-    hn::StoreU(hn::NegMulAdd(r[c], sj, hn::LoadU(d, reaction[c])), d, reaction[c]);
+//! A tile of targets (broadcast positions xi, masses mi, sums a) against one vector of sources.
+template <int Dim, int Tile, class D, class V = hn::Vec<D>>
+struct Targets {
+  V xi[Tile][3], mi[Tile], a[Tile][3];
+  HWY_INLINE Targets(D d, const Body<hn::TFromD<D>>* b) {
+    for (int t = 0; t < Tile; ++t) {
+      xi[t][0] = hn::Set(d, b[t].x);
+      xi[t][1] = hn::Set(d, b[t].y);
+      xi[t][2] = hn::Set(d, Dim == 3 ? b[t].z : 0);
+      mi[t] = hn::Set(d, b[t].m);
+      a[t][0] = a[t][1] = a[t][2] = hn::Zero(d);
+    }
   }
-}
+  //! a_i += m_j r_ij / (|r_ij|^2 + eps^2)^(3/2).
+  template <bool Guarded, bool Masked>
+  HWY_INLINE void one_sided(D d, const SourceVec<D>& src, V eps2, hn::Mask<D> valid) {
+    for (int t = 0; t < Tile; ++t) {
+      V r[3];
+      const V sj = hn::Mul(src.m, inverse_cube_of<Dim, Guarded, Masked>(d, src, xi[t], eps2, valid, r));  // [1 flop]
+      for (int c = 0; c < Dim; ++c) a[t][c] = hn::MulAdd(r[c], sj, a[t][c]);  // [2 D flops]
+    }
+  }
+  //! Newton's third law: a_i += m_j f and, summed over the tile, the sources' reactions -= m_i f
+  //! (one load and store of the reactions per tile: register j-accumulation, docs/design.md §10).
+  template <bool Guarded, bool Masked>
+  HWY_INLINE void mutual(D d, Sources<hn::TFromD<D>>& s, std::size_t j, V eps2, hn::Mask<D> valid) {
+    const SourceVec<D> src(d, s, j, Dim == 3);
+    V react[3] = {hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+    for (int t = 0; t < Tile; ++t) {
+      V r[3];
+      const V inv3 = inverse_cube_of<Dim, Guarded, Masked>(d, src, xi[t], eps2, valid, r);
+      const V si = hn::Mul(src.m, inv3), sj = hn::Mul(mi[t], inv3);
+      for (int c = 0; c < Dim; ++c) {
+        a[t][c] = hn::MulAdd(r[c], si, a[t][c]);
+        react[c] = hn::NegMulAdd(r[c], sj, react[c]);
+      }
+    }
+    hn::TFromD<D>* out[3] = {s.rx.data() + j, s.ry.data() + j, s.rz.data() + j};
+    for (int c = 0; c < Dim; ++c) hn::StoreU(hn::Add(hn::LoadU(d, out[c]), react[c]), d, out[c]);
+  }
+  HWY_INLINE Acc4<hn::TFromD<D>> sum(D d, int t) const {
+    return {hn::GetLane(hn::SumOfLanes(d, a[t][0])), hn::GetLane(hn::SumOfLanes(d, a[t][1])),
+            Dim == 3 ? hn::GetLane(hn::SumOfLanes(d, a[t][2])) : 0, 0};
+  }
+};
 
-template <int Dim, class D, class V = hn::Vec<D>>
-HWY_INLINE void broadcast(D d, const Body<hn::TFromD<D>>& b, V* xi) {
-  xi[0] = hn::Set(d, b.x);
-  xi[1] = hn::Set(d, b.y);
-  xi[2] = hn::Set(d, Dim == 3 ? b.z : 0);
-}
+// Targets per tile: each source vector is loaded once per tile and, with Newton-3, its reactions
+// loaded and stored once. As many as the registers hold: AVX-512 has 32, the others 16.
+template <int Dim>
+constexpr int kTile = HWY_TARGET == HWY_AVX3 ? (Dim == 2 ? 4 : 3) : 2;
 
-template <int Dim, class D, class V = hn::Vec<D>>
-HWY_INLINE Acc4<hn::TFromD<D>> lane_sums(D d, const V* a) {
-  return {hn::GetLane(hn::SumOfLanes(d, a[0])), hn::GetLane(hn::SumOfLanes(d, a[1])),
-          Dim == 3 ? hn::GetLane(hn::SumOfLanes(d, a[2])) : 0, 0};
+//! Full lists: `Tile` particles of box k from `i` against the whole gathered near field.
+template <int Dim, bool Guarded, int Tile, class D, class V = hn::Vec<D>>
+HWY_INLINE void full_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::uint32_t i, const Sources<hn::TFromD<D>>& s) {
+  const std::size_t L = hn::Lanes(d), n = s.size, whole = n - n % L;
+  const V eps2 = hn::Set(d, f.eps2);
+  const auto tail = hn::FirstN(d, n - whole);
+  Targets<Dim, Tile, D> tg(d, f.bodies + i);
+  for (std::size_t j = 0; j < whole; j += L) tg.template one_sided<Guarded, false>(d, SourceVec<D>(d, s, j, Dim == 3), eps2, tail);
+  if (whole < n) tg.template one_sided<Guarded, true>(d, SourceVec<D>(d, s, whole, Dim == 3), eps2, tail);
+  for (int t = 0; t < Tile; ++t) add_into(f.acc + i + t, tg.sum(d, t));
 }
 
 //! Full lists: each particle of box k against its whole near field (cpu-serial's pairs).
 template <int Dim, class T, bool Guarded>
 HWY_NOINLINE unsigned long long box_full(const HostNearField<T>& f, std::uint32_t k, Sources<T>& s) {
   const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
-  const std::size_t L = hn::Lanes(d);
   const Tree& t = *f.tree;
-  gather<Dim>(t, f.bodies, k, t.near_full, L, false, false, s);
-  const std::size_t n = s.size, whole = n - n % L;
-  const auto tail = hn::FirstN(d, n - whole);
-  const V eps2 = hn::Set(d, f.eps2);
-  for (std::uint32_t i = t.box_first[k]; i < t.box_first[k + 1]; ++i) {
-    V xi[3], a[3] = {hn::Zero(d), hn::Zero(d), hn::Zero(d)};
-    broadcast<Dim>(d, f.bodies[i], xi);
-    for (std::size_t j = 0; j < whole; j += L) one_sided<Dim, Guarded, false>(d, s, j, xi, eps2, tail, a);
-    if (whole < n) one_sided<Dim, Guarded, true>(d, s, whole, xi, eps2, tail, a);
-    add_into(f.acc + i, lane_sums<Dim>(d, a));
-  }
-  return static_cast<unsigned long long>(s.own) * (n - 1);
+  gather<Dim>(t, f.bodies, k, t.near_full, hn::Lanes(d), false, false, s);
+  constexpr int tile = kTile<Dim>;
+  std::uint32_t i = t.box_first[k];
+  for (; i + tile <= t.box_first[k + 1]; i += tile) full_tile<Dim, Guarded, tile>(d, f, i, s);
+  for (; i < t.box_first[k + 1]; ++i) full_tile<Dim, Guarded, 1>(d, f, i, s);
+  return static_cast<unsigned long long>(s.own) * (s.size - 1);
 }
 
-//! Newton-3: box k's own pairs once (i < j) and each pair with a half-list neighbor once.
+//! Newton-3, the half-list neighbors part: `Tile` particles of box k from local index li against
+//! the gathered neighbors; their own sums go to their reaction slots (scattered with the rest).
+template <int Dim, bool Guarded, int Tile, class D, class V = hn::Vec<D>>
+HWY_INLINE void n3_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::size_t li, Sources<hn::TFromD<D>>& s) {
+  const std::size_t L = hn::Lanes(d), n = s.size, whole = s.own_end + (n - s.own_end) / L * L;
+  const V eps2 = hn::Set(d, f.eps2);
+  const auto tail = hn::FirstN(d, n - whole);
+  Targets<Dim, Tile, D> tg(d, f.bodies + s.first + li);
+  for (std::size_t j = s.own_end; j < whole; j += L) tg.template mutual<Guarded, false>(d, s, j, eps2, tail);
+  if (whole < n) tg.template mutual<Guarded, true>(d, s, whole, eps2, tail);
+  for (int t = 0; t < Tile; ++t) {
+    const Acc4<hn::TFromD<D>> a = tg.sum(d, t);
+    s.rx[li + t] += a.x;
+    s.ry[li + t] += a.y;
+    if constexpr (Dim == 3) s.rz[li + t] += a.z;
+  }
+}
+
+//! Newton-3: box k's own pairs once (i < j, one target at a time) and each pair with a half-list
+//! neighbor once (tiles of targets).
 template <int Dim, class T, bool Guarded>
 HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, Sources<T>& s) {
   const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
+  using V = hn::Vec<hn::ScalableTag<T>>;
   const std::size_t L = hn::Lanes(d);
   const Tree& t = *f.tree;
   gather<Dim>(t, f.bodies, k, t.near_half, L, true, true, s);
-  const std::size_t own = s.own, n = s.size, whole = s.own_end + (n - s.own_end) / L * L;
-  const auto tail = hn::FirstN(d, n - whole);
+  const std::size_t own = s.own;
   const V eps2 = hn::Set(d, f.eps2);
-  const Body<T>* box = f.bodies + t.box_first[k];
-  for (std::size_t li = 0; li < own; ++li) {
-    V xi[3], a[3] = {hn::Zero(d), hn::Zero(d), hn::Zero(d)};
-    broadcast<Dim>(d, box[li], xi);
-    const V mi = hn::Set(d, box[li].m);
-    for (std::size_t j = li + 1; j < own; j += L)
-      mutual<Dim, Guarded, true>(d, s, j, xi, mi, eps2, hn::FirstN(d, own - j), a);
-    for (std::size_t j = s.own_end; j < whole; j += L) mutual<Dim, Guarded, false>(d, s, j, xi, mi, eps2, tail, a);
-    if (whole < n) mutual<Dim, Guarded, true>(d, s, whole, xi, mi, eps2, tail, a);
-    // No later target writes slot li (their sources start after them): the target's own sum joins it.
-    const Acc4<T> sum = lane_sums<Dim>(d, a);
-    s.rx[li] += sum.x;
-    s.ry[li] += sum.y;
-    if constexpr (Dim == 3) s.rz[li] += sum.z;
+  for (std::size_t li = 0; li + 1 < own; ++li) {
+    Targets<Dim, 1, hn::ScalableTag<T>> tg(d, f.bodies + s.first + li);
+    for (std::size_t j = li + 1; j < own; j += L) tg.template mutual<Guarded, true>(d, s, j, eps2, hn::FirstN(d, own - j));
+    const Acc4<T> a = tg.sum(d, 0);  // no later target writes slot li (their sources start after them)
+    s.rx[li] += a.x;
+    s.ry[li] += a.y;
+    if constexpr (Dim == 3) s.rz[li] += a.z;
   }
+  constexpr int tile = kTile<Dim>;
+  std::size_t li = 0;
+  for (; li + tile <= own; li += tile) n3_tile<Dim, Guarded, tile>(d, f, li, s);
+  for (; li < own; ++li) n3_tile<Dim, Guarded, 1>(d, f, li, s);
   scatter<Dim>(t, k, t.near_half, s, f.acc);
-  return static_cast<unsigned long long>(own) * (own - (own > 0)) / 2 + static_cast<unsigned long long>(own) * (n - s.own_end);
+  return static_cast<unsigned long long>(own) * (own - (own > 0)) / 2 + static_cast<unsigned long long>(own) * (s.size - s.own_end);
 }
 
 #define NF_SIMD_SHAPES(fn, guarded) \
@@ -359,12 +317,6 @@ const Target& target() {
   return kTargets[c];
 }
 
-// Newton's third law in the one-threaded kernel (measured: docs/design.md §3).
-bool serial_newton3() {
-  const char* env = std::getenv("NF_SIMD_N3");
-  return env && *env == '1';
-}
-
 // The box kernel of the chosen copy for this evaluation: guarded unless eps > 0 keeps every
 // m_j / eps^3 finite (unguarded_is_safe; the scan of the masses is part of the timed evaluation).
 template <int D, class T>
@@ -388,7 +340,7 @@ std::uint32_t computed_boxes(const HostNearField<T>& f) {
 
 template <int D, class T>
 void cpu_simd(const HostNearField<T>& f) {
-  const simd::BoxFn<T> box = simd::box_kernel<D>(f, simd::serial_newton3());
+  const simd::BoxFn<T> box = simd::box_kernel<D>(f, true);
   simd::Sources<T>& s = simd::thread_sources<T>();
   unsigned long long count = 0;
   const std::uint32_t m = simd::computed_boxes(f);
@@ -396,22 +348,40 @@ void cpu_simd(const HostNearField<T>& f) {
   if (f.counter) *f.counter += count;
 }
 
-template <int D, class T>
-void cpu_simd_omp(const HostNearField<T>& f) {
-  const simd::BoxFn<T> box = simd::box_kernel<D>(f, false);
-  const long m = static_cast<long>(simd::computed_boxes(f));
+
+// OpenMP over the boxes, full lists (Newton3 = false) or Newton-3 in colour phases.
+template <int D, class T, bool Newton3>
+void omp_boxes(const HostNearField<T>& f) {
+  const simd::BoxFn<T> box = simd::box_kernel<D>(f, Newton3);
+  const std::uint32_t m = simd::computed_boxes(f);
+  std::vector<std::uint32_t> first = {0, m}, boxes;
+  if (Newton3) boxes = simd::colour_phases(*f.tree, m, first);
+  const int phases = static_cast<int>(first.size()) - 1;
   unsigned long long count = 0;
 #pragma omp parallel reduction(+ : count)
   {
     simd::Sources<T>& s = simd::thread_sources<T>();
+    for (int c = 0; c < phases; ++c) {
 #pragma omp for schedule(dynamic, 1)
-    for (long k = 0; k < m; ++k) count += box(f, static_cast<std::uint32_t>(k), s);
+      for (long q = first[c]; q < static_cast<long>(first[c + 1]); ++q)
+        count += box(f, Newton3 ? boxes[q] : static_cast<std::uint32_t>(q), s);
+    }
   }
   if (f.counter) *f.counter += count;
 }
 
+template <int D, class T>
+void cpu_simd_omp(const HostNearField<T>& f) {
+  omp_boxes<D, T, false>(f);
+}
+template <int D, class T>
+void cpu_simd_omp_n3(const HostNearField<T>& f) {
+  omp_boxes<D, T, true>(f);
+}
+
 NF_EXPORT_CPU_NEAR_FIELD(cpu_simd, cpu_simd)
 NF_EXPORT_CPU_NEAR_FIELD(cpu_simd_omp, cpu_simd_omp)
+NF_EXPORT_CPU_NEAR_FIELD(cpu_simd_omp_n3, cpu_simd_omp_n3)
 
 bool simd_kernels_built() { return true; }
 

@@ -1,10 +1,11 @@
 #pragma once
-//! cpu-simd and cpu-simd-omp (cpu_simd.cc): the CPU near field vectorized with Google Highway,
-//! one thread and OpenMP over boxes; the same pairs as cpu-serial (own box and neighbors, compact
-//! tree, so any level), 2D/3D, float/double (docs/design.md §3). The instruction set is chosen when
-//! the program runs, among those compiled (Highway's targets, best first: AVX3 = AVX-512, AVX2,
-//! SSE4, EMU128 = portable C++), so one binary runs on any x86-64. A build without Highway has
-//! neither kernel (the registry says why when one is asked for) and the lists below are empty.
+//! cpu-simd, cpu-simd-omp and cpu-simd-omp-n3 (cpu_simd.cc): the CPU near field vectorized with
+//! Google Highway, one thread and OpenMP over boxes; the same pairs as cpu-serial (own box and
+//! neighbors, compact tree, so any level), 2D/3D, float/double (docs/design.md §3). The instruction
+//! set is chosen when the program runs, among those compiled (Highway's targets, best first: AVX3 =
+//! AVX-512, AVX2, SSE4, and a portable C++ one, SCALAR or EMU128), so one binary runs on any x86-64.
+//! A build without Highway has none of these kernels (the registry says why when one is asked for)
+//! and the lists below are empty.
 
 #include <string>
 #include <vector>
