@@ -5,7 +5,8 @@
 # 2D and 3D float and 2D double, uniform-exact boxes of 64 (docs/design.md §3, §7). Also cpu-simd
 # on one core with AVX2 forced against the machine's best instruction set, and cpu-simd at 8 and 512
 # per box. Rates are bench's interactions/s (useful directed pairs per second of the median time;
-# a Newton-3 pair counts twice). About 3 to 4 minutes on 16 cores.
+# a Newton-3 pair counts twice). About 3 minutes on 16 cores (4.5 minutes with "1 2" on the 2-core,
+# shared development machine; most of it in cpu-serial, cpu-omp and cpu-omp-n3 at one thread).
 # Writes a compact table to stdout and $OUT/cpu-simd-bench.txt, bench's rows to
 # $OUT/cpu-simd-bench.csv (OUT defaults to ./cpu-simd-bench-out).
 # Usage: scripts/cpu-simd-bench.sh BIN_DIR|PATH_TO_NEARFIELD [THREAD_COUNTS]   (default "1 2 4 8 16")
@@ -40,7 +41,10 @@ printf '%-6s %-6s %-16s %-7s %-7s %10s %10s %10s %12s %12s\n' input prec kernel 
 # bench INPUT LEVEL PRECISION KERNEL THREADS [SIMD_TARGET]: one row of the table.
 bench() {
   local input=$1 level=$2 prec=$3 kernel=$4 threads=$5 simd=${6:-} reps=5 warmup=1
-  [ "$kernel" = cpu-serial ] && { reps=3; warmup=0; }
+  case "$kernel" in  # the scalar kernels take seconds a run here: fewer runs
+    cpu-serial) reps=3; warmup=0 ;;
+    cpu-omp|cpu-omp-n3) reps=3 ;;
+  esac
   local row
   row=$(NEARFIELD_SIMD="$simd" OMP_NUM_THREADS="$threads" timeout 120 "$NF" bench --input "$TMP/$input.bin" --level "$level" \
           --kernel "$kernel" --precision "$prec" --threads "$threads" --reps "$reps" --warmup "$warmup" --output "$CSV" 2>/dev/null |
@@ -74,5 +78,6 @@ bench d2p8 8 float cpu-simd 1
 bench d2p512 4 float cpu-simd 1
 echo "inputs: d2p64 = 2D level 7, 64 per box (N = 1048576); d3p64 = 3D level 4, 64 per box (N = 262144);" \
   "d2p8 = 2D level 8, 8 per box; d2p512 = 2D level 4, 512 per box; uniform-exact, seed 1, softening 1e-4" | log
-echo "times: one force evaluation, median [min, max] of 5 runs (cpu-serial 3) after warm-up; inter/s = bench's" \
+echo "times: one force evaluation, median [min, max] of 5 runs after one warm-up (cpu-omp, cpu-omp-n3: 3; cpu-serial: 3," \
+  "no warm-up); inter/s = bench's" \
   "interactions/s (useful directed pairs / median); per_thread = inter/s / threads" | log

@@ -1,11 +1,12 @@
-// cpu-simd and cpu-simd-omp (nearfield/cpu_simd.h, docs/design.md §3). For each target box, its
-// near field (own box, then its neighbors) is gathered once into structure-of-arrays buffers
-// (x, y, z, m), so every source box is one contiguous run and only the last vector of the whole
-// run is partial. Each target particle is broadcast and swept over the buffer one vector of
-// sources at a time (16 floats with AVX-512), its sums kept in vector registers until the end.
-// This file is compiled once per instruction set by Highway's foreach_target (it includes itself)
-// and the best one the CPU runs is chosen at run time. Highway is used from its headers only (its
-// library is not linked), so the binary stays self-contained: the choice is made here, below.
+// cpu-simd, cpu-simd-omp and cpu-simd-omp-n3 (nearfield/cpu_simd.h, docs/design.md §3). For each
+// target box, its near field (own box, then its neighbors) is gathered once into
+// structure-of-arrays buffers (cpu_simd_sources.h), so every source box is one contiguous run and
+// only the last vector of the whole run is partial. A tile of target particles is broadcast and
+// swept over the buffer one vector of sources at a time (16 floats with AVX-512), the sums kept in
+// vector registers until the end. This file is compiled once per instruction set by Highway's
+// foreach_target (it includes itself) and the best copy the CPU runs is chosen at run time.
+// Highway is used from its headers only (its library is not linked, so the binary stays
+// self-contained): the choice is made here, at the end.
 #include "nearfield/cpu_simd.h"
 
 #include "core/errors.h"
@@ -26,6 +27,8 @@ void use_simd_target(const std::string&) {
 
 #ifndef NF_CPU_SIMD_SHARED
 #define NF_CPU_SIMD_SHARED
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -39,8 +42,8 @@ void use_simd_target(const std::string&) {
 #include "physics/interaction.h"
 
 // Highway: SSSE3 is left out (every x86-64 CPU that has it but not SSE4 is older than 2008; the
-// portable copy, Highway's SCALAR or EMU128 target, covers it). On other architectures only the compiler's own target is built
-// (the run-time choice below knows x86 only).
+// portable copy, Highway's SCALAR or EMU128 target, covers it). On other architectures only the
+// compiler's own target is built (the run-time choice below knows x86 only).
 #define HWY_DISABLED_TARGETS HWY_SSSE3
 #if !defined(__x86_64__) && !defined(__i386__)
 #define HWY_COMPILE_ONLY_STATIC 1
@@ -171,15 +174,16 @@ HWY_INLINE void full_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::uint3
 
 //! Full lists: each particle of box k against its whole near field (cpu-serial's pairs).
 template <int Dim, class T, bool Guarded>
-HWY_NOINLINE unsigned long long box_full(const HostNearField<T>& f, std::uint32_t k, Sources<T>& s) {
+HWY_NOINLINE unsigned long long box_full(const HostNearField<T>& f, std::uint32_t k, std::uint32_t begin,
+                                         std::uint32_t end, Sources<T>& s) {
   const hn::ScalableTag<T> d;
   const Tree& t = *f.tree;
   gather<Dim>(t, f.bodies, k, t.near_full, hn::Lanes(d), false, false, s);
   constexpr int tile = kTile<Dim>;
-  std::uint32_t i = t.box_first[k];
-  for (; i + tile <= t.box_first[k + 1]; i += tile) full_tile<Dim, Guarded, tile>(d, f, i, s);
-  for (; i < t.box_first[k + 1]; ++i) full_tile<Dim, Guarded, 1>(d, f, i, s);
-  return static_cast<unsigned long long>(s.own) * (s.size - 1);
+  std::uint32_t i = begin;
+  for (; i + tile <= end; i += tile) full_tile<Dim, Guarded, tile>(d, f, i, s);
+  for (; i < end; ++i) full_tile<Dim, Guarded, 1>(d, f, i, s);
+  return static_cast<unsigned long long>(end - begin) * (s.size - 1);
 }
 
 //! Newton-3, the half-list neighbors part: `Tile` particles of box k from local index li against
@@ -203,7 +207,8 @@ HWY_INLINE void n3_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::size_t 
 //! Newton-3: box k's own pairs once (i < j, one target at a time) and each pair with a half-list
 //! neighbor once (tiles of targets).
 template <int Dim, class T, bool Guarded>
-HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, Sources<T>& s) {
+HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, std::uint32_t, std::uint32_t,
+                                       Sources<T>& s) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<hn::ScalableTag<T>>;
   const std::size_t L = hn::Lanes(d);
@@ -344,27 +349,48 @@ void cpu_simd(const HostNearField<T>& f) {
   simd::Sources<T>& s = simd::thread_sources<T>();
   unsigned long long count = 0;
   const std::uint32_t m = simd::computed_boxes(f);
-  for (std::uint32_t k = 0; k < m; ++k) count += box(f, k, s);
+  for (std::uint32_t k = 0; k < m; ++k) count += box(f, k, f.tree->box_first[k], f.tree->box_first[k + 1], s);
   if (f.counter) *f.counter += count;
 }
 
 
-// OpenMP over the boxes, full lists (Newton3 = false) or Newton-3 in colour phases.
+// Work items of the OpenMP kernels: a box's targets [begin, end) against its whole near field.
+struct Item {
+  std::uint32_t box, begin, end;
+};
+// Full lists: boxes of more than 256 particles are cut into items of 256 targets (each gathers the
+// near field again, 1/256 of its work), so one crowded box spreads over threads. Newton-3 items are
+// whole boxes (two items of one box would write the same reactions), in colour phases.
+constexpr std::uint32_t kItemTargets = 256;
+
+// OpenMP over the boxes, full lists (Newton3 = false) or Newton-3 in colour phases. Items are dealt
+// dynamically in grains of about 1/64 of a thread's share, so boxes of a few particles (a
+// microsecond each) do not pay a scheduling step each.
 template <int D, class T, bool Newton3>
 void omp_boxes(const HostNearField<T>& f) {
   const simd::BoxFn<T> box = simd::box_kernel<D>(f, Newton3);
+  const Tree& t = *f.tree;
   const std::uint32_t m = simd::computed_boxes(f);
-  std::vector<std::uint32_t> first = {0, m}, boxes;
-  if (Newton3) boxes = simd::colour_phases(*f.tree, m, first);
+  std::vector<std::uint32_t> first = {0, m}, order;
+  if (Newton3) order = simd::colour_phases(t, m, first);
+  std::vector<Item> items;
+  items.reserve(m);
+  for (std::uint32_t q = 0; q < m; ++q) {
+    const std::uint32_t k = Newton3 ? order[q] : q, end = t.box_first[k + 1];
+    for (std::uint32_t b = t.box_first[k]; b < end; b += Newton3 ? end - b : kItemTargets)
+      items.push_back({k, b, Newton3 ? end : std::min(end, b + kItemTargets)});
+    if (!Newton3) first.back() = static_cast<std::uint32_t>(items.size());
+  }
   const int phases = static_cast<int>(first.size()) - 1;
   unsigned long long count = 0;
 #pragma omp parallel reduction(+ : count)
   {
     simd::Sources<T>& s = simd::thread_sources<T>();
     for (int c = 0; c < phases; ++c) {
-#pragma omp for schedule(dynamic, 1)
-      for (long q = first[c]; q < static_cast<long>(first[c + 1]); ++q)
-        count += box(f, Newton3 ? boxes[q] : static_cast<std::uint32_t>(q), s);
+      const long begin = first[c], end = first[c + 1];
+      const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
+#pragma omp for schedule(dynamic, grain)
+      for (long q = begin; q < end; ++q) count += box(f, items[q].box, items[q].begin, items[q].end, s);
     }
   }
   if (f.counter) *f.counter += count;

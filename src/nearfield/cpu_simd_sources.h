@@ -79,9 +79,12 @@ void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const S
   for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
 }
 
-//! One box of the near field, computed into f.acc; returns the interactions it evaluated.
+//! One box of the near field, compact id `box`, computed into f.acc for its sorted particles
+//! [begin, end) (full lists; a Newton-3 kernel always computes the whole box); returns the
+//! interactions it evaluated.
 template <class T>
-using BoxFn = unsigned long long (*)(const HostNearField<T>&, std::uint32_t, Sources<T>&);
+using BoxFn = unsigned long long (*)(const HostNearField<T>& f, std::uint32_t box, std::uint32_t begin,
+                                     std::uint32_t end, Sources<T>& s);
 //! What each instruction set's copy of this file exports: full-list and Newton-3 boxes, with and
 //! without the zero-distance guard.
 struct BoxKernels {
