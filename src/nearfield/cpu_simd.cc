@@ -242,6 +242,10 @@ const BoxKernels kBoxKernels = {NF_SIMD_SHAPES(box_full, false), NF_SIMD_SHAPES(
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace nf {
 namespace simd {
 namespace {
@@ -273,12 +277,13 @@ const Target kTargets[] = {
 bool runs(std::int64_t bit) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;  // F16C: CPUID leaf 1, ECX bit 29 (clang's builtin lacks it)
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx >> 29 & 1u);
   const bool sse4 = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1") &&
                     __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
                     __builtin_cpu_supports("aes");
   const bool avx2 = sse4 && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
-                    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("f16c");
+                    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") && f16c;
   const bool avx3 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
   if (bit == HWY_AVX3) return avx3;
