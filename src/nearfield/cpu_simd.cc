@@ -133,13 +133,14 @@ struct Targets {
   }
   //! Newton's third law: a_i += m_j f and, summed over the tile, the sources' reactions -= m_i f
   //! (one load and store of the reactions per tile: register j-accumulation, docs/design.md §10).
+  //! Masked: target t takes only the lanes of valid[t].
   template <bool Guarded, bool Masked>
-  HWY_INLINE void mutual(D d, Sources<hn::TFromD<D>>& s, std::size_t j, V eps2, hn::Mask<D> valid) {
+  HWY_INLINE void mutual(D d, Sources<hn::TFromD<D>>& s, std::size_t j, V eps2, const hn::Mask<D>* valid) {
     const SourceVec<D> src(d, s, j, Dim == 3);
     V react[3] = {hn::Zero(d), hn::Zero(d), hn::Zero(d)};
     for (int t = 0; t < Tile; ++t) {
       V r[3];
-      const V inv3 = inverse_cube_of<Dim, Guarded, Masked>(d, src, xi[t], eps2, valid, r);
+      const V inv3 = inverse_cube_of<Dim, Guarded, Masked>(d, src, xi[t], eps2, valid[t], r);
       const V si = hn::Mul(src.m, inv3), sj = hn::Mul(mi[t], inv3);
       for (int c = 0; c < Dim; ++c) {
         a[t][c] = hn::MulAdd(r[c], si, a[t][c]);
@@ -186,16 +187,28 @@ HWY_NOINLINE unsigned long long box_full(const HostNearField<T>& f, std::uint32_
   return static_cast<unsigned long long>(end - begin) * (s.size - 1);
 }
 
-//! Newton-3, the half-list neighbors part: `Tile` particles of box k from local index li against
-//! the gathered neighbors; their own sums go to their reaction slots (scattered with the rest).
+//! Newton-3: `Tile` particles of box k from local index li against the sources after them in their
+//! own box (lanes masked per target) and against the gathered half-list neighbors; their own sums
+//! go to their reaction slots (no later tile writes them: its sources start after it), which are
+//! scattered with the rest.
 template <int Dim, bool Guarded, int Tile, class D, class V = hn::Vec<D>>
 HWY_INLINE void n3_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::size_t li, Sources<hn::TFromD<D>>& s) {
-  const std::size_t L = hn::Lanes(d), n = s.size, whole = s.own_end + (n - s.own_end) / L * L;
+  const std::size_t L = hn::Lanes(d), own = s.own, n = s.size, whole = s.own_end + (n - s.own_end) / L * L;
   const V eps2 = hn::Set(d, f.eps2);
-  const auto tail = hn::FirstN(d, n - whole);
   Targets<Dim, Tile, D> tg(d, f.bodies + s.first + li);
-  for (std::size_t j = s.own_end; j < whole; j += L) tg.template mutual<Guarded, false>(d, s, j, eps2, tail);
-  if (whole < n) tg.template mutual<Guarded, true>(d, s, whole, eps2, tail);
+  const hn::RebindToSigned<D> di;
+  using I = hn::TFromD<decltype(di)>;
+  hn::Mask<D> valid[Tile];
+  for (std::size_t j = (li + 1) / L * L; j < own; j += L) {  // own box: whole vectors up to own_end
+    const auto index = hn::Iota(di, static_cast<I>(j));
+    const auto before_end = hn::Lt(index, hn::Set(di, static_cast<I>(own)));
+    for (int t = 0; t < Tile; ++t)
+      valid[t] = hn::RebindMask(d, hn::And(hn::Gt(index, hn::Set(di, static_cast<I>(li + t))), before_end));
+    tg.template mutual<Guarded, true>(d, s, j, eps2, valid);
+  }
+  for (int t = 0; t < Tile; ++t) valid[t] = hn::FirstN(d, n - whole);
+  for (std::size_t j = s.own_end; j < whole; j += L) tg.template mutual<Guarded, false>(d, s, j, eps2, valid);
+  if (whole < n) tg.template mutual<Guarded, true>(d, s, whole, eps2, valid);
   for (int t = 0; t < Tile; ++t) {
     const Acc4<hn::TFromD<D>> a = tg.sum(d, t);
     s.rx[li + t] += a.x;
@@ -204,26 +217,15 @@ HWY_INLINE void n3_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::size_t 
   }
 }
 
-//! Newton-3: box k's own pairs once (i < j, one target at a time) and each pair with a half-list
-//! neighbor once (tiles of targets).
+//! Newton-3: box k's own pairs once (i < j) and each pair with a half-list neighbor once, in
+//! tiles of targets.
 template <int Dim, class T, bool Guarded>
 HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, std::uint32_t, std::uint32_t,
                                        Sources<T>& s) {
   const hn::ScalableTag<T> d;
-  using V = hn::Vec<hn::ScalableTag<T>>;
-  const std::size_t L = hn::Lanes(d);
   const Tree& t = *f.tree;
-  gather<Dim>(t, f.bodies, k, t.near_half, L, true, true, s);
+  gather<Dim>(t, f.bodies, k, t.near_half, hn::Lanes(d), true, true, s);
   const std::size_t own = s.own;
-  const V eps2 = hn::Set(d, f.eps2);
-  for (std::size_t li = 0; li + 1 < own; ++li) {
-    Targets<Dim, 1, hn::ScalableTag<T>> tg(d, f.bodies + s.first + li);
-    for (std::size_t j = li + 1; j < own; j += L) tg.template mutual<Guarded, true>(d, s, j, eps2, hn::FirstN(d, own - j));
-    const Acc4<T> a = tg.sum(d, 0);  // no later target writes slot li (their sources start after them)
-    s.rx[li] += a.x;
-    s.ry[li] += a.y;
-    if constexpr (Dim == 3) s.rz[li] += a.z;
-  }
   constexpr int tile = kTile<Dim>;
   std::size_t li = 0;
   for (; li + tile <= own; li += tile) n3_tile<Dim, Guarded, tile>(d, f, li, s);
