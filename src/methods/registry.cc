@@ -60,8 +60,8 @@ static std::list<KernelInfo> builtin_kernels() {
        "cpu-simd's vectors with full lists (each pair both ways), OpenMP over boxes: no shared writes",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp))},
       {"cpu-simd-omp-n3", kNearField | kDeterministic | kNewton3 | kOpenMP,
-       "cpu-simd (Newton-3) with OpenMP over boxes in 3^D colour phases (boxes of one colour never write the same "
-       "particle); repeatable at any thread count",
+       "cpu-simd (Newton-3) with OpenMP over blocks of 2^D boxes in 2^D colour phases (blocks of one colour never "
+       "write the same particle); repeatable at any thread count",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp_n3))},
 #endif
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},

@@ -27,8 +27,6 @@ void use_simd_target(const std::string&) {
 
 #ifndef NF_CPU_SIMD_SHARED
 #define NF_CPU_SIMD_SHARED
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -365,44 +363,31 @@ void cpu_simd(const HostNearField<T>& f) {
 }
 
 
-// Work items of the OpenMP kernels: a box's targets [begin, end) against its whole near field.
-struct Item {
-  std::uint32_t box, begin, end;
-};
-// Full lists: boxes of more than 256 particles are cut into items of 256 targets (each gathers the
-// near field again, 1/256 of its work), so one crowded box spreads over threads. Newton-3 items are
-// whole boxes (two items of one box would write the same reactions), in colour phases.
-constexpr std::uint32_t kItemTargets = 256;
-
-// OpenMP over the boxes, full lists (Newton3 = false) or Newton-3 in colour phases. Items are dealt
-// dynamically in grains of about 1/64 of a thread's share, so boxes of a few particles (a
-// microsecond each) do not pay a scheduling step each.
+// OpenMP over the boxes: full lists (Newton3 = false), or Newton-3 in colour phases of blocks.
 template <int D, class T, bool Newton3>
 void omp_boxes(const HostNearField<T>& f) {
   const simd::BoxFn<T> box = simd::box_kernel<D>(f, Newton3, true);
   const Tree& t = *f.tree;
   const std::uint32_t m = simd::computed_boxes(f);
-  std::vector<std::uint32_t> first = {0, m}, order;
-  if (Newton3) order = simd::colour_phases(t, m, first);
-  std::vector<Item> items;
-  items.reserve(m);
-  for (std::uint32_t q = 0; q < m; ++q) {
-    const std::uint32_t k = Newton3 ? order[q] : q, end = t.box_first[k + 1];
-    for (std::uint32_t b = t.box_first[k]; b < end; b += Newton3 ? end - b : kItemTargets)
-      items.push_back({k, b, Newton3 ? end : std::min(end, b + kItemTargets)});
-    if (!Newton3) first.back() = static_cast<std::uint32_t>(items.size());
-  }
-  const int phases = static_cast<int>(first.size()) - 1;
+  std::vector<std::uint32_t> first;
   unsigned long long count = 0;
-#pragma omp parallel reduction(+ : count)
-  {
-    simd::Sources<T>& s = simd::thread_sources<T>();
-    for (int c = 0; c < phases; ++c) {
-      const long begin = first[c], end = first[c + 1];
-      const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
-#pragma omp for schedule(dynamic, grain)
-      for (long q = begin; q < end; ++q) count += box(f, items[q].box, items[q].begin, items[q].end, s);
-    }
+  if constexpr (Newton3) {
+    const std::vector<simd::BoxRun> blocks = simd::colour_phases(t, m, first);
+    count = simd::over_threads<T>(first, [&](long q, simd::Sources<T>& s) {
+      unsigned long long n = 0;
+      for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k) n += box(f, k, 0, 0, s);
+      return n;
+    });
+  } else {
+    std::vector<simd::Item> items;
+    items.reserve(m);
+    for (std::uint32_t k = 0; k < m; ++k)
+      for (std::uint32_t b = t.box_first[k]; b < t.box_first[k + 1]; b += simd::kItemTargets)
+        items.push_back({k, b, std::min(t.box_first[k + 1], b + simd::kItemTargets)});
+    first = {0, static_cast<std::uint32_t>(items.size())};
+    count = simd::over_threads<T>(first, [&](long q, simd::Sources<T>& s) {
+      return box(f, items[q].box, items[q].begin, items[q].end, s);
+    });
   }
   if (f.counter) *f.counter += count;
 }

@@ -1,7 +1,9 @@
 #pragma once
 //! The host side of cpu-simd (cpu_simd.cc), compiled once: a box's near field gathered into
 //! structure-of-arrays buffers, the reactions scattered back, the box kernels' table, and the
-//! colour phases of the Newton-3 OpenMP kernel.
+//! colour phases of the Newton-3 OpenMP kernel and the OpenMP kernels' dealing of work.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -91,29 +93,66 @@ struct BoxKernels {
   PerShape<BoxFn> full, full_guarded, n3, n3_guarded;
 };
 
-//! Newton-3 over threads: the first m compact boxes in 3^D colour phases (returned: box ids by
-//! colour, phase c at [first[c], first[c+1])) by their coordinates mod 3. A box writes
-//! only into itself and its neighbors, and two boxes of one colour lie 3 or more boxes apart along
-//! some axis, so no two threads write one particle in a phase; each particle receives its sums in
-//! a fixed order, so the result does not depend on the thread count.
-inline std::vector<std::uint32_t> colour_phases(const Tree& t, std::uint32_t m, std::vector<std::uint32_t>& first) {
-  const int colours = t.dim == 2 ? 9 : 27;
-  std::vector<std::uint8_t> colour(m);
-  first.assign(colours + 1, 0);
-  for (std::uint32_t k = 0; k < m; ++k) {
-    int c = 0;
-    for (int a = 0, scale = 1; a < t.dim; ++a, scale *= 3) {
-      std::uint64_t x = 0;  // the box's coordinate along axis a: every dim-th bit of its Morton key
-      for (int b = 0; b < t.level; ++b) x |= ((t.box_key[k] >> (t.dim * b + a)) & 1u) << b;
-      c += static_cast<int>(x % 3) * scale;
-    }
-    colour[k] = static_cast<std::uint8_t>(c);
-    ++first[c + 1];
+//! A run of consecutive boxes, compact ids [first, last), that one thread computes in turn.
+struct BoxRun {
+  std::uint32_t first, last;
+};
+
+//! Newton-3 over threads: the first m compact boxes cut into blocks (the boxes of one Morton parent:
+//! 2 x 2 (x 2) boxes, consecutive compact ids) in 2^D colour phases by the parities of the blocks'
+//! coordinates (returned: blocks by colour, phase c at [first[c], first[c+1])). A box writes only
+//! into itself and its neighbors, so a block writes at most one box beyond its edge; two blocks of
+//! one colour lie 2 blocks (4 boxes) apart along some axis, so no two threads write one particle in
+//! a phase. A thread runs a block's boxes in key order, so their shared neighbors stay in cache; each
+//! particle receives its sums in a fixed order, whatever the thread count.
+inline std::vector<BoxRun> colour_phases(const Tree& t, std::uint32_t m, std::vector<std::uint32_t>& first) {
+  const int colours = 1 << t.dim;
+  std::vector<std::vector<BoxRun>> by_colour(colours);
+  for (std::uint32_t k = 0; k < m;) {
+    const std::uint64_t parent = t.box_key[k] >> t.dim;
+    std::uint32_t last = k + 1;
+    while (last < m && t.box_key[last] >> t.dim == parent) ++last;
+    int c = 0;  // bit a of a Morton key is the lowest bit of the coordinate along axis a
+    for (int a = 0; a < t.dim; ++a) c |= static_cast<int>(parent >> a & 1u) << a;
+    by_colour[c].push_back({k, last});
+    k = last;
   }
-  for (int c = 0; c < colours; ++c) first[c + 1] += first[c];
-  std::vector<std::uint32_t> boxes(m), next(first.begin(), first.end() - 1);
-  for (std::uint32_t k = 0; k < m; ++k) boxes[next[colour[k]]++] = k;
-  return boxes;
+  std::vector<BoxRun> blocks;
+  first.assign(1, 0);
+  for (const std::vector<BoxRun>& runs : by_colour) {
+    blocks.insert(blocks.end(), runs.begin(), runs.end());
+    first.push_back(static_cast<std::uint32_t>(blocks.size()));
+  }
+  return blocks;
+}
+
+//! Full lists over threads: a box's targets [begin, end) against its whole near field. Boxes of more
+//! than 256 particles are cut into items of 256 targets (each gathers the near field again, 1/256 of
+//! its work), so one crowded box spreads over threads. (Newton-3 takes whole boxes: two items of
+//! one box would write the same reactions.)
+struct Item {
+  std::uint32_t box, begin, end;
+};
+constexpr std::uint32_t kItemTargets = 256;
+
+//! Runs work(q, the thread's sources) for q in [first[c], first[c+1]) over the threads, phase c
+//! after phase c - 1, dealt dynamically in grains of about 1/64 of a thread's share (a box of a few
+//! particles takes a microsecond: a scheduling step each would cost as much); returns the sum of
+//! what work returns.
+template <class T, class Work>
+unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& work) {
+  unsigned long long count = 0;
+#pragma omp parallel reduction(+ : count)
+  {
+    Sources<T>& s = thread_sources<T>();
+    for (std::size_t c = 0; c + 1 < first.size(); ++c) {
+      const long begin = first[c], end = first[c + 1];
+      const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
+#pragma omp for schedule(dynamic, grain)
+      for (long q = begin; q < end; ++q) count += work(q, s);
+    }
+  }
+  return count;
 }
 
 }  // namespace nf::simd
