@@ -19,7 +19,8 @@ std::vector<std::string> simd_targets_compiled() { return {}; }
 std::vector<std::string> simd_targets_supported() { return {}; }
 std::string simd_target() { return "none"; }
 void use_simd_target(const std::string&) {
-  throw UsageError("cpu-simd: this build has no Google Highway (install Debian package libhwy-dev and configure again)");
+  throw UsageError(
+      "cpu-simd: this build has no Google Highway (install Debian package libhwy-dev and configure again)");
 }
 }  // namespace nf
 
@@ -161,12 +162,14 @@ constexpr int kTile = HWY_TARGET == HWY_AVX3 ? (Dim == 2 ? 4 : 3) : 2;
 
 //! Full lists: `Tile` particles of box k from `i` against the whole gathered near field.
 template <int Dim, bool Guarded, int Tile, class D, class V = hn::Vec<D>>
-HWY_INLINE void full_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::uint32_t i, const Sources<hn::TFromD<D>>& s) {
+HWY_INLINE void full_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::uint32_t i,
+                          const Sources<hn::TFromD<D>>& s) {
   const std::size_t L = hn::Lanes(d), n = s.size, whole = n - n % L;
   const V eps2 = hn::Set(d, f.eps2);
   const auto tail = hn::FirstN(d, n - whole);
   Targets<Dim, Tile, D> tg(d, f.bodies + i);
-  for (std::size_t j = 0; j < whole; j += L) tg.template one_sided<Guarded, false>(d, SourceVec<D>(d, s, j, Dim == 3), eps2, tail);
+  for (std::size_t j = 0; j < whole; j += L)
+    tg.template one_sided<Guarded, false>(d, SourceVec<D>(d, s, j, Dim == 3), eps2, tail);
   if (whole < n) tg.template one_sided<Guarded, true>(d, SourceVec<D>(d, s, whole, Dim == 3), eps2, tail);
   for (int t = 0; t < Tile; ++t) add_into(f.acc + i + t, tg.sum(d, t));
 }
@@ -229,7 +232,8 @@ HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t 
   for (; li + tile <= own; li += tile) n3_tile<Dim, Guarded, tile>(d, f, li, s);
   for (; li < own; ++li) n3_tile<Dim, Guarded, 1>(d, f, li, s);
   scatter<Dim>(t, k, t.near_half, s, f.acc);
-  return static_cast<unsigned long long>(own) * (own - (own > 0)) / 2 + static_cast<unsigned long long>(own) * (s.size - s.own_end);
+  const unsigned long long n = own;
+  return n * (n - (n > 0)) / 2 + n * (s.size - s.own_end);
 }
 
 #define NF_SIMD_SHAPES(fn, guarded) \
@@ -283,7 +287,8 @@ bool runs(std::int64_t bit) {
                     __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
                     __builtin_cpu_supports("aes");
   const bool avx2 = sse4 && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&
-                    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") && f16c;
+                    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+                    __builtin_cpu_supports("fma") && f16c;
   const bool avx3 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
   if (bit == HWY_AVX3) return avx3;
@@ -361,7 +366,6 @@ void cpu_simd(const HostNearField<T>& f) {
   for (std::uint32_t k = 0; k < m; ++k) count += box(f, k, f.tree->box_first[k], f.tree->box_first[k + 1], s);
   if (f.counter) *f.counter += count;
 }
-
 
 // OpenMP over the boxes: full lists (Newton3 = false), or Newton-3 in colour phases of blocks.
 template <int D, class T, bool Newton3>
