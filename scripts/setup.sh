@@ -7,8 +7,9 @@ set -euo pipefail
 # openmpi-bin and libopenmpi-dev: nearfield-mpi and its tests (docs/design.md §15), which CI runs.
 # python3-dev, pybind11-dev, python3-numpy, python3-pytest: the Python module and its tests
 # (docs/design.md §17, "From Python"; pybind11-dev does not pull in the Python headers itself).
+# libhwy-dev: Google Highway's headers for cpu-simd (docs/design.md §3; the binary does not link it).
 NF_PACKAGES=(cmake make g++ git libeigen3-dev libboost-program-options-dev libfccp-dev doctest-dev libpng-dev python3 python3-matplotlib
-             openmpi-bin libopenmpi-dev python3-dev pybind11-dev python3-numpy python3-pytest)
+             openmpi-bin libopenmpi-dev python3-dev pybind11-dev python3-numpy python3-pytest libhwy-dev)
 # The sanitizer build and the fuzz targets (docs/design.md §9): clang, its runtimes (libFuzzer,
 # ASan, UBSan: Debian's libclang-rt-dev) and clang's OpenMP (libomp-dev).
 NF_CHECK_PACKAGES=(clang libclang-rt-dev libomp-dev)

@@ -15,6 +15,7 @@
 #include "methods/auto_level.h"
 #include "tree/tree.h"
 #include "methods/registry.h"
+#include "nearfield/cpu_simd.h"
 #include "io/particle_file.h"
 #include "distributed/spread_method.h"
 #include "distributed/nccl_transport.h"
@@ -72,6 +73,24 @@ void version(std::ostream& out) {
 #else
       << "CPU-only build (no CUDA kernels)\n";
 #endif
+  // cpu-simd: the instruction sets compiled, those this CPU runs, and the one the kernels use.
+  if (simd_kernels_built()) {
+    const auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    std::string chosen;
+    try {
+      chosen = simd_target();
+    } catch (const std::exception& e) {
+      chosen = e.what();
+    }
+    out << "cpu-simd: compiled for " << join(simd_targets_compiled()) << "; this CPU runs "
+        << join(simd_targets_supported()) << "; in use: " << chosen << "\n";
+  } else {
+    out << "cpu-simd: not built (no Google Highway at configure time)\n";
+  }
   // Several GPUs: whether this build can, and which libnccl a run would load (README "Several GPUs").
   if (emulating_gpus())
     out << "multi-GPU (--gpus): emulated, NEARFIELD_EMULATE_GPUS=1: every part on GPU 0, no NCCL (timings "

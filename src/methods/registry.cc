@@ -51,6 +51,19 @@ static std::list<KernelInfo> builtin_kernels() {
       {"cpu-omp-n3", cpu_nf | kNewton3 | kOpenMP,
        "OpenMP, Newton-3: per-thread buffers over work-balanced static box ranges, merged in thread order",
        cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_omp_n3))},
+#if defined(NF_HAVE_HWY)
+      {"cpu-simd", kNearField | kDeterministic | kNewton3,
+       "one thread, vectorized (Google Highway, instruction set chosen at run time), Newton-3: tiles of targets "
+       "against the box's gathered half near field, a vector of sources at a time",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd))},
+      {"cpu-simd-omp", kNearField | kDeterministic | kOpenMP,
+       "cpu-simd's vectors with full lists (each pair both ways), OpenMP over boxes: no shared writes",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp))},
+      {"cpu-simd-omp-n3", kNearField | kDeterministic | kNewton3 | kOpenMP,
+       "cpu-simd (Newton-3) with OpenMP over blocks of 2^D boxes in 2^D colour phases (blocks of one colour never "
+       "write the same particle); repeatable at any thread count",
+       cpu_near_field(NF_KERNELS(CpuNearFieldKernels, cpu_simd_omp_n3))},
+#endif
       {"cpu-allpairs", kDeterministic | kOpenMP, "float64 O(N^2) reference (--mask all|near)", cpu_all_pairs()},
       {"cpu-fmm", kFarField | kDeterministic | kOpenMP,
        "fast multipole method: Cartesian expansions of the softened kernel (--order, --accuracy) over the tree with "
@@ -103,6 +116,11 @@ const std::list<KernelInfo>& all_kernels() { return registry(); }
 const KernelInfo& find_kernel(const std::string& name) {
   for (const KernelInfo& k : registry())
     if (k.name == name) return k;
+#if !defined(NF_HAVE_HWY)
+  if (name.rfind("cpu-simd", 0) == 0)
+    throw UsageError("kernel '" + name + "' is not in this build: it needs Google Highway at configure time (Debian "
+                     "package libhwy-dev)");
+#endif
   std::string names;
   for (const KernelInfo& k : registry()) names += (names.empty() ? "" : ", ") + k.name;
   throw UsageError("unknown kernel '" + name + "' (kernels: " + names + ")");
