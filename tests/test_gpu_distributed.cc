@@ -161,8 +161,9 @@ TEST_CASE("validate --gpus 2 and bench --gpus 1,2 through the command line" * do
   INFO(r.out << r.err);
   CHECK(r.code == 0);
   const std::string csv = test::read_text(dir.file("b.csv"));
-  CHECK(csv.find(",2,once,") != std::string::npos);   // n3-rotate on 2 GPUs, counterforces returned
-  CHECK(csv.find(",2,twice,") != std::string::npos);  // bpb on 2 GPUs
+  // gpus, processes, cross_pairs
+  CHECK(csv.find(",2,1,once,") != std::string::npos);   // n3-rotate on 2 GPUs, counterforces returned
+  CHECK(csv.find(",2,1,twice,") != std::string::npos);  // bpb on 2 GPUs
 }
 
 TEST_CASE("--gpus beyond this machine's devices is refused before any work, unless emulated" *
