@@ -3,6 +3,7 @@
 // table, the references used and the verdict. With --sample M the ground truth is computed, and
 // the kernel compared, at M targets of each point only.
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "cli/sweep_engine.h"
@@ -61,7 +62,10 @@ class ValidateTask : public SweepTask {
       targets_of_ = cell.point_index;
     }
     Reference& ref = refs_[ref_mask == Mask::all];
-    const std::pair<std::size_t, std::size_t> ref_of{cell.point_index, cell.precision_index};
+    // A near-field reference belongs to a level: at --level auto the kernels of a point may each
+    // have their own (methods/auto_level.h), so it is made again when the level changes.
+    const std::tuple<std::size_t, std::size_t, int> ref_of{cell.point_index, cell.precision_index,
+                                                           ref_mask == Mask::near ? cell.at.point.level : -1};
     if (ref.of != ref_of) {
       std::string note;
       if (sample) {
@@ -140,7 +144,7 @@ class ValidateTask : public SweepTask {
   struct Reference {
     std::vector<double> values;
     std::string name;
-    std::optional<std::pair<std::size_t, std::size_t>> of;
+    std::optional<std::tuple<std::size_t, std::size_t, int>> of;  // point, precision, level (near mask)
   };
   Reference refs_[2];
   // --sample: the targets of point targets_of_ (drawn once per point).

@@ -167,7 +167,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     partials_.build(PartialCounter{planner}, m);
     split_ = partials_.total() > 0;
     const std::size_t rows = std::size_t(partials_.total()) * BpbLbPolicy::kMaxThreads;
-    if (partial_.size() < rows) partial_ = gpu::DeviceBuffer<Acc4<T>>(rows);
+    plan::reserve(partial_, rows);
     planner.partial = partials_.offsets();
     items_.build(planner, m, BpbLbPolicy::kClasses);
   }

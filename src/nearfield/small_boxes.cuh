@@ -139,7 +139,7 @@ class SmallBoxes {
     // Flags for every box of the tree (a part's halo boxes too: work items read them); the list
     // over the boxes computed.
     const std::uint32_t m = v.nonempty_count;
-    if (flags_.size() < m) flags_ = gpu::DeviceBuffer<std::uint8_t>(m);
+    plan::reserve(flags_, m);
     if (m > 0) {
       small_boxes_detail::flag_kernel<<<gpu::div_up(m, 256), 256>>>(rule_, m, flags_.data());
       NF_CUDA_LAUNCHED();

@@ -67,6 +67,15 @@ __global__ void fill_kernel(Planner p, std::uint32_t boxes, const std::uint32_t*
 
 }  // namespace detail
 
+//! Makes b hold at least n elements, an eighth more when it grows: a plan rebuilt every step of a
+//! simulation sees its sizes creep up as particles move, and each reallocation frees the old
+//! buffer, which waits for the device (measured: n3-rotate's plan at 8.4M particles took 0.12 to
+//! 4.1 ms a step, median 0.58, with exact-size growth).
+template <class U>
+void reserve(gpu::DeviceBuffer<U>& b, std::size_t n) {
+  if (b.size() < n) b = gpu::DeviceBuffer<U>(n + n / 8 + 1);
+}
+
 //! Per-box counts scanned into offsets: box k owns [offset(k), offset(k + 1)) of total().
 //! Buffers only grow.
 class BoxOffsets {
@@ -76,7 +85,7 @@ class BoxOffsets {
   void build(const Planner& p, std::uint32_t boxes) {
     boxes_ = boxes;
     total_ = 0;
-    if (offsets_.size() < std::size_t(boxes) + 1) offsets_ = gpu::DeviceBuffer<std::uint32_t>(std::size_t(boxes) + 1);
+    reserve(offsets_, std::size_t(boxes) + 1);
     detail::count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, 256), 256>>>(p, boxes, offsets_.data());
     NF_CUDA_LAUNCHED();
     std::size_t need = 0;
@@ -93,7 +102,7 @@ class BoxOffsets {
  protected:
   //! CUB's temporary storage, grown on demand.
   void* scratch(std::size_t bytes) {
-    if (temp_.size() < bytes) temp_ = gpu::DeviceBuffer<unsigned char>(bytes);
+    reserve(temp_, bytes);
     return temp_.data();
   }
 
@@ -158,7 +167,7 @@ class WorkList : public BoxOffsets {
  private:
   template <class U>
   static void grow(gpu::DeviceBuffer<U>& b, std::size_t n) {
-    if (b.size() < n) b = gpu::DeviceBuffer<U>(n);
+    reserve(b, n);
   }
   gpu::DeviceBuffer<Item> items_, sorted_items_;
   gpu::DeviceBuffer<std::uint8_t> keys_, sorted_keys_;
