@@ -75,7 +75,7 @@ class DeviceState : public State {
     method_.evaluate();
     // The kicks read the method's own output where it lies in the state's order; a_ is then
     // filled only when asked for (accelerations(), restore_input_order()).
-    rows_ = moved_ ? method_.state_order_acc() : ForceMethod::StateOrderAcc{};
+    rows_ = method_.state_order_acc();  // none unless this prepare moved the state
     a_current_ = rows_.rows == nullptr;
     if (a_current_) method_.accelerations(a_);
     done_.record();

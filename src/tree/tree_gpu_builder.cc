@@ -127,7 +127,7 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   clock.run(&GpuBuildTimes::neighbors, [&] { tree_gpu::build_compact_lists(t, s); });
   // The one read of the build: M, the largest box, the list totals and the domain. The stages
   // above ran over capacities, reading M on the device, so none waited for the host.
-  const tree_gpu::BuildSummary sum = tree_gpu::read_summary(s, t, true);
+  const tree_gpu::BuildSummary sum = tree_gpu::read_summary(s, t);
   t.nonempty_count = sum.counters[tree_gpu::kBoxes];
   t.max_box_count = sum.counters[tree_gpu::kMaxCount];
   t.near_full_links = sum.counters[tree_gpu::kFullLinks];

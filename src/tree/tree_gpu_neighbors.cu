@@ -21,11 +21,11 @@ __global__ void map_kernel(const std::uint64_t* __restrict__ box_key, const std:
 
 __global__ void summary_kernel(const std::uint32_t* __restrict__ counters, const std::uint32_t* __restrict__ full_offset,
                                const std::uint32_t* __restrict__ half_offset, const Domain* __restrict__ domain,
-                               bool lists, BuildSummary* __restrict__ out) {
+                               BuildSummary* __restrict__ out) {
   for (int c = 0; c < kCounters; ++c) out->counters[c] = counters[c];
   const std::uint32_t m = counters[kBoxes];
-  out->counters[kFullLinks] = lists ? full_offset[m] : 0;
-  out->counters[kHalfLinks] = lists ? half_offset[m] : 0;
+  out->counters[kFullLinks] = full_offset[m];
+  out->counters[kHalfLinks] = half_offset[m];
   out->domain = *domain;
 }
 
@@ -69,9 +69,9 @@ void refill_compact_lists(DeviceTree& t, Scratch& s) {
   });
 }
 
-BuildSummary read_summary(Scratch& s, const DeviceTree& t, bool lists) {
+BuildSummary read_summary(Scratch& s, const DeviceTree& t) {
   summary_kernel<<<1, 1>>>(s.counters.data(), t.near_full_offset.data(), t.near_half_offset.data(), s.domain.data(),
-                           lists, s.summary.data());
+                           s.summary.data());
   NF_CUDA_LAUNCHED();
   BuildSummary out;
   gpu::copy_to_host(&out, s.summary.data(), sizeof out);

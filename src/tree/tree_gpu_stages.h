@@ -84,9 +84,9 @@ std::size_t neighbors_temp_bytes(std::size_t boxes);
 void build_compact_lists(DeviceTree& t, Scratch& s);
 //! The fill again, after the id buffers grew to the totals (t.near_*_links set).
 void refill_compact_lists(DeviceTree& t, Scratch& s);
-//! s.summary = the counters and the domain (one small kernel; the list totals only when `lists`:
-//! t's offsets are written), then one copy to the host.
-BuildSummary read_summary(Scratch& s, const DeviceTree& t, bool lists);
+//! s.summary = the counters, the list totals (from t's offsets) and the domain (one small kernel),
+//! then one copy to the host.
+BuildSummary read_summary(Scratch& s, const DeviceTree& t);
 
 // dense
 std::size_t dense_temp_bytes(std::uint64_t nbox);
