@@ -91,7 +91,7 @@ static std::list<KernelInfo> builtin_kernels() {
       {"n3-rotate", gpu_n3 | kAtomics | kSmallBoxes,
        "Newton-3, warp per work item: reaction accumulators rotate lane to lane (no reduction); red.add out",
        gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_rotate))},
-      {"n3-colour", gpu_n3 | kDeterministic,
+      {"n3-colour", gpu_n3 | kDeterministic | kSmallBoxes,
        "Newton-3, lane rotation over box pairs in conflict-free colours: plain loads and stores, no atomics, bitwise "
        "repeatable",
        gpu_near_field(NF_GPU_KERNELS(GpuNearFieldKernels, n3_colour))},

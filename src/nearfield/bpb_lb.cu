@@ -4,10 +4,10 @@
 // segment of at most kSegment of its sources (the box itself, then its neighbors in list order,
 // seen as one long list). Each item is one block with one thread per target, staging the sources
 // in shared memory as bpb does (tiles gather sources across box boundaries). Items come in size
-// classes (blocks of 32 .. 512 threads). The thread path (small_boxes.cuh) takes ppt's mapping,
-// one thread per particle, for boxes of fewer than 32 particles with a small near field, and for
-// the last partial warp of a bigger box (a few targets that would keep a whole warp busy), so
-// blocks idle few lanes. An item that holds all of its targets' sources adds its result
+// classes (blocks of 32 .. 512 threads). Boxes of at most 32 particles with a small near field
+// take the small-box paths (small_boxes.cuh: a thread per particle, or a warp per box), and so
+// does the last partial warp of a bigger box (a few targets that would keep a whole warp busy,
+// one thread each), so blocks idle few lanes. An item that holds all of its targets' sources adds its result
 // (on uniform input that is every box: bpb's mapping, one block per box); the items of a box
 // whose sources were split write partial sums, and a second pass adds them in segment order, so
 // the result is deterministic.
@@ -36,14 +36,14 @@ struct SourceItem {
 constexpr std::uint32_t kWhole = 0xFFFFFFFFu;
 
 // A box's items (the plan, plan/work_list.cuh): its first n - threads(b) particles are the items'
-// targets (the rest go one per thread, small_boxes.cuh), cut into chunks of at most kMaxThreads;
+// targets (a small box goes whole, and the rest of a bigger box one per thread, small_boxes.cuh), cut into chunks of at most kMaxThreads;
 // its sources (own box, then each neighbor) into segments of at most kSegment; one item per
 // (chunk, segment), with a partial-sum row each when the sources split.
 struct LbPlanner {
   plan::BoxLists g;                // full neighbor lists
-  const std::uint32_t* threads;    // SmallBoxes::thread_offset()
+  SmallBoxView small;              // what the small-box paths leave to the items
   const std::uint32_t* partial;    // per box: its first partial-sum row (PartialCounter, scanned)
-  __device__ std::uint32_t targets(std::uint32_t b) const { return g.count(b) - (threads[b + 1] - threads[b]); }
+  __device__ std::uint32_t targets(std::uint32_t b) const { return small.item_targets(b, g.count(b)); }
   __device__ static std::uint32_t chunk_of(std::uint32_t n) {
     return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads;
   }
@@ -163,7 +163,7 @@ class BpbLb final : public GpuNearFieldKernel<T> {
     g_ = {v.box_first, v.near_offset, v.near_ids};
     const std::uint32_t m = v.computed_boxes;
     small_.plan(v);
-    LbPlanner planner{g_, small_.thread_offset(), nullptr};
+    LbPlanner planner{g_, small_.view(), nullptr};
     partials_.build(PartialCounter{planner}, m);
     split_ = partials_.total() > 0;
     const std::size_t rows = std::size_t(partials_.total()) * BpbLbPolicy::kMaxThreads;

@@ -7,7 +7,9 @@
 // consecutive along that axis, so their lower boxes differ in parity. 9 colours in 2D, 27 in 3D.
 // The sum for a particle therefore runs in a fixed order (colour, then link, then source batch),
 // whatever the scheduling: repeated runs agree bit for bit. A warp computes its link with lane
-// rotation (rotate_agent.cuh), target chunks of 32 R against the whole other box.
+// rotation (rotate_agent.cuh), target chunks of 32 R against the whole other box. Small boxes
+// take the small-box paths (small_boxes.cuh), deterministic too; their links with big boxes are
+// one-sided.
 #include "nearfield/n3_common.cuh"
 #include "nearfield/plan/box_lists.cuh"
 #include "nearfield/plan/work_list.cuh"
@@ -19,9 +21,11 @@ namespace {
 
 constexpr int kMaxColours = plan::kMaxClasses;  // 1 + 2 * 3^3 codes fit in 6 bits
 
-//! A box with itself (a_begin == b_begin) or with a non-empty half neighbor.
+//! A box with itself (a_begin == b_begin) or with a non-empty half neighbor; one_sided: the
+//! sources act on the targets only (a big box's link with a small one, whose own particles the
+//! small-box paths compute).
 struct Link {
-  std::uint32_t a_begin, a_end, b_begin, b_end;
+  std::uint32_t a_begin, a_end, b_begin, b_end, one_sided;
 };
 
 // Colour of the link between boxes of Morton keys a and b: 0 for a box with itself, else
@@ -46,21 +50,50 @@ __device__ std::uint8_t link_colour(std::uint64_t a, std::uint64_t b) {
 }
 
 // The plan (plan/work_list.cuh): box k's links are itself, then each (non-empty) half neighbor;
-// a link's class is its colour.
+// a link's class is its colour. With small boxes (`small`, SmallBoxes::flags(); null: none) a
+// small box has no link with itself or with another small box, and a link of a big and a small
+// box is one-sided, the big box's targets against the small box.
 template <int D>
 struct LinkPlanner {
   const std::uint64_t* box_key;
   plan::BoxLists g;  // half lists
-  __device__ std::uint32_t count(std::uint32_t k) const { return 1 + g.neighbors(k); }
+  const std::uint8_t* small;
+  __device__ bool is_small(std::uint32_t b) const { return small && small[b]; }
+  __device__ bool linked(bool k_small, std::uint32_t nb) const { return !(k_small && is_small(nb)); }
+  __device__ std::uint32_t count(std::uint32_t k) const {
+    if (!small) return 1 + g.neighbors(k);
+    const bool ks = is_small(k);
+    std::uint32_t n = ks ? 0 : 1;
+    for (std::uint32_t l = g.offset[k]; l < g.offset[k + 1]; ++l) n += linked(ks, g.ids[l]);
+    return n;
+  }
   __device__ Link item(std::uint32_t k, std::uint32_t local, std::uint32_t, std::uint32_t& colour) const {
-    const std::uint32_t nb = local == 0 ? k : g.ids[g.offset[k] + local - 1];
+    const bool ks = is_small(k);
+    std::uint32_t nb = k;
+    if (ks || local > 0) {  // the (local - (ks ? 0 : 1))-th linked neighbor
+      std::uint32_t skip = ks ? local : local - 1, l = g.offset[k];
+      for (;; ++l) {
+        if (!linked(ks, g.ids[l])) continue;
+        if (skip == 0) break;
+        --skip;
+      }
+      nb = g.ids[l];
+    }
     colour = link_colour<D>(box_key[k], box_key[nb]);
-    return {g.first[k], g.first[k + 1], g.first[nb], g.first[nb + 1]};
+    if (nb != k && is_small(nb)) return {g.first[k], g.first[k + 1], g.first[nb], g.first[nb + 1], 1u};
+    if (ks) return {g.first[nb], g.first[nb + 1], g.first[k], g.first[k + 1], 1u};
+    return {g.first[k], g.first[k + 1], g.first[nb], g.first[nb + 1], 0u};
   }
 };
 
 struct ColourPolicy {
   static constexpr int warps = 4;  // warps per block, each on its own links of the colour (not tuned, as n3-rotate's)
+  // Boxes of up to 64 particles take the small-box paths: each colour is a launch of its own, so
+  // links of small boxes cost a launch's latency nine (2D) or 27 (3D) times over. On the H100
+  // (float, medians of 7): 2D uniform-exact level 7 P = 64 0.284 ms against 0.300 with links
+  // only for boxes over 32 (bpb 0.283), P = 32 0.082 against 0.164 with no small boxes; 3D
+  // Plummer 2M level 8 3.32 against 3.88 (limit 32) and 19.3 (none).
+  static constexpr std::uint32_t small_max = 64;
 };
 
 // One colour: each warp takes links and computes them whole, target chunk by target chunk.
@@ -79,7 +112,8 @@ __global__ void __launch_bounds__(32 * ColourPolicy::warps)
       agent.t.load(v.bodies, ta, min(ta + 32u * R, link.a_end), lane);
       // A box with itself: the chunk against itself (i < j) and every later chunk; else the whole
       // neighbor box.
-      warp_pairs::sweep_sources(agent, v.bodies, self ? ta : link.b_begin, link.b_end, self, true, tile, lane, sink);
+      warp_pairs::sweep_sources(agent, v.bodies, self ? ta : link.b_begin, link.b_end, self, !link.one_sided, tile, lane,
+                                sink);
       agent.t.add_plain(v.acc);
       __syncwarp();  // the next chunk's sweep may read what this one wrote through other lanes
     }
@@ -92,11 +126,22 @@ class N3Colour final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
     r_ = warp_pairs::targets_per_lane(v.max_box_count, warp_pairs::max_targets_per_lane<T>());
+    // A part computing half-list pairs only (BoxScope) lacks its boxes' lower neighbors, so a
+    // small box's one-sided near field would be incomplete: there every pair goes through links.
+    hybrid_ = v.lower_neighbors;
+    if (hybrid_) small_.plan(v);
     // Stable: within a colour the links keep their Z-order.
-    links_.build(LinkPlanner<D>{v.box_key, {v.box_first, v.near_offset, v.near_ids}}, v.computed_boxes, kMaxColours);
+    links_.build(LinkPlanner<D>{v.box_key, {v.box_first, v.near_offset, v.near_ids},
+                                hybrid_ && small_.any() ? small_.flags() : nullptr},
+                 v.computed_boxes, kMaxColours);
     if (counters_.size() == 0) counters_ = gpu::DeviceBuffer<std::uint32_t>(kMaxColours);
   }
+  // The small boxes first (small_boxes.cuh: each of their particles summed by one thread, in a
+  // fixed order), then the colours; the two write disjoint particles, all on the default stream.
   void launch(const NearFieldView<T>& v) override {
+    if (hybrid_ && small_.any())
+      gpu::dispatch_mode(v.counter, v.guarded,
+                         [&](auto guarded, auto counting) { small_.launch<D, T, guarded(), counting()>(v); });
     if (links_.size() == 0) return;
     counters_.fill(0);
     warp_pairs::dispatch_r<warp_pairs::max_targets_per_lane<T>()>(r_, [&](auto r) {
@@ -120,6 +165,8 @@ class N3Colour final : public GpuNearFieldKernel<T> {
   }
 
   int r_ = 1;
+  bool hybrid_ = false;
+  SmallBoxes small_{0, ColourPolicy::small_max};
   plan::WorkList<Link> links_;
   gpu::DeviceBuffer<std::uint32_t> counters_;
 };

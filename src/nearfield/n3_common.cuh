@@ -51,12 +51,13 @@ __global__ void __launch_bounds__(32 * ItemKernelPolicy::warps)
   if constexpr (Counting) box_tiles::add_count(v.counter, agent.count);
 }
 
-//! A Newton-3 warp kernel of this family. Plan: the small boxes (small_boxes.cuh: their particles
-//! one per thread, one-sided), and the work items of the rest in classes by target count (up to
+//! A Newton-3 warp kernel of this family. Plan: the small boxes of at most SmallMax particles
+//! (small_boxes.cuh: one-sided, one particle per thread or a box per warp), and the work items of the rest in classes by target count (up to
 //! 32, 64, ... 32 RMax targets), so that a box is computed with few targets per lane or many:
 //! one launch per non-empty class. Pairs of two big boxes are computed once (Newton-3); a big box
 //! and a small neighbor one-sided in each direction (the big box's item, the small box's threads).
-template <int D, class T, int RMax, template <int, class, int, bool, bool> class Agent>
+template <int D, class T, int RMax, template <int, class, int, bool, bool> class Agent,
+          std::uint32_t SmallMax = SmallBoxPolicy::max_count>
 class ItemKernel final : public GpuNearFieldKernel<T> {
  public:
   void plan(const NearFieldView<T>& v) override {
@@ -97,7 +98,7 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
   }
 
   bool hybrid_ = false;
-  SmallBoxes small_;
+  SmallBoxes small_{0, SmallMax};
   plan::ClassLauncher<PairItemList::kClasses> launcher_;
   PairItemList items_;
   gpu::DeviceBuffer<std::uint32_t> counter_;

@@ -1,13 +1,19 @@
 #pragma once
-// Small boxes computed one particle per thread (ppt's mapping), shared by the kernels that cut the
-// near field into work items (bpb-lb, n3-shfl, n3-rotate). A box-per-block or warp-per-item
-// kernel idles most of its lanes on a box of a few particles, while a thread per particle reading
-// its sources from global memory wastes none: on the H100 (2D uniform-exact, level 7) ppt beat
-// bpb at P = 16 (0.037 against 0.055 ms) and lost at P = 32 (0.105 against 0.089 ms). A box is
-// small when it holds fewer than 32 particles and its whole near field at most 2048 sources (so
-// a small box beside a giant one stays with the work items: its threads would grind alone).
-// bpb-lb also sends the last, partial warp of a bigger box down this path. The path runs over a
-// compacted list of its particles, so no warp carries threads of boxes computed elsewhere.
+// Small boxes, shared by the kernels that cut the near field into work items (bpb-lb, n3-shfl,
+// n3-rotate, n3-colour): a box of a few dozen particles idles most lanes of a box-per-block or
+// Newton-3 warp kernel (a block of 32 threads per box also caps a Hopper SM at half its threads),
+// so such boxes are computed one-sided over their full near field by two packed paths:
+// - the thread path (ppt's mapping over a compacted list of particles) for the smallest boxes:
+//   no lane idles. On the H100 (2D uniform-exact, level 7) ppt beat bpb at P = 16 (0.037 against
+//   0.055 ms) and lost at P = 32 (0.105 against 0.089 ms);
+// - the warp path for boxes of up to 64 particles: one warp per box, R = 1 or 2 targets per lane,
+//   the box's sources (own box, then its neighbors, gathered across box boundaries) staged 32 at a
+//   time in the warp's slice of shared memory and read as broadcasts; blocks of 8 warps keep the
+//   SM full whatever the box size.
+// A box is small when it holds at most SmallBoxLimits::max_count particles and its whole near
+// field at most max_sources (a small box beside a giant one stays with the work items: its lanes
+// would grind alone). bpb-lb also sends the last, partial warp of a bigger box down the thread
+// path. Both paths are deterministic: each particle's sum is one thread's, in a fixed order.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +30,16 @@
 namespace nf {
 
 struct SmallBoxPolicy {
-  static constexpr std::uint32_t max_count = 32;     // particles: below this a box may be small
-  static constexpr std::uint32_t max_sources = 2048;  // its near field, own box included
+  // A box of at most max_count particles may be small (a kernel may raise it to 64: n3-shfl and
+  // n3-colour do), when its near field holds at most max_sources, own box included. Small boxes of
+  // at most max_thread particles take the thread path, bigger ones the warp path. On the H100
+  // (2D uniform-exact level 7, float, medians of 7; bpb 0.0555 / 0.0908 ms at P = 16 / 32):
+  // P = 32 on the warp path 0.082 ms, on the thread path 0.097; P = 16 on the thread path 0.034,
+  // on the warp path (half its lanes idle) 0.049. n3-rotate and bpb-lb keep 32: with 64, 3D
+  // Plummer 2M level 8 took 1.56 against 1.46 ms (n3-rotate) and 1.78 against 1.67 (bpb-lb).
+  static constexpr std::uint32_t max_count = 32;
+  static constexpr std::uint32_t max_sources = 2048;
+  static constexpr std::uint32_t max_thread = 16;
   // bpb-lb: a bigger box's last, partial warp of targets (count mod 32 particles) goes to the
   // thread path too when it holds at most this many particles and the box's near field at most
   // max_sources: in a block it would cost a whole warp's time for a few busy lanes. On the H100
@@ -34,79 +48,106 @@ struct SmallBoxPolicy {
   // being the difference. Without the source limit, level 10 (bigger near fields) got 4% slower:
   // a warp of remainders from several boxes diverges over their different neighbor lists.
   static constexpr std::uint32_t max_remainder = 24;
+  static constexpr std::uint32_t warp_path_max = 64;  // the warp path's largest box (2 targets a lane)
 };
 
-//! The small-box limits in force: SmallBoxPolicy's, or for tuning sweeps the environment variable
-//! NEARFIELD_SMALL_BOX=COUNT,SOURCES[,REMAINDER] (a box is small below COUNT particles with at most
-//! SOURCES in its near field; 0,0 turns small boxes off; REMAINDER: the largest last partial warp
-//! that bpb-lb sends to the thread path, 0 none). Read once per process.
+//! The small-box limits in force: a kernel's (SmallBoxPolicy's, with the kernel's own max_count),
+//! or for tuning sweeps the environment variable NEARFIELD_SMALL_BOX=COUNT,SOURCES[,REMAINDER[,THREAD]]
+//! for every kernel: a box is small when it holds at most COUNT particles (at most 64) with at most
+//! SOURCES in its near field (0,0 turns small boxes off); REMAINDER: the largest last partial warp
+//! that bpb-lb sends to the thread path (0 none); THREAD: small boxes of at most this many
+//! particles take the thread path, bigger ones the warp path. Read once per process.
 struct SmallBoxLimits {
   std::uint32_t max_count = SmallBoxPolicy::max_count, max_sources = SmallBoxPolicy::max_sources;
-  std::uint32_t max_remainder = SmallBoxPolicy::max_remainder;
+  std::uint32_t max_remainder = SmallBoxPolicy::max_remainder, max_thread = SmallBoxPolicy::max_thread;
 };
-inline SmallBoxLimits small_box_limits() {
+//! The environment's limits, if NEARFIELD_SMALL_BOX is set (else null).
+inline const SmallBoxLimits* small_box_override() {
   static const SmallBoxLimits limits = [] {
     SmallBoxLimits l;
     const char* env = std::getenv("NEARFIELD_SMALL_BOX");
     if (!env || !*env) return l;
-    unsigned long long c = 0, s = 0, r = l.max_remainder;
+    unsigned long long c = 0, s = 0, r = l.max_remainder, t = l.max_thread;
     char extra = 0;
-    const int got = std::sscanf(env, "%llu,%llu,%llu%c", &c, &s, &r, &extra);
-    if ((got != 2 && got != 3) || c > 0xffffffffull || s > 0xffffffffull || r > 31)
-      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES[,REMAINDER] (counts; REMAINDER 0..31), not '") +
+    const int got = std::sscanf(env, "%llu,%llu,%llu,%llu%c", &c, &s, &r, &t, &extra);
+    if ((got < 2 || got > 4) || c > SmallBoxPolicy::warp_path_max || s > 0xffffffffull || r > 31 || t > 64)
+      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES[,REMAINDER[,THREAD]] (COUNT 0..64, "
+                                   "REMAINDER 0..31, THREAD 0..64), not '") +
                        env + "'");
     l.max_count = static_cast<std::uint32_t>(c);
     l.max_sources = static_cast<std::uint32_t>(s);
     l.max_remainder = static_cast<std::uint32_t>(r);
+    l.max_thread = static_cast<std::uint32_t>(t);
     return l;
   }();
-  return limits;
+  const char* env = std::getenv("NEARFIELD_SMALL_BOX");
+  return env && *env ? &limits : nullptr;
+}
+//! A kernel's limits: SmallBoxPolicy's with the kernel's largest small box, unless the environment
+//! overrides them.
+inline SmallBoxLimits small_box_limits(std::uint32_t max_count = SmallBoxPolicy::max_count) {
+  if (const SmallBoxLimits* env = small_box_override()) return *env;
+  SmallBoxLimits l;
+  l.max_count = max_count;
+  return l;
 }
 
 namespace small_boxes_detail {
 
-// Which particles of a box go one per thread.
+// Per box: 0 big, kThread small on the thread path, kWarp small on the warp path.
+constexpr std::uint8_t kThread = 1, kWarp = 2;
+
+// Which boxes are small, and which particles go one per thread.
 struct Rule {
   plan::BoxLists g;  // compact tree, full neighbor lists
   SmallBoxLimits limits;
   std::uint32_t remainder_sources;  // a remainder goes to threads only when its box's near field is this small
-  // Particles of box b computed one per thread (its last ones): all of a small box, the last
-  // partial warp of a bigger one (with remainders), else none; sets `small`.
-  __device__ std::uint32_t threads(std::uint32_t b, bool& small) const {
+  // Box b's kind (0, kThread, kWarp); `threads`: how many of its particles take the thread path
+  // (its last ones): all of a small box on that path, the last partial warp of a bigger one (with
+  // remainders), else none.
+  __device__ std::uint8_t kind(std::uint32_t b, std::uint32_t& threads) const {
     const std::uint32_t c = g.count(b), rest = c % 32;
-    small = false;
-    if (c < limits.max_count || (rest != 0 && rest <= limits.max_remainder && remainder_sources > 0)) {
-      const std::uint32_t s = g.sources(b);
-      if (c < limits.max_count && s <= limits.max_sources) {
-        small = true;
-        return c;
-      }
-      if (c >= 32 && rest != 0 && rest <= limits.max_remainder && s <= limits.max_sources && s <= remainder_sources)
-        return rest;
+    threads = 0;
+    const bool maybe_small = c <= limits.max_count;
+    const bool maybe_rest = c >= 32 && rest != 0 && rest <= limits.max_remainder && remainder_sources > 0;
+    if (!maybe_small && !maybe_rest) return 0;
+    const std::uint32_t s = g.sources(b);
+    if (maybe_small && s <= limits.max_sources) {
+      if (c > limits.max_thread) return kWarp;
+      threads = c;
+      return kThread;
     }
+    if (maybe_rest && s <= limits.max_sources && s <= remainder_sources) threads = rest;
     return 0;
   }
 };
 
-// The thread path's list (plan/work_list.cuh): box k's last threads(k) particles, one item each.
+// The thread path's list (plan/work_list.cuh): box k's last `threads` particles, one item each.
 struct ThreadPlanner {
   Rule rule;
   __device__ std::uint32_t count(std::uint32_t k) const {
-    bool small = false;
-    return rule.threads(k, small);
+    std::uint32_t t = 0;
+    rule.kind(k, t);
+    return t;
   }
   __device__ std::uint32_t item(std::uint32_t k, std::uint32_t local, std::uint32_t count, std::uint32_t&) const {
     return rule.g.first[k + 1] - count + local;
   }
 };
 
-// Per box of the tree: its small flag.
-__global__ inline void flag_kernel(Rule r, std::uint32_t m, std::uint8_t* flags) {
+// The warp path's list: its boxes.
+struct WarpPlanner {
+  const std::uint8_t* kinds;
+  __device__ std::uint32_t count(std::uint32_t k) const { return kinds[k] == kWarp; }
+  __device__ std::uint32_t item(std::uint32_t k, std::uint32_t, std::uint32_t, std::uint32_t&) const { return k; }
+};
+
+// Per box of the tree: its kind.
+__global__ inline void kind_kernel(Rule r, std::uint32_t m, std::uint8_t* kinds) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m) return;
-  bool small = false;
-  r.threads(k, small);
-  flags[k] = small;
+  std::uint32_t t = 0;
+  kinds[k] = r.kind(k, t);
 }
 
 template <int D, class T, bool Guarded, bool Counting>
@@ -122,52 +163,171 @@ __global__ void small_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std
   if constexpr (Counting) box_tiles::add_count(v.counter, n);
 }
 
+struct WarpPathPolicy {
+  static constexpr int warps = 8;        // per block, a box each
+  static constexpr int max_ranges = 27;  // the box and up to 26 neighbors (3D)
+};
+
+// One box's targets (R per lane: lane l holds particles first + l + 32 r) against `tile`'s m
+// staged sources, read as broadcasts. The box itself is among the sources: a particle's pair with
+// itself adds exactly zero (its offset is 0, and the guarded form zeroes 1/r^3 at r = 0), and the
+// count leaves it out at the end.
+template <int D, class T, int R, bool Guarded, bool Counting>
+__device__ __forceinline__ void warp_box_sweep(const NearFieldView<T>& v, const std::uint32_t* rfirst,
+                                               const std::uint32_t* rstart, std::uint32_t total, Body<T>* tile,
+                                               unsigned lane, std::uint32_t first, std::uint32_t c) {
+  const SoftenedGravity<D, T, Guarded> grav{v.eps2};
+  Body<T> me[R];
+  Acc4<T> acc[R];
+  const Body<T> pad = v.bodies[first];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::uint32_t t = lane + 32u * r;
+    me[r] = t < c ? v.bodies[first + t] : Body<T>{pad.x, pad.y, pad.z, T(0)};
+    acc[r] = Acc4<T>{0, 0, 0, 0};
+  }
+  std::uint32_t range = 0;  // the range of this lane's next source: moves forward only
+  for (std::uint32_t vb = 0; vb < total; vb += 32) {
+    const std::uint32_t pos = vb + lane;
+    if (pos < total) {
+      while (rstart[range + 1] <= pos) ++range;
+      tile[lane] = v.bodies[rfirst[range] + pos - rstart[range]];
+    }
+    __syncwarp();
+    const std::uint32_t m = min(32u, total - vb);
+#pragma unroll 8
+    for (std::uint32_t k = 0; k < m; ++k) {
+      const Body<T> bj = tile[k];
+#pragma unroll
+      for (int r = 0; r < R; ++r) grav(me[r], bj, acc[r]);
+    }
+    __syncwarp();  // the tile is restaged next
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::uint32_t t = lane + 32u * r;
+    if (t < c) {
+      Acc4<T>* out = v.acc + first + t;
+      *out = v.acc_zero ? acc[r] : plus(*out, acc[r]);  // adds into the output (core/body.h)
+    }
+  }
+  if constexpr (Counting) {
+    const std::uint32_t mine = (lane < c) + (R > 1 && lane + 32 < c);
+    box_tiles::add_count(v.counter, static_cast<unsigned long long>(mine) * (total - 1));
+  }
+}
+
+// The warp path: warp w of the grid computes box boxes[w] (at most 32 RMax particles).
+template <int D, class T, int RMax, bool Guarded, bool Counting>
+__global__ void __launch_bounds__(32 * WarpPathPolicy::warps)
+    warp_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std::uint32_t* __restrict__ boxes, std::uint32_t n) {
+  __shared__ Body<T> tiles[WarpPathPolicy::warps][32];
+  __shared__ std::uint32_t rfirst[WarpPathPolicy::warps][WarpPathPolicy::max_ranges];
+  __shared__ std::uint32_t rstart[WarpPathPolicy::warps][WarpPathPolicy::max_ranges + 1];
+  const unsigned lane = threadIdx.x & 31u, w = threadIdx.x / 32;
+  const std::uint32_t k = blockIdx.x * WarpPathPolicy::warps + w;
+  if (k >= n) return;  // the whole warp
+  const std::uint32_t box = boxes[k];
+  // The box's sources: ranges "own box, then each neighbor" (full list); lane r describes range r.
+  const std::uint32_t l0 = g.offset[box], ranges = 1 + g.offset[box + 1] - l0;
+  std::uint32_t count = 0;
+  if (lane < ranges) {
+    const std::uint32_t b = lane == 0 ? box : g.ids[l0 + lane - 1];
+    rfirst[w][lane] = g.first[b];
+    count = g.count(b);
+  }
+  std::uint32_t end = count;  // inclusive scan over the lanes: where range `lane` ends
+#pragma unroll
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const std::uint32_t up = __shfl_up_sync(0xFFFFFFFFu, end, d);
+    if (lane >= d) end += up;
+  }
+  if (lane == 0) rstart[w][0] = 0;
+  if (lane < ranges) rstart[w][lane + 1] = end;
+  const std::uint32_t total = __shfl_sync(0xFFFFFFFFu, end, ranges - 1);
+  __syncwarp();
+  const std::uint32_t first = g.first[box], c = g.count(box);
+  if (RMax == 1 || c <= 32)
+    warp_box_sweep<D, T, 1, Guarded, Counting>(v, rfirst[w], rstart[w], total, tiles[w], lane, first, c);
+  else
+    warp_box_sweep<D, T, RMax, Guarded, Counting>(v, rfirst[w], rstart[w], total, tiles[w], lane, first, c);
+}
+
 }  // namespace small_boxes_detail
 
-//! The thread path of a tree (ppt's mapping over a compacted list of particles): which boxes are
-//! small (plan), how many of each box's particles go one per thread, and their forces (launch,
-//! added into acc). Small boxes go whole; with `remainder_sources` > 0 (bpb-lb) also the last
-//! partial warp of a bigger box whose near field holds at most that many sources (and at most
-//! SmallBoxLimits::max_sources), when it is at most SmallBoxLimits::max_remainder particles.
-//! Threads of one warp take consecutive particles.
+//! What the items of a kernel with small boxes compute of box b (c particles): none of a small
+//! box, all but the thread path's remainder of a bigger one.
+struct SmallBoxView {
+  const std::uint8_t* kinds;
+  const std::uint32_t* thread_offset;
+  __device__ std::uint32_t item_targets(std::uint32_t b, std::uint32_t c) const {
+    return kinds[b] ? 0 : c - (thread_offset[b + 1] - thread_offset[b]);
+  }
+};
+
+//! The small boxes of a tree (plan: which boxes are small, which particles go one per thread;
+//! launch: their forces, added into acc). Small boxes go whole; with `remainder_sources` > 0
+//! (bpb-lb) also the last partial warp of a bigger box whose near field holds at most that many
+//! sources (and at most SmallBoxLimits::max_sources), when it is at most
+//! SmallBoxLimits::max_remainder particles. On the thread path the threads of one warp take
+//! consecutive particles; on the warp path a warp takes a box.
 class SmallBoxes {
  public:
-  explicit SmallBoxes(std::uint32_t remainder_sources = 0) : remainder_sources_(remainder_sources) {}
+  //! `max_count`: the kernel's largest small box (at most SmallBoxPolicy::warp_path_max).
+  explicit SmallBoxes(std::uint32_t remainder_sources = 0, std::uint32_t max_count = SmallBoxPolicy::max_count)
+      : remainder_sources_(remainder_sources), max_count_(max_count) {}
   template <class T>
   void plan(const NearFieldView<T>& v) {
-    rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(), remainder_sources_};
-    // Flags for every box of the tree (a part's halo boxes too: work items read them); the list
+    rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(max_count_), remainder_sources_};
+    // Kinds for every box of the tree (a part's halo boxes too: work items read them); the lists
     // over the boxes computed.
     const std::uint32_t m = v.nonempty_count;
-    plan::reserve(flags_, m);
+    plan::reserve(kinds_, m);
     if (m > 0) {
-      small_boxes_detail::flag_kernel<<<gpu::div_up(m, 256), 256>>>(rule_, m, flags_.data());
+      small_boxes_detail::kind_kernel<<<gpu::div_up(m, 256), 256>>>(rule_, m, kinds_.data());
       NF_CUDA_LAUNCHED();
     }
-    list_.build(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
+    threads_.build(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
+    warps_.build(small_boxes_detail::WarpPlanner{kinds_.data()}, v.computed_boxes);
   }
-  //! Per box of the tree: 1 when small (valid after plan).
-  const std::uint8_t* flags() const { return flags_.data(); }
+  //! Per box of the tree: non-zero when small, on either path (valid after plan).
+  const std::uint8_t* flags() const { return kinds_.data(); }
   //! Per box computed, M + 1 offsets: box k's last (thread_offset()[k + 1] - thread_offset()[k])
-  //! particles go one per thread (valid after plan).
-  const std::uint32_t* thread_offset() const { return list_.offsets(); }
-  //! Particles on the thread path.
-  std::uint32_t count() const { return list_.size(); }
-  bool any() const { return list_.size() > 0; }
-  //! On `stream` (a cudaStream_t; null: the default stream).
+  //! particles take the thread path (valid after plan; a small box on the warp path has none).
+  const std::uint32_t* thread_offset() const { return threads_.offsets(); }
+  //! Particles on the thread path, boxes on the warp path.
+  std::uint32_t thread_count() const { return threads_.size(); }
+  std::uint32_t warp_count() const { return warps_.size(); }
+  bool any() const { return threads_.size() > 0 || warps_.size() > 0; }
+  //! What the items still compute of each box (valid after plan).
+  SmallBoxView view() const { return {kinds_.data(), threads_.offsets()}; }
+  //! On `stream` (a cudaStream_t; null: the default stream), the thread path then the warp path.
   template <int D, class T, bool Guarded, bool Counting>
   void launch(const NearFieldView<T>& v, void* stream = nullptr) const {
-    if (!any()) return;
-    small_boxes_detail::small_box_kernel<D, T, Guarded, Counting>
-        <<<gpu::div_up(count(), 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(v, rule_.g, list_.items(), count());
-    NF_CUDA_LAUNCHED();
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (threads_.size() > 0) {
+      small_boxes_detail::small_box_kernel<D, T, Guarded, Counting>
+          <<<gpu::div_up(threads_.size(), 256), 256, 0, s>>>(v, rule_.g, threads_.items(), threads_.size());
+      NF_CUDA_LAUNCHED();
+    }
+    if (warps_.size() > 0) {
+      constexpr int kWarps = small_boxes_detail::WarpPathPolicy::warps;
+      const unsigned grid = gpu::div_up(warps_.size(), kWarps);
+      if (rule_.limits.max_count > 32)
+        small_boxes_detail::warp_box_kernel<D, T, 2, Guarded, Counting>
+            <<<grid, 32 * kWarps, 0, s>>>(v, rule_.g, warps_.items(), warps_.size());
+      else
+        small_boxes_detail::warp_box_kernel<D, T, 1, Guarded, Counting>
+            <<<grid, 32 * kWarps, 0, s>>>(v, rule_.g, warps_.items(), warps_.size());
+      NF_CUDA_LAUNCHED();
+    }
   }
 
  private:
-  std::uint32_t remainder_sources_;
+  std::uint32_t remainder_sources_, max_count_;
   small_boxes_detail::Rule rule_{};
-  gpu::DeviceBuffer<std::uint8_t> flags_;
-  plan::WorkList<std::uint32_t> list_;
+  gpu::DeviceBuffer<std::uint8_t> kinds_;
+  plan::WorkList<std::uint32_t> threads_, warps_;
 };
 
 }  // namespace nf
