@@ -52,6 +52,8 @@ compact=$(echo "$list" | awk 'NR > 1 && $2 ~ /^gpu/ && /near-field/ && !/far-fie
 cases+=("every GPU kernel, 2D float clustered (a box > 512)|validate --input $work/c2.csv --level 3 --kernel $all_gpu")
 cases+=("every GPU kernel, 3D double, eps = 0|validate --input $work/p3.csv --level 2 --kernel $all_gpu --precision double --softening 0")
 cases+=("compact-tree kernels, 3D level 12|validate --input $work/p3.csv --level 12 --kernel $compact")
+cases+=("small boxes' warp path, 2D float P = 20|validate --dist uniform-exact --dim 2 --level 3 --ppb 20 --kernel $compact")
+cases+=("small boxes' warp path, 3D double P = 48|validate --dist uniform-exact --dim 3 --level 2 --ppb 48 --kernel $compact --precision double")
 cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
 cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --builder gpu")
