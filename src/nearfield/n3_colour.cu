@@ -166,7 +166,10 @@ class N3Colour final : public GpuNearFieldKernel<T> {
 
   int r_ = 1;
   bool hybrid_ = false;
-  SmallBoxes small_{0, ColourPolicy::small_max};
+  // No source limit: on one of several GPUs (--gpus, cross pairs twice) a halo box's neighbor
+  // list is cut short, so its near field's size is not the one-GPU tree's, while its count is; a
+  // box's kind must be the same there for the results to agree bit for bit.
+  SmallBoxes small_{0, ColourPolicy::small_max, 0xFFFFFFFFu};
   plan::WorkList<Link> links_;
   gpu::DeviceBuffer<std::uint32_t> counters_;
 };

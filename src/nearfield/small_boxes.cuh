@@ -83,12 +83,14 @@ inline const SmallBoxLimits* small_box_override() {
   const char* env = std::getenv("NEARFIELD_SMALL_BOX");
   return env && *env ? &limits : nullptr;
 }
-//! A kernel's limits: SmallBoxPolicy's with the kernel's largest small box, unless the environment
-//! overrides them.
-inline SmallBoxLimits small_box_limits(std::uint32_t max_count = SmallBoxPolicy::max_count) {
+//! A kernel's limits: SmallBoxPolicy's with the kernel's largest small box and source limit,
+//! unless the environment overrides them.
+inline SmallBoxLimits small_box_limits(std::uint32_t max_count = SmallBoxPolicy::max_count,
+                                       std::uint32_t max_sources = SmallBoxPolicy::max_sources) {
   if (const SmallBoxLimits* env = small_box_override()) return *env;
   SmallBoxLimits l;
   l.max_count = max_count;
+  l.max_sources = max_sources;
   return l;
 }
 
@@ -273,12 +275,14 @@ struct SmallBoxView {
 //! consecutive particles; on the warp path a warp takes a box.
 class SmallBoxes {
  public:
-  //! `max_count`: the kernel's largest small box (at most SmallBoxPolicy::warp_path_max).
-  explicit SmallBoxes(std::uint32_t remainder_sources = 0, std::uint32_t max_count = SmallBoxPolicy::max_count)
-      : remainder_sources_(remainder_sources), max_count_(max_count) {}
+  //! `max_count`: the kernel's largest small box (at most SmallBoxPolicy::warp_path_max);
+  //! `max_sources`: the most sources a small box's near field may hold.
+  explicit SmallBoxes(std::uint32_t remainder_sources = 0, std::uint32_t max_count = SmallBoxPolicy::max_count,
+                      std::uint32_t max_sources = SmallBoxPolicy::max_sources)
+      : remainder_sources_(remainder_sources), max_count_(max_count), max_sources_(max_sources) {}
   template <class T>
   void plan(const NearFieldView<T>& v) {
-    rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(max_count_), remainder_sources_};
+    rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(max_count_, max_sources_), remainder_sources_};
     // Kinds for every box of the tree (a part's halo boxes too: work items read them); the lists
     // over the boxes computed.
     const std::uint32_t m = v.nonempty_count;
@@ -324,7 +328,7 @@ class SmallBoxes {
   }
 
  private:
-  std::uint32_t remainder_sources_, max_count_;
+  std::uint32_t remainder_sources_, max_count_, max_sources_;
   small_boxes_detail::Rule rule_{};
   gpu::DeviceBuffer<std::uint8_t> kinds_;
   plan::WorkList<std::uint32_t> threads_, warps_;
