@@ -36,7 +36,9 @@ struct SmallBoxPolicy {
   // (2D uniform-exact level 7, float, medians of 7; bpb 0.0555 / 0.0908 ms at P = 16 / 32):
   // P = 32 on the warp path 0.082 ms, on the thread path 0.097; P = 16 on the thread path 0.034,
   // on the warp path (half its lanes idle) 0.049. n3-rotate and bpb-lb keep 32: with 64, 3D
-  // Plummer 2M level 8 took 1.56 against 1.46 ms (n3-rotate) and 1.78 against 1.67 (bpb-lb).
+  // Plummer 2M level 8 took 1.56 against 1.46 ms (n3-rotate) and 1.78 against 1.67 (bpb-lb; and
+  // still 1.73 with only boxes of exactly 64 small, 2D clusters level 11 0.498 against 0.480:
+  // the warp path's own launch, late on the small-box stream, costs about 10 us).
   static constexpr std::uint32_t max_count = 32;
   static constexpr std::uint32_t max_sources = 2048;
   static constexpr std::uint32_t max_thread = 16;
@@ -170,8 +172,8 @@ struct WarpPathPolicy {
   static constexpr int max_ranges = 27;  // the box and up to 26 neighbors (3D)
 };
 
-// One box's targets (R per lane: lane l holds particles first + l + 32 r) against `tile`'s m
-// staged sources, read as broadcasts. The box itself is among the sources: a particle's pair with
+// One box's targets (R per lane: lane l holds particles first + l + 32 r) against its sources,
+// staged 32 R at a time in `tile` and read as broadcasts. The box itself is among the sources: a particle's pair with
 // itself adds exactly zero (its offset is 0, and the guarded form zeroes 1/r^3 at r = 0), and the
 // count leaves it out at the end.
 template <int D, class T, int R, bool Guarded, bool Counting>
@@ -189,14 +191,17 @@ __device__ __forceinline__ void warp_box_sweep(const NearFieldView<T>& v, const 
     acc[r] = Acc4<T>{0, 0, 0, 0};
   }
   std::uint32_t range = 0;  // the range of this lane's next source: moves forward only
-  for (std::uint32_t vb = 0; vb < total; vb += 32) {
-    const std::uint32_t pos = vb + lane;
-    if (pos < total) {
-      while (rstart[range + 1] <= pos) ++range;
-      tile[lane] = v.bodies[rfirst[range] + pos - rstart[range]];
+  for (std::uint32_t vb = 0; vb < total; vb += 32u * R) {  // batches of 32 R sources
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      const std::uint32_t pos = vb + lane + 32u * q;
+      if (pos < total) {
+        while (rstart[range + 1] <= pos) ++range;
+        tile[lane + 32u * q] = v.bodies[rfirst[range] + pos - rstart[range]];
+      }
     }
     __syncwarp();
-    const std::uint32_t m = min(32u, total - vb);
+    const std::uint32_t m = min(32u * R, total - vb);
 #pragma unroll 8
     for (std::uint32_t k = 0; k < m; ++k) {
       const Body<T> bj = tile[k];
@@ -223,7 +228,7 @@ __device__ __forceinline__ void warp_box_sweep(const NearFieldView<T>& v, const 
 template <int D, class T, int RMax, bool Guarded, bool Counting>
 __global__ void __launch_bounds__(32 * WarpPathPolicy::warps)
     warp_box_kernel(NearFieldView<T> v, plan::BoxLists g, const std::uint32_t* __restrict__ boxes, std::uint32_t n) {
-  __shared__ Body<T> tiles[WarpPathPolicy::warps][32];
+  __shared__ Body<T> tiles[WarpPathPolicy::warps][32 * RMax];
   __shared__ std::uint32_t rfirst[WarpPathPolicy::warps][WarpPathPolicy::max_ranges];
   __shared__ std::uint32_t rstart[WarpPathPolicy::warps][WarpPathPolicy::max_ranges + 1];
   const unsigned lane = threadIdx.x & 31u, w = threadIdx.x / 32;
