@@ -88,12 +88,17 @@ struct LinkPlanner {
 
 struct ColourPolicy {
   static constexpr int warps = 4;  // warps per block, each on its own links of the colour (not tuned, as n3-rotate's)
-  // Boxes of up to 64 particles take the small-box paths: each colour is a launch of its own, so
+  // In float, boxes of up to 64 particles take the small-box paths: each colour is a launch of its own, so
   // links of small boxes cost a launch's latency nine (2D) or 27 (3D) times over. On the H100
   // (float, medians of 7): 2D uniform-exact level 7 P = 64 0.284 ms against 0.300 with links
   // only for boxes over 32 (bpb 0.283), P = 32 0.082 against 0.164 with no small boxes; 3D
-  // Plummer 2M level 8 3.32 against 3.88 (limit 32) and 19.3 (none).
-  static constexpr std::uint32_t small_max = 64;
+  // Plummer 2M level 8 3.32 against 3.88 (limit 32) and 19.3 (none). In double the links win from
+  // 33 on (newton3 and newton3-3d, P = 64: 3D 3.81 ms with 32 against 4.79 with 64, 2D 0.668
+  // against 0.728), so double keeps 32.
+  template <class T>
+  static constexpr std::uint32_t small_max() {
+    return sizeof(T) == 4 ? 64 : 32;
+  }
 };
 
 // One colour: each warp takes links and computes them whole, target chunk by target chunk.
@@ -169,7 +174,7 @@ class N3Colour final : public GpuNearFieldKernel<T> {
   // No source limit: on one of several GPUs (--gpus, cross pairs twice) a halo box's neighbor
   // list is cut short, so its near field's size is not the one-GPU tree's, while its count is; a
   // box's kind must be the same there for the results to agree bit for bit.
-  SmallBoxes small_{0, ColourPolicy::small_max, 0xFFFFFFFFu};
+  SmallBoxes small_{0, ColourPolicy::small_max<T>(), 0xFFFFFFFFu};
   plan::WorkList<Link> links_;
   gpu::DeviceBuffer<std::uint32_t> counters_;
 };

@@ -51,15 +51,21 @@ struct ShflAgent {
 }  // namespace
 
 struct N3ShflPolicy {
-  // Boxes of up to 64 particles take the small-box warp path (one-sided, 2 targets a lane): the
-  // shuffle reduction costs more than Newton-3 saves there. On the H100 (float, medians of 7):
-  // 2D uniform-exact level 7 P = 64 0.284 ms against 0.324 with items (bpb 0.283); 3D Plummer
-  // 2M level 8 1.95 against 2.02; 2D clusters 2M level 11 0.594 against 0.627.
-  static constexpr std::uint32_t small_max = 64;
+  // In float, boxes of up to 64 particles take the small-box warp path (one-sided, 2 targets a
+  // lane): the shuffle reduction costs more than Newton-3 saves there. On the H100 (float, medians
+  // of 7): 2D uniform-exact level 7 P = 64 0.284 ms against 0.324 with items (bpb 0.283); 3D
+  // uniform-exact level 5 P = 64 1.87 against 2.25; 3D Plummer 2M level 8 1.95 against 2.02; 2D
+  // clusters 2M level 11 0.594 against 0.627. In double the items win from 33 on (P = 64: 2D
+  // 0.684 ms with 32 against 0.728 with 64, 3D 4.72 against 4.79), so double keeps 32.
+  template <class T>
+  static constexpr std::uint32_t small_max() {
+    return sizeof(T) == 4 ? 64 : 32;
+  }
 };
 
 template <int D, class T>
-using N3Shfl = warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent, N3ShflPolicy::small_max>;
+using N3Shfl =
+    warp_pairs::ItemKernel<D, T, warp_pairs::max_targets_per_lane<T>(), ShflAgent, N3ShflPolicy::small_max<T>()>;
 
 NF_EXPORT_GPU_NEAR_FIELD(n3_shfl, N3Shfl)
 
