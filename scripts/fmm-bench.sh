@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measurements of the GPU fast multipole method (fmm), run on the GPU machine; each section first
 # removes its own results files, so that they hold the rows of this build only.
-#   stages    3D uniform N = 2^24 at levels 5 and 6, orders 4..10; at accuracies 1e-3 and 1e-4 with
+#   stages    3D uniform N = 2^24 at levels 5 and 6, orders 4, 5, 6, 8, 10; at accuracies 1e-3 and 1e-4 with
 #             --level auto; Plummer 2^24 at level 7, orders 6..10: time per stage
 #             -> RESULTS/fmm/<device>.csv
 #   levels    experiments/fmm-levels.ini (level sweep, N = 2^22, with the auto rows)
@@ -27,7 +27,7 @@ for s in $sections; do
     stages)
       out="$RESULTS/fmm/$device.csv"
       fresh "$out"
-      "$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level 5,6 --order 4,6,8,10 --reps 5 --output "$out"
+      "$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level 5,6 --order 4,5,6,8,10 --reps 5 --output "$out"
       for accuracy in 1e-3 1e-4; do
         "$NF" bench --kernel fmm --dist uniform --dim 3 --n 16777216 --level auto --accuracy "$accuracy" --reps 5 --output "$out"
       done
