@@ -97,7 +97,7 @@ struct ColourPolicy {
   // against 0.728), so double keeps 32.
   template <class T>
   static constexpr std::uint32_t small_max() {
-    return sizeof(T) == 4 ? 64 : 32;
+    return SmallBoxPolicy::float_wide_count<T>();
   }
 };
 

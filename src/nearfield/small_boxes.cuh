@@ -31,7 +31,7 @@ namespace nf {
 
 struct SmallBoxPolicy {
   // A box of at most max_count particles may be small (a kernel may raise it to 64: n3-shfl and
-  // n3-colour do), when its near field holds at most max_sources, own box included. Small boxes of
+  // n3-colour do in float), when its near field holds at most max_sources, own box included. Small boxes of
   // at most max_thread particles take the thread path, bigger ones the warp path. On the H100
   // (2D uniform-exact level 7, float, medians of 7; bpb 0.0555 / 0.0908 ms at P = 16 / 32):
   // P = 32 on the warp path 0.082 ms, on the thread path 0.097; P = 16 on the thread path 0.034,
@@ -51,6 +51,12 @@ struct SmallBoxPolicy {
   // a warp of remainders from several boxes diverges over their different neighbor lists.
   static constexpr std::uint32_t max_remainder = 24;
   static constexpr std::uint32_t warp_path_max = 64;  // the warp path's largest box (2 targets a lane)
+  // max_count of a kernel whose own path is slow on boxes of 33..64 in float only (n3-shfl,
+  // n3-colour: their policies give the measurements); in double they keep max_count.
+  template <class T>
+  static constexpr std::uint32_t float_wide_count() {
+    return sizeof(T) == 4 ? warp_path_max : max_count;
+  }
 };
 
 //! The small-box limits in force: a kernel's (SmallBoxPolicy's, with the kernel's own max_count),
