@@ -6,11 +6,12 @@
 //!
 //! - p2m: one block per leaf box, a thread per term; its particles' per-axis powers in shared
 //!   memory, 32 particles at a time.
-//! - m2m / l2l: one block per parent box, a thread per term. A child sits +-1/4 of its parent's
-//!   side from it per axis, so the shift's factors differ between children only by signs that
-//!   depend on the parities of the shift's multi-index; the children are combined first under
-//!   each parity's signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs
-//!   one shift's multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts.
+//! - Shifts (m2m / l2l): one block per parent box. A child sits +-1/4 of its parent's side from it
+//!   per axis, so the shift's factors differ between children only by signs that depend on the
+//!   parities of the shift's multi-index; the children are combined first under each parity's
+//!   signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one shift's
+//!   multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums' products
+//!   come from per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
 //! - m2l: the older kernel, for orders whose sibling-group tables (m2l_gpu.h) do not fit: one
 //!   block per 32 (16, 8, 4 for large expansions) target boxes, one lane per target box;
 //!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
@@ -24,7 +25,9 @@
 #include <cstdint>
 
 #include "core/body.h"
+#include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/shift_tables.h"
 #include "tree/levels_gpu.h"
 
 namespace nf::farfield {
@@ -47,16 +50,56 @@ void derivative_table(int p, T eps2, T* table);
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M);
 
-//! Children at level l + 1 (`fine`) into their parents at level l (`coarse`).
-template <int D, class T>
-void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, int p, const T* M_fine, T* M_coarse);
 
 template <int D, class T>
 void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L);
 
-//! Parents at level l (`coarse`) into their children at level l + 1 (`fine`).
+//! One product of a shift's sums: acc[io >> 16] += coef * x[io & 0xffff].
+template <class T>
+struct alignas(2 * sizeof(T)) ShiftEntry {  // one 8-byte (float) or 16-byte (double) load
+  std::uint32_t io;
+  T coef;
+};
+
+//! A ShiftLayout (farfield/shift_tables.h) as the kernels read it.
+template <class T>
+struct ShiftTableView {
+  const int* first;  //!< per warp: row 0, lane 0
+  const int* rows;   //!< per warp
+  const ShiftEntry<T>* entries;
+  int warps, outputs;
+};
+
+//! A ShiftLayout on the device, in precision T.
+template <class T>
+class ShiftTable {
+ public:
+  //! Uploads a layout (farfield/shift_tables.h) in precision T.
+  void upload(const ShiftLayout& layout);
+  ShiftTableView<T> view() const { return {first_.data(), rows_.data(), entries_.data(), warps_, outputs_}; }
+  int threads() const { return 32 * warps_; }
+
+ private:
+  int warps_ = 0, outputs_ = 0;
+  gpu::DeviceBuffer<int> first_, rows_;
+  gpu::DeviceBuffer<ShiftEntry<T>> entries_;
+};
+
+//! M2M and L2L between the levels of a tree at order p (tables built once per order).
 template <int D, class T>
-void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, int p, const T* L_coarse, T* L_fine);
+class Shifts {
+ public:
+  //! Builds the tables of order p (nothing when p is unchanged).
+  void reset(int p);
+  //! Children at level l + 1 (`fine`) into their parents at level l (`coarse`).
+  void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const;
+  //! Parents at level l (`coarse`) into their children at level l + 1 (`fine`).
+  void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const;
+
+ private:
+  int p_ = -1, terms_ = 0;
+  ShiftTable<T> up_, down_;  // M2M: one list a parent term; L2L: one list a (child term, parity)
+};
 
 //! acc[i] += the far-field acceleration of sorted particle i (n particles; particle_box: its leaf box).
 template <int D, class T>

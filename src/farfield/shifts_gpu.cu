@@ -1,23 +1,19 @@
 // The far field's shifts between levels on the GPU (farfield/passes_gpu.h: m2m, l2l): M2M and
 // L2L by parity classes (docs/design.md §16, "M2M and L2L by parity").
-#include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
+#include "farfield/shift_tables.h"
 #include "tree/morton.h"
 
 namespace nf::farfield {
 namespace {
 
 constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory without an opt-in
-
-// A thread per term, at least 64 (the set-up's children and shift factors), at most 256.
-template <int D>
-int pass_threads(int p) {
-  return std::clamp((terms<D>(p) + 31) / 32 * 32, 64, 256);
-}
 
 // 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
 template <class T>
@@ -59,36 +55,63 @@ __device__ __forceinline__ void butterflies(T (&v)[1 << D], bool forward) {
       }
 }
 
-// The children of parent q by position (kNoChild where absent) and c_j = 4^-j / j!, j <= p.
+// The children of parent q by position (kNoChild where absent).
 constexpr std::uint32_t kNoChild = 0xffffffffu;
 
-template <int D, class T>
-__device__ void family(const DeviceLevel& fine, const DeviceLevel& coarse, std::uint32_t q, int p,
-                       std::uint32_t* slot, T* c) {
+template <int D>
+__device__ void family(const DeviceLevel& fine, const DeviceLevel& coarse, std::uint32_t q, std::uint32_t* slot) {
   if (threadIdx.x < (1u << D)) slot[threadIdx.x] = kNoChild;
-  if (int(threadIdx.x) <= p) {
-    T v = T(1);
-    for (int j = 1; j <= int(threadIdx.x); ++j) v *= T(0.25) / T(j);
-    c[threadIdx.x] = v;
-  }
   __syncthreads();
   for (std::uint32_t ch = coarse.child[q] + threadIdx.x; ch < coarse.child[q + 1]; ch += blockDim.x)
     slot[child_position<D>(fine.key[ch])] = ch;
   __syncthreads();
 }
 
-// One block per parent: the children's Walsh-combined moments S (shared, [pi][k]), then a thread
-// per parent term n.
+// The block's share of a table's sums (ShiftLayout): this lane's products in order, each chunk's
+// sum added into acc[out] when the lane's output changes (another lane may add into the same out).
+template <class T>
+__device__ __forceinline__ void table_sums(const ShiftTableView<T>& t, const T* x, T* acc) {
+  constexpr int kBatch = 4;  // rows whose loads are in flight together
+  const int w = threadIdx.x / 32;
+  if (w >= t.warps) return;
+  const ShiftEntry<T>* e = t.entries + t.first[w] + threadIdx.x % 32;
+  const int rows = t.rows[w];
+  int out = -1;
+  T sum = T(0);
+  for (int r0 = 0; r0 < rows; r0 += kBatch) {
+    ShiftEntry<T> v[kBatch];
+    T in[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)  // past the last row: the row before's output, a zero factor
+      v[j] = j == 0 || r0 + j < rows ? e[32 * (r0 + j)] : ShiftEntry<T>{v[j - 1].io, T(0)};
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) in[j] = x[v[j].io & 0xffffu];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int o = int(v[j].io >> 16);
+      if (o != out) {
+        if (out >= 0) atomicAdd(acc + out, sum);
+        out = o, sum = T(0);
+      }
+      sum += v[j].coef * in[j];
+    }
+  }
+  if (out >= 0) atomicAdd(acc + out, sum);
+}
+
+// One block per parent: the children's Walsh-combined moments S (shared, [pi][k]), the table's
+// sums into the parent's terms (shared), added to the parent's moments.
 template <int D, class T>
-__global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p, int terms, const T* __restrict__ Mf,
-                           T* __restrict__ Mc) {
+__global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int terms, ShiftTableView<T> table,
+                           const T* __restrict__ Mf, T* __restrict__ Mc) {
   constexpr int C = 1 << D;
   extern __shared__ __align__(16) unsigned char smem[];
   T* S = reinterpret_cast<T*>(smem);  // [C][terms]
-  T* c = S + C * terms;               // [p + 1]
+  T* acc = S + C * terms;             // [outputs]
   __shared__ std::uint32_t slot[C];
   const std::uint32_t q = blockIdx.x;
-  family<D, T>(fine, coarse, q, p, slot, c);
+  for (int n = threadIdx.x; n < table.outputs; n += blockDim.x) acc[n] = T(0);
+  family<D>(fine, coarse, q, slot);
   for (int k = threadIdx.x; k < terms; k += blockDim.x) {
     T v[C];
 #pragma unroll
@@ -99,61 +122,33 @@ __global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p, int term
     for (int i = 0; i < C; ++i) S[i * terms + k] = v[i] * scale;
   }
   __syncthreads();
-  for (int n = threadIdx.x; n < terms; n += blockDim.x) {
-    const MultiIndex ni = multi_index<D>(n);
-    T sum = T(0);
-#pragma unroll
-    for (int pi = 0; pi < C; ++pi) {
-      const T* s = S + pi * terms;
-      for (int jx = pi & 1; jx <= ni.x; jx += 2)
-        for (int jy = (pi >> 1) & 1; jy <= ni.y; jy += 2) {
-          const T cxy = c[jx] * c[jy];
-          if constexpr (D == 3) {
-            for (int jz = (pi >> 2) & 1; jz <= ni.z; jz += 2)
-              sum += cxy * c[jz] * s[index<3>({ni.x - jx, ni.y - jy, ni.z - jz})];
-          } else {
-            sum += cxy * s[index<2>({ni.x - jx, ni.y - jy, 0})];
-          }
-        }
-    }
-    Mc[std::size_t(q) * terms + n] += sum;
-  }
+  table_sums(table, S, acc);
+  __syncthreads();
+  for (int n = threadIdx.x; n < terms; n += blockDim.x) Mc[std::size_t(q) * terms + n] += acc[n];
 }
 
-// One block per parent: its locals in shared memory, a thread per term k computing T^pi_k for
-// every parity in registers, then the transposed butterflies give each child's L_k.
+// One block per parent: its locals in shared memory, the table's sums T^pi_k (shared, [pi][k]),
+// then per term the transposed butterflies give each child's L_k.
 template <int D, class T>
-__global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int p, int terms, const T* __restrict__ Lc,
-                           T* __restrict__ Lf) {
+__global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int terms, ShiftTableView<T> table,
+                           const T* __restrict__ Lc, T* __restrict__ Lf) {
   constexpr int C = 1 << D;
   extern __shared__ __align__(16) unsigned char smem[];
   T* Lp = reinterpret_cast<T*>(smem);  // [terms]
-  T* c = Lp + terms;                   // [p + 1]
+  T* acc = Lp + terms;                 // [outputs]: T^pi_k at pi * terms + k
   __shared__ std::uint32_t slot[C];
   const std::uint32_t q = blockIdx.x;
   for (int n = threadIdx.x; n < terms; n += blockDim.x) Lp[n] = Lc[std::size_t(q) * terms + n];
-  family<D, T>(fine, coarse, q, p, slot, c);
+  for (int n = threadIdx.x; n < table.outputs; n += blockDim.x) acc[n] = T(0);
+  family<D>(fine, coarse, q, slot);
+  table_sums(table, Lp, acc);
+  __syncthreads();
   for (int k = threadIdx.x; k < terms; k += blockDim.x) {
-    const MultiIndex ki = multi_index<D>(k);
-    const int rest = p - ki.degree();
     T v[C];
 #pragma unroll
-    for (int pi = 0; pi < C; ++pi) {
-      T sum = T(0);
-      for (int jx = pi & 1; jx <= rest; jx += 2)
-        for (int jy = (pi >> 1) & 1; jx + jy <= rest; jy += 2) {
-          const T cxy = c[jx] * c[jy];
-          if constexpr (D == 3) {
-            for (int jz = (pi >> 2) & 1; jx + jy + jz <= rest; jz += 2)
-              sum += cxy * c[jz] * Lp[index<3>({ki.x + jx, ki.y + jy, ki.z + jz})];
-          } else {
-            sum += cxy * Lp[index<2>({ki.x + jx, ki.y + jy, 0})];
-          }
-        }
-      v[pi] = sum;
-    }
+    for (int pi = 0; pi < C; ++pi) v[pi] = acc[pi * terms + k];
     butterflies<D, T>(v, false);
-    const T scale = half_power<T>(ki.degree() + 1);
+    const T scale = half_power<T>(multi_index<D>(k).degree() + 1);
 #pragma unroll
     for (int i = 0; i < C; ++i)
       if (slot[i] != kNoChild) Lf[std::size_t(slot[i]) * terms + k] += v[i] * scale;
@@ -162,31 +157,53 @@ __global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int p, int term
 
 }  // namespace
 
+template <class T>
+void ShiftTable<T>::upload(const ShiftLayout& layout) {
+  std::vector<ShiftEntry<T>> entries(layout.entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const ShiftLayout::Entry& e = layout.entries[i];
+    entries[i] = {std::uint32_t(e.in) | std::uint32_t(e.out) << 16, T(e.coef)};
+  }
+  if (layout.outputs > 0xffff) throw std::logic_error("shift table: more than 65535 outputs");
+  warps_ = layout.warps, outputs_ = layout.outputs;
+  first_ = gpu::DeviceBuffer<int>(layout.first);
+  rows_ = gpu::DeviceBuffer<int>(layout.rows);
+  entries_ = gpu::DeviceBuffer<ShiftEntry<T>>(entries);
+}
+
 template <int D, class T>
-void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, int p, const T* M_fine, T* M_coarse) {
+void Shifts<D, T>::reset(int p) {
+  if (p == p_) return;
+  p_ = p, terms_ = terms<D>(p);
+  up_.upload(balance(m2m_lists<D>(p)));
+  down_.upload(balance(l2l_lists<D>(p)));
+}
+
+template <int D, class T>
+void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const {
   if (coarse.boxes == 0) return;
-  const std::size_t bytes = (std::size_t(1u << D) * terms<D>(p) + p + 1) * sizeof(T);
+  const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.view().outputs) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(m2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  m2m_kernel<D, T><<<coarse.boxes, pass_threads<D>(p), bytes>>>(fine, coarse, p, terms<D>(p), M_fine, M_coarse);
+  m2m_kernel<D, T><<<coarse.boxes, up_.threads(), bytes>>>(fine, coarse, terms_, up_.view(), M_fine, M_coarse);
   NF_CUDA(cudaGetLastError());
 }
 
 template <int D, class T>
-void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, int p, const T* L_coarse, T* L_fine) {
+void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const {
   if (fine.boxes == 0 || coarse.boxes == 0) return;
-  const std::size_t bytes = (std::size_t(terms<D>(p)) + p + 1) * sizeof(T);
-  l2l_kernel<D, T><<<coarse.boxes, pass_threads<D>(p), bytes>>>(coarse, fine, p, terms<D>(p), L_coarse, L_fine);
+  const std::size_t bytes = (std::size_t(terms_) + down_.view().outputs) * sizeof(T);
+  if (bytes > kDefaultShared)
+    NF_CUDA(cudaFuncSetAttribute(l2l_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  l2l_kernel<D, T><<<coarse.boxes, down_.threads(), bytes>>>(coarse, fine, terms_, down_.view(), L_coarse, L_fine);
   NF_CUDA(cudaGetLastError());
 }
 
-#define NF_SHIFTS(D, T)                                                                 \
-  template void m2m<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*); \
-  template void l2l<D, T>(const DeviceLevel&, const DeviceLevel&, int, const T*, T*);
-NF_SHIFTS(2, float)
-NF_SHIFTS(2, double)
-NF_SHIFTS(3, float)
-NF_SHIFTS(3, double)
-#undef NF_SHIFTS
+template class ShiftTable<float>;
+template class ShiftTable<double>;
+template class Shifts<2, float>;
+template class Shifts<2, double>;
+template class Shifts<3, float>;
+template class Shifts<3, double>;
 
 }  // namespace nf::farfield

@@ -95,13 +95,13 @@ class GpuFmmMethod final : public DeviceMethod {
     auto* acc = static_cast<Acc4<T>*>(near_->device_acc());
     upward_timer_.start();
     farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K));
-    for (int l = K - 1; l >= 2; --l) farfield::m2m<D, T>(levels_.level[l + 1], levels_.level[l], p, M(l + 1), M(l));
+    for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
     upward_timer_.stop();
     m2l_timer_.start();
     for (int l = 2; l <= K; ++l) m2l_.apply(l, levels_.level[l], levels_.level[l - 1], lists_.level[l], M(l), L(l));
     m2l_timer_.stop();
     downward_timer_.start();
-    for (int l = 2; l < K; ++l) farfield::l2l<D, T>(levels_.level[l], levels_.level[l + 1], p, L(l), L(l + 1));
+    for (int l = 2; l < K; ++l) shifts_.l2l(levels_.level[l], levels_.level[l + 1], L(l), L(l + 1));
     farfield::l2p<D, T>(bodies, t.particle_compact_box.data(), t.n, levels_.level[K], geometry_, p, L(K), acc);
     downward_timer_.stop();
   }
@@ -126,6 +126,7 @@ class GpuFmmMethod final : public DeviceMethod {
     const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
     if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
     m2l_.reset(setup_.order, K);
+    shifts_.reset(setup_.order);
     for (int l = 2; l <= K; ++l) {
       const double h = levels_.side(l);
       farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)),
@@ -143,6 +144,7 @@ class GpuFmmMethod final : public DeviceMethod {
   T eps2_ = 0;
   DeviceLevels levels_;
   farfield::DeviceLists lists_;
+  farfield::Shifts<D, T> shifts_;     // M2M and L2L's tables
   farfield::M2LOperators<D, T> m2l_;  // M2L's operator tables (from tables_) and its kernel
   farfield::LeafGeometry geometry_;
   std::vector<std::size_t> start_;  // level l's coefficients from start_[l] (multipoles; locals from half_ on)
