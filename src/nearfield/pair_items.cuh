@@ -1,9 +1,10 @@
 #pragma once
 // The half near field cut into work items of bounded size, built on the GPU from the tree: the
 // plan of the Newton-3 warp kernels (n3_*.cu). An item is a target range and a source range of
-// the sorted particles, each at most `chunk` long: a box against itself (each pair once, the
+// the sorted particles, targets at most `chunk` long: a box against itself (each pair once, the
 // chunks of a big box pairwise) or a box against a group of non-empty neighbors of its half list
-// (neighbors with consecutive ids, whose particles are contiguous, up to a chunk together). A
+// (neighbors with consecutive ids, whose particles are contiguous, up to a chunk together, or up to
+// 4 chunks where that saves padded source batches). A
 // run's last chunk is cut in two where that fills more lanes (pair_items.cu: BoxGraph). Every
 // pair of the near field belongs to exactly one item, so the time of a launch follows the pair
 // count and not the largest box: a box of 100k particles becomes thousands of items.
