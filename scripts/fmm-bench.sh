@@ -7,7 +7,7 @@
 #   levels    experiments/fmm-levels.ini (level sweep, N = 2^22, with the auto rows)
 #   scaling   experiments/fmm-scaling.ini (N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
 #             same file
-#   near      the near-field kernel inside fmm: --near n3-rotate, bpb, ppt on 3D uniform 2^24 at
+#   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
 #             level 6 and Plummer 2^24 at level 7, order 8 -> RESULTS/fmm-near/<device>.csv
 #   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
@@ -47,7 +47,7 @@ for s in $sections; do
     near)
       out="$RESULTS/fmm-near/$device.csv"
       fresh "$out"
-      for near in n3-rotate bpb ppt; do
+      for near in n3-rotate bpb-lb bpb ppt; do
         "$NF" bench --kernel fmm --near "$near" --dist uniform --dim 3 --n 16777216 --level 6 --order 8 --reps 5 --output "$out"
         "$NF" bench --kernel fmm --near "$near" --dist plummer --dim 3 --n 16777216 --level 7 --order 8 --reps 5 --output "$out"
       done
