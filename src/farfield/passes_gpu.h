@@ -50,7 +50,6 @@ void derivative_table(int p, T eps2, T* table);
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M);
 
-
 template <int D, class T>
 void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L);
 
@@ -78,6 +77,7 @@ class ShiftTable {
   void upload(const ShiftLayout& layout);
   ShiftTableView<T> view() const { return {first_.data(), rows_.data(), entries_.data(), warps_, outputs_}; }
   int threads() const { return 32 * warps_; }
+  int outputs() const { return outputs_; }
 
  private:
   int warps_ = 0, outputs_ = 0;

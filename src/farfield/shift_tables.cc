@@ -6,18 +6,25 @@
 #include <queue>
 #include <utility>
 
+#include "farfield/expansion.h"
 #include "farfield/multi_index.h"
 
 namespace nf::farfield {
 namespace {
 
-// c_j = prod_a 4^-j_a / j_a!.
+// c_j = prod_a 4^-j_a / j_a!: the monomial factors y^j / j! of expansion.h at y = (1/4, ..).
 template <int D>
-double shift_factor(const MultiIndex& j) {
+double shift_factor(const Powers<D, double>& quarter, const MultiIndex& j) {
   double c = 1;
-  for (int a = 0; a < D; ++a)
-    for (int i = 1; i <= j[a]; ++i) c *= 0.25 / i;
+  for (int a = 0; a < D; ++a) c *= quarter.axis[a][j[a]];
   return c;
+}
+
+template <int D>
+Powers<D, double> quarter_powers(int p) {
+  double y[D];
+  for (int a = 0; a < D; ++a) y[a] = 0.25;
+  return Powers<D, double>(y, p);
 }
 
 template <int D>
@@ -33,11 +40,12 @@ template <int D>
 ShiftLists m2m_lists(int p) {
   const int n_terms = terms<D>(p);
   ShiftLists lists(std::size_t(n_terms), std::vector<std::vector<ShiftProduct>>(1));
+  const Powers<D, double> quarter = quarter_powers<D>(p);
   for (int a = 0; a < n_terms; ++a) {
     const MultiIndex n = multi_index<D>(a);
     for (int b = 0; b < n_terms; ++b) {
       const MultiIndex j = multi_index<D>(b);
-      if (n.contains(j)) lists[a][0].push_back({parity<D>(j) * n_terms + index<D>(n - j), shift_factor<D>(j)});
+      if (n.contains(j)) lists[a][0].push_back({parity<D>(j) * n_terms + index<D>(n - j), shift_factor<D>(quarter, j)});
     }
   }
   return lists;
@@ -47,11 +55,12 @@ template <int D>
 ShiftLists l2l_lists(int p) {
   const int n_terms = terms<D>(p);
   ShiftLists lists(std::size_t(n_terms), std::vector<std::vector<ShiftProduct>>(1u << D));
+  const Powers<D, double> quarter = quarter_powers<D>(p);
   for (int a = 0; a < n_terms; ++a) {
     const MultiIndex k = multi_index<D>(a);
     for (int b = 0; b < n_terms; ++b) {
       const MultiIndex j = multi_index<D>(b);
-      if (k.degree() + j.degree() <= p) lists[a][parity<D>(j)].push_back({index<D>(k + j), shift_factor<D>(j)});
+      if (k.degree() + j.degree() <= p) lists[a][parity<D>(j)].push_back({index<D>(k + j), shift_factor<D>(quarter, j)});
     }
   }
   return lists;

@@ -159,12 +159,13 @@ __global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int terms, Shif
 
 template <class T>
 void ShiftTable<T>::upload(const ShiftLayout& layout) {
+  // io packs the input and the output index in 16 bits each (inputs < outputs: 2^D x terms).
+  if (layout.outputs > 0xffff) throw std::logic_error("shift table: more than 65535 outputs");
   std::vector<ShiftEntry<T>> entries(layout.entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const ShiftLayout::Entry& e = layout.entries[i];
     entries[i] = {std::uint32_t(e.in) | std::uint32_t(e.out) << 16, T(e.coef)};
   }
-  if (layout.outputs > 0xffff) throw std::logic_error("shift table: more than 65535 outputs");
   warps_ = layout.warps, outputs_ = layout.outputs;
   first_ = gpu::DeviceBuffer<int>(layout.first);
   rows_ = gpu::DeviceBuffer<int>(layout.rows);
@@ -182,7 +183,7 @@ void Shifts<D, T>::reset(int p) {
 template <int D, class T>
 void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const {
   if (coarse.boxes == 0) return;
-  const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.view().outputs) * sizeof(T);
+  const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(m2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   m2m_kernel<D, T><<<coarse.boxes, up_.threads(), bytes>>>(fine, coarse, terms_, up_.view(), M_fine, M_coarse);
@@ -192,7 +193,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
 template <int D, class T>
 void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const {
   if (fine.boxes == 0 || coarse.boxes == 0) return;
-  const std::size_t bytes = (std::size_t(terms_) + down_.view().outputs) * sizeof(T);
+  const std::size_t bytes = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(l2l_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   l2l_kernel<D, T><<<coarse.boxes, down_.threads(), bytes>>>(coarse, fine, terms_, down_.view(), L_coarse, L_fine);

@@ -52,11 +52,11 @@ struct BoxGraph {
   // The half list of a box in groups: a group is a run of neighbors with consecutive compact ids
   // (their particles are contiguous), all small or all big, of at most `chunk` particles together
   // (or one neighbor alone), or of at most `source_chunk` where each further neighbor saves a
-  // padded batch of 32 sources (docs/design.md §3: 3-4% on boxes of random sizes, exact ones as before).
-  // Mutual items take a group as sources in ranges of source_chunk, as targets in chunks. A group is computed as one source range, so the last batch of 32
-  // sources is padded once per group rather than once per box, and there are fewer items: on
-  // 2D clusters at level 11 the lanes' use went from 66% to 70% and the items from 112k to 67k
-  // (counted from the tree). Returns the group starting at list entry l and sets `next`.
+  // padded batch of 32 sources (docs/design.md §3: 3-4% on boxes of random sizes, exact boxes as
+  // before). Mutual items take a group as sources in ranges of source_chunk, as targets in chunks.
+  // A group is computed as one source range, so the last batch of 32 sources is padded once per
+  // group rather than once per box, and there are fewer items: on 2D clusters at level 11 the
+  // lanes' use went from 66% to 70% and the items from 112k to 67k (counted from the tree). Returns the group starting at list entry l and sets `next`.
   __device__ Run group(std::uint32_t l, std::uint32_t stop, std::uint32_t& next) const {
     const std::uint32_t b = half_ids[l];
     Run run = box_run(b);
@@ -99,6 +99,13 @@ struct BoxGraph {
     chunk_range(b, cb, it.b_begin, it.b_end);
     return it;
   }
+  // Chunk ca of run a against source range cb of run b, mutual.
+  __device__ PairItem chunk_vs_sources(const Run& a, std::uint32_t ca, const Run& b, std::uint32_t cb) const {
+    PairItem it{0, 0, 0, 0, 0u};
+    chunk_range(a, ca, it.a_begin, it.a_end);
+    source_range(b, cb, it.b_begin, it.b_end);
+    return it;
+  }
   // Chunk ca of big run a against the whole of small run b, one-sided.
   __device__ PairItem chunk_vs_small(const Run& a, std::uint32_t ca, const Run& b) const {
     PairItem it{0, 0, b.first, b.end, 1u};
@@ -132,10 +139,7 @@ struct BoxGraph {
         if (own.small) return chunk_vs_small(nb, local, own);  // the group's chunks against this small box
         if (nb.small) return chunk_vs_small(own, local, nb);   // this box's chunks against the small group
         const std::uint32_t cn = source_chunks(nb);
-        PairItem it{0, 0, 0, 0, 0u};
-        chunk_range(own, local / cn, it.a_begin, it.a_end);
-        source_range(nb, local % cn, it.b_begin, it.b_end);
-        return it;
+        return chunk_vs_sources(own, local / cn, nb, local % cn);
       }
       local -= here;
     }
