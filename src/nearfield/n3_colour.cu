@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(32 * ColourPolicy::warps)
   __shared__ Body<T> tiles[ColourPolicy::warps][32];
   const unsigned lane = threadIdx.x & 31u;
   Body<T>* tile = tiles[threadIdx.x / 32];
-  RotateAgent<D, T, R, Guarded, Counting> agent{{v.eps2}, {}, lane, 0};
+  RotateAgent<D, T, R, 32, Guarded, Counting> agent{{v.eps2}, {}, lane, 0};
   auto sink = [&](std::uint32_t j, const Acc4<T>& react) { warp_pairs::add_plain_to<D>(v.acc + j, react); };
   for (std::uint32_t it = warp_pairs::next_item(next, lane); it < n_links; it = warp_pairs::next_item(next, lane)) {
     const Link link = links[it];

@@ -11,33 +11,35 @@
 namespace nf {
 namespace {
 
-template <int D, class T, int R, bool Guarded, bool Counting>
+template <int D, class T, int R, unsigned W, bool Guarded, bool Counting>
 struct ShflAgent {
   const SoftenedGravity<D, T, Guarded> g;
-  warp_pairs::LaneTargets<D, T, R> t;
-  unsigned lane;
+  warp_pairs::LaneTargets<D, T, R, W> t;
+  unsigned lane;  // within the group of W lanes (warp_pairs.cuh)
   unsigned long long count;
   static constexpr bool kCounting = Counting;
+  static constexpr unsigned kWidth = W;
 
-  // The lane's targets against the 32 staged sources (same pair rules as n3-rotate); returns
+  // The lane's targets against the W staged sources (same pair rules as n3-rotate); returns
   // the reaction on this lane's own source.
   template <bool Self>
-  __device__ __forceinline__ Acc4<T> batch(const Body<T>* tile, std::uint32_t q, std::uint32_t real_sources) {
+  __device__ __forceinline__ Acc4<T> batch(const Body<T>* tile, std::uint32_t q, std::uint32_t real_sources,
+                                           bool self = Self) {
     Acc4<T> mine{0, 0, 0, 0};
-    for (unsigned slot = 0; slot < 32; ++slot) {
+    for (unsigned slot = 0; slot < W; ++slot) {
       const Body<T> bj = tile[slot];
       Acc4<T> react{0, 0, 0, 0};
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if constexpr (Self) {
-          if (r > int(q)) continue;
-          if (r == int(q) && lane >= slot) continue;
+          if (self && r > int(q)) continue;
+          if (self && r == int(q) && lane >= slot) continue;
         }
         g.mutual(t.body[r], bj, t.acc[r], react);
-        if constexpr (Counting) count += t.valid(r) && slot < real_sources;
+        if constexpr (kCounting) count += t.valid(r) && slot < real_sources;
       }
 #pragma unroll
-      for (unsigned w = 16; w > 0; w /= 2) {
+      for (unsigned w = W / 2; w > 0; w /= 2) {
         react.x += __shfl_xor_sync(warp_pairs::kFullMask, react.x, w);
         react.y += __shfl_xor_sync(warp_pairs::kFullMask, react.y, w);
         if constexpr (D == 3) react.z += __shfl_xor_sync(warp_pairs::kFullMask, react.z, w);

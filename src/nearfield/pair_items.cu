@@ -24,13 +24,14 @@ struct BoxGraph {
   __device__ Run box_run(std::uint32_t b) const { return {box_first[b], box_first[b + 1], is_small(b)}; }
 
   // A run of n particles is cut into full chunks of `chunk` and its rest r: one chunk when r fills
-  // a power of two of warps (32 2^k targets, the lanes of class k), else two, the largest such
-  // 32 2^k below r and what is left. A rest of 300 becomes 256 + 44 (lanes for 256 + 64 targets,
-  // 94% busy) instead of one chunk in the 512-target class (59%): on 2D clusters at level 10 the
-  // lanes' use went from 72% to 88% (counted from the tree).
+  // a power of two of lane groups (8 2^k targets, the lanes of class k), else two, the largest
+  // such 8 2^k below r and what is left. A rest of 300 becomes 256 + 44 (lanes for 256 + 64
+  // targets, 94% busy) instead of one chunk in the 512-target class (59%): on 2D clusters at level
+  // 10 the lanes' use went from 72% to 88% (counted from the tree). A rest of 20 becomes 16 + 4 (a
+  // half and a quarter warp).
   __device__ static std::uint32_t head(std::uint32_t r) {
-    const std::uint32_t warps = (r + 31) / 32, p = 1u << (31 - __clz(warps));
-    return p == warps ? r : 32 * p;
+    const std::uint32_t unit = r > 32 ? 32 : 8, groups = (r + unit - 1) / unit, p = 1u << (31 - __clz(groups));
+    return p == groups ? r : unit * p;
   }
   __device__ std::uint32_t chunks(const Run& run) const {
     const std::uint32_t n = run.size(), r = n % chunk;
@@ -118,7 +119,7 @@ struct BoxGraph {
     const PairItem it = decode(k, local);
     const std::uint32_t targets = it.a_end - it.a_begin;
     klass = 0;
-    while (klass + 1 < PairItemList::kClasses && (32u << klass) < targets) ++klass;
+    while (klass + 1 < PairItemList::kClasses && (8u << klass) < targets) ++klass;
     return it;
   }
   __device__ PairItem decode(std::uint32_t k, std::uint32_t local) const {

@@ -25,8 +25,8 @@ struct PairItem {
 //! Items of one tree, rebuilt by `build` (allocates only when a tree needs more than before).
 class PairItemList {
  public:
-  //! Size classes: class c holds the items with at most 32 * 2^c targets.
-  static constexpr int kClasses = 5;
+  //! Size classes: class c holds the items with at most 8 * 2^c targets (8, 16, ..., 512).
+  static constexpr int kClasses = 7;
 
   //! From the compact tree: box_first (M + 1 offsets of the M non-empty boxes) and their half
   //! neighbor lists (compact ids), through plan/work_list.cuh. Items are ordered by target box
