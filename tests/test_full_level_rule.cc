@@ -3,6 +3,7 @@
 // modeled cost of every level, its response to the order, and the commands that print it.
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "farfield/lists.h"
 #include "farfield/op_counts.h"
@@ -47,6 +48,42 @@ TEST_CASE("full level rule: translations(l) counted from keys equal the M2L list
       CAPTURE(l);
       CHECK(farfield::count_translations(in.p.dim, l, t.level[l].key) == lists[l].ids.size());
     }
+  }
+}
+
+TEST_CASE("full level rule: the GPU M2L kernel's computed slots counted from keys equal a count from the M2L lists") {
+  // Independent of count_group_slots' tables: each list entry marks its offset (source coordinates
+  // less twice the target's parent's, per axis -2..3) in its block (child c of per_block parents).
+  for (const Input& in : inputs()) {
+    CAPTURE(in.what);
+    const int dim = in.p.dim;
+    const TreeLevels t = build_levels(build_tree(in.p, in.level, default_domain(in.p), false));
+    const farfield::InteractionLists lists = farfield::build_interaction_lists(t);
+    for (std::uint32_t per_block : {1u, 3u, 32u, 64u})
+      for (int l = 0; l <= in.level; ++l) {
+        CAPTURE(per_block);
+        CAPTURE(l);
+        std::set<std::tuple<std::uint32_t, std::uint64_t, int>> used;  // (block, child, offset)
+        for (std::uint32_t b = 0; l >= 2 && b < t.level[l].boxes(); ++b) {
+          const std::uint32_t parent = t.level[l].parent[b];
+          const std::uint64_t child = t.level[l].key[b] & ((1u << dim) - 1);
+          const auto coords = [&](std::uint64_t key, std::uint32_t* c) {
+            for (int a = 0; a < dim; ++a) {
+              c[a] = 0;
+              for (int bit = 0; bit < 21; ++bit) c[a] |= std::uint32_t((key >> (dim * bit + a)) & 1u) << bit;
+            }
+          };
+          std::uint32_t pc[3], sc[3];
+          coords(t.level[l - 1].key[parent], pc);
+          for (std::uint32_t j = lists[l].offset[b]; j < lists[l].offset[b + 1]; ++j) {
+            coords(t.level[l].key[lists[l].ids[j]], sc);
+            int o = 0;
+            for (int a = dim - 1; a >= 0; --a) o = 6 * o + int(sc[a]) - 2 * int(pc[a]) + 2;
+            used.insert({parent / per_block, child, o});
+          }
+        }
+        CHECK(farfield::count_group_slots(dim, l, t.level[l].key, per_block) == double(used.size()) * per_block);
+      }
   }
 }
 

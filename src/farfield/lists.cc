@@ -80,7 +80,90 @@ std::uint64_t translations_at(int level, const std::vector<std::uint64_t>& key) 
   return total - near;
 }
 
+// count_group_slots: the 6^D candidate offsets o (per axis a source child coordinate -2..3
+// relative to the target's parent's first child, stored + 2) that a neighbor parent at relative
+// position r (per axis -1..1, stored + 1) with occupied children `children` (a bit per child)
+// gives child c, less those adjacent to c: one bit per offset in kWords words.
+template <int D>
+struct OffsetTable {
+  static constexpr int kChildren = 1 << D, kRelative = D == 2 ? 9 : 27, kOffsets = D == 2 ? 36 : 216;
+  static constexpr int kWords = (kOffsets + 63) / 64;
+  std::vector<std::uint64_t> bits = std::vector<std::uint64_t>(std::size_t(kChildren) * kRelative * 256 * kWords, 0);
+  std::uint64_t* at(int c, int r, int children) { return &bits[index(c, r, children)]; }
+  const std::uint64_t* at(int c, int r, int children) const { return &bits[index(c, r, children)]; }
+  static std::size_t index(int c, int r, int children) {
+    return ((std::size_t(c) * kRelative + r) * 256 + std::size_t(children)) * kWords;
+  }
+  OffsetTable() {
+    for (int c = 0; c < kChildren; ++c)
+      for (int r = 0; r < kRelative; ++r)
+        for (int cs = 0; cs < kChildren; ++cs) {
+          int o = 0, scale = 1;
+          bool adjacent = true;
+          for (int a = 0, rr = r; a < D; ++a, rr /= 3, scale *= 6) {
+            const int s = 2 * (rr % 3 - 1) + ((cs >> a) & 1), t = (c >> a) & 1;
+            adjacent = adjacent && s - t <= 1 && t - s <= 1;
+            o += (s + 2) * scale;
+          }
+          if (adjacent) continue;
+          for (int children = 0; children < 256; ++children)
+            if (children >> cs & 1) at(c, r, children)[o / 64] |= std::uint64_t(1) << (o % 64);
+        }
+  }
+};
+
+template <int D>
+double group_slots_at(int level, const std::vector<std::uint64_t>& key, std::uint32_t per_block) {
+  using Table = OffsetTable<D>;
+  static const Table table;
+  std::vector<std::uint64_t> parent;
+  std::vector<std::uint8_t> children;  // a bit per non-empty child
+  for (std::uint64_t k : key) {
+    if (parent.empty() || parent.back() != k >> D) {
+      parent.push_back(k >> D);
+      children.push_back(0);
+    }
+    children.back() |= std::uint8_t(1u << (k & (Table::kChildren - 1)));
+  }
+  const std::uint32_t mp = static_cast<std::uint32_t>(parent.size());
+  const long blocks = long((mp + per_block - 1) / per_block);
+  double slots = 0;
+  // Per block and child c, the union over its parents with a child c of each relative position's
+  // children; the table turns those into offsets.
+#pragma omp parallel for schedule(static) reduction(+ : slots)
+  for (long g = 0; g < blocks; ++g) {
+    std::uint8_t seen[Table::kChildren][Table::kRelative] = {};
+    const std::uint32_t end = static_cast<std::uint32_t>(std::min<std::uint64_t>(mp, std::uint64_t(g + 1) * per_block));
+    for (std::uint32_t q = std::uint32_t(g) * per_block; q < end; ++q) {
+      std::uint32_t nb[27], pc[D], nc[D];
+      const int n = compact_neighbors<D>(parent.data(), mp, q, level - 1, false, nb);
+      nb[n] = q;
+      morton_coords<D>(parent[q], pc);
+      for (int j = 0; j <= n; ++j) {
+        morton_coords<D>(parent[nb[j]], nc);
+        int r = 0;
+        for (int a = D - 1; a >= 0; --a) r = 3 * r + int(nc[a]) - int(pc[a]) + 1;
+        for (int c = 0; c < Table::kChildren; ++c)
+          if (children[q] >> c & 1) seen[c][r] |= children[nb[j]];
+      }
+    }
+    for (int c = 0; c < Table::kChildren; ++c) {
+      std::uint64_t mask[Table::kWords] = {};
+      for (int r = 0; r < Table::kRelative; ++r)
+        if (seen[c][r])
+          for (int w = 0; w < Table::kWords; ++w) mask[w] |= table.at(c, r, seen[c][r])[w];
+      for (int w = 0; w < Table::kWords; ++w) slots += double(__builtin_popcountll(mask[w])) * per_block;
+    }
+  }
+  return slots;
+}
+
 }  // namespace
+
+double count_group_slots(int dim, int level, const std::vector<std::uint64_t>& key, std::uint32_t per_block) {
+  if (level < 2 || key.empty()) return 0;
+  return dim == 2 ? group_slots_at<2>(level, key, per_block) : group_slots_at<3>(level, key, per_block);
+}
 
 std::uint64_t count_translations(int dim, int level, const std::vector<std::uint64_t>& key) {
   if (level < 2) return 0;

@@ -28,4 +28,12 @@ InteractionLists build_interaction_lists(const TreeLevels& t);
 //! sums over the levels it weighs.
 std::uint64_t count_translations(int dim, int level, const std::vector<std::uint64_t>& key);
 
+//! The translations the GPU's sibling-group M2L kernel (farfield/m2l_gpu.h) computes at level l,
+//! empty ones included: a block takes child c of `per_block` consecutive parents (in key order)
+//! and computes, for each of the 6^d - 3^d candidate offsets where any of its targets has a
+//! source, all per_block slots (an offset no target uses costs nothing). Counted from the keys as
+//! count_translations is; 0 below level 2. On the H100 M2L's time per such slot is nearly one
+//! figure per order across uniform, Plummer and clustered levels (methods/full_level_rule.h).
+double count_group_slots(int dim, int level, const std::vector<std::uint64_t>& key, std::uint32_t per_block);
+
 }  // namespace nf::farfield

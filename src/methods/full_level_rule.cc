@@ -28,13 +28,12 @@ struct Running {
 FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const FullMethodRates& rates, Running& run) {
   run.boxes.push_back(h.key.size());
   run.translations += farfield::count_translations(h.dim, h.level, h.key);
-  // The GPU's M2L (farfield/m2l_gpu.h) gives every parent at level - 1 a slot for each of its 2^d
-  // children and walks each slot's 6^d - 3^d candidate offsets, filled or not: on sparse levels it
-  // costs by those, not by the translations (Plummer at level 8: 2.4 times uniform's time a translation).
-  if (h.level >= 2) {
-    const double side = 6, near = 3;
-    run.slots += double(1u << h.dim) * double(run.boxes[run.boxes.size() - 2]) *
-                 (std::pow(side, h.dim) - std::pow(near, h.dim));
+  // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
+  // targets uses: on sparse levels it costs by those, not by the translations.
+  if (rates.m2l_by_slots && h.level >= 2) {
+    double terms = 1;  // C(p + d, d)
+    for (int k = 1; k <= h.dim; ++k) terms = terms * (order + k) / k;
+    run.slots += farfield::count_group_slots(h.dim, h.level, h.key, terms <= rates.m2l_wide_terms ? 64 : 32);
   }
   FullLevelCost c;
   c.level = h.level;
@@ -44,9 +43,9 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   const farfield::OpCounts ops = farfield::op_counts(h.dim, order, n, run.boxes, run.translations, c.pairs);
   c.near_ms = 1e3 * double(c.pairs) / rates.near_pairs_per_s;
   c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
-             (rates.m2l_by_slots && run.translations > 0
-                  ? rates.m2l_ms(run.slots, double(ops.m2l) * run.slots / double(run.translations))
-                  : rates.m2l_ms(double(run.translations), double(ops.m2l)));
+             (!rates.m2l_by_slots               ? rates.m2l_ms(double(run.translations), double(ops.m2l))
+              : run.translations == 0 ? 0.0
+                                      : 1e3 * run.slots * rates.m2l_slot_s(double(ops.m2l) / double(run.translations)));
   return c;
 }
 
@@ -103,6 +102,17 @@ FullLevelCost full_level_cost(const LevelScan& scan, int level, int order, const
   return c;
 }
 
+// The M2L rate of the rule's line: per computed slot of the GPU kernel at this order, or the CPU's
+// multiply-adds per second.
+std::string m2l_rate(const FullLevelChoice& c) {
+  if (!c.rates.m2l_by_slots)
+    return fixed("%.2g", c.rates.m2l_madds_per_s) + " multiply-adds/s (+ " +
+           fixed("%.2g", c.rates.m2l_s_per_translation * 1e9) + " ns a translation)";
+  double madds = 1;  // C(p + 2d, 2d)
+  for (int k = 1; k <= 2 * c.dim; ++k) madds = madds * (c.order + k) / k;
+  return fixed("%.3g", c.rates.m2l_slot_s(madds) * 1e9) + " ns a computed slot";
+}
+
 std::string describe(const FullLevelChoice& c) {
   std::string levels;
   for (const FullLevelCost& e : c.evaluated)
@@ -111,9 +121,8 @@ std::string describe(const FullLevelChoice& c) {
   return "level auto: " + std::to_string(c.level) + " (" + c.kernel + " p" + std::to_string(c.order) + " " +
          to_string(c.precision) + ", near field " + c.near + ", " + std::to_string(c.dim) + "D, N = " +
          std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +
-         "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " +
-         fixed("%.2g", c.rates.m2l_madds_per_s) + " (+ " + fixed("%.2g", c.rates.m2l_s_per_translation * 1e9) +
-         " ns a translation) and passes " + fixed("%.2g", c.rates.pass_madds_per_s) +
+         "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
+         fixed("%.2g", c.rates.pass_madds_per_s) +
          " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) + ")";
 }
 

@@ -28,35 +28,58 @@ namespace nf {
 //! The rates the full-method rule divides by.
 struct FullMethodRates {
   double near_pairs_per_s = 0;  //!< directed near-field pairs per second of the near kernel
-  double m2l_madds_per_s = 0;   //!< M2L multiply-adds per second
+  double m2l_madds_per_s = 0;   //!< M2L multiply-adds per second (CPU)
   double pass_madds_per_s = 0;  //!< P2M, M2M, L2L and L2P multiply-adds per second
-  double m2l_s_per_translation = 0;  //!< M2L's cost of one translation beyond its multiply-adds (gather, barrier)
-  bool m2l_by_slots = false;  //!< M2L costs by the GPU kernel's slots (2^d per parent, 6^d - 3^d offsets each)
-  //! Modelled milliseconds of M2L for `translations` translations of `madds` multiply-adds in all.
+  double m2l_s_per_translation = 0;  //!< M2L's cost of one translation beyond its multiply-adds (CPU)
+  //! GPU: M2L costs by the sibling-group kernel's computed slots (farfield::count_group_slots),
+  //! each m2l_slot_s(C(p+2d, 2d)) seconds; expansions of at most `m2l_wide_terms` terms take 64
+  //! targets a block, larger ones 32 (farfield/m2l_gpu.h: two targets a lane up to 100 terms).
+  bool m2l_by_slots = false;
+  int m2l_wide_terms = 0;
+  //! Seconds per computed slot against the multiply-adds of one translation: linear between these
+  //! points, and beyond them along the first and the last segment.
+  std::array<double, 4> m2l_curve_madds{}, m2l_curve_s{};
+  double m2l_slot_s(double madds) const {
+    int i = 0;
+    while (i + 2 < int(m2l_curve_madds.size()) && madds > m2l_curve_madds[i + 1]) ++i;
+    const double x0 = m2l_curve_madds[i], x1 = m2l_curve_madds[i + 1];
+    return m2l_curve_s[i] + (madds - x0) * (m2l_curve_s[i + 1] - m2l_curve_s[i]) / (x1 - x0);
+  }
+  //! Modelled milliseconds of M2L for `translations` translations of `madds` multiply-adds in all
+  //! (CPU).
   double m2l_ms(double translations, double madds) const {
     return 1e3 * (madds / m2l_madds_per_s + translations * m2l_s_per_translation);
   }
 };
 
 //! The full-method cost model's constants: every rate the rule uses, per kind of device, fitted to
-//! H100 bench rows of fmm (stage times against the stage counts of farfield/op_counts.h; 3D uniform
-//! 2^24 at levels 5 and 6, Plummer 2^24 at level 7, orders 4..10, float; results/fmm/):
+//! H100 bench rows of fmm (stage times against the stage counts of farfield/op_counts.h; results/fmm/
+//! and results/fmm-levels/, float):
 //! - GPU float: near 2.5e12 directed pairs/s (n3-rotate, the GPU default near kernel: 1.5e12 at 64
-//!   per box, 2.6e12 at 512, 2.7e12 to 2.9e12 on Plummer 2^22 and 2^24 at levels 6 to 8); M2L 5.35e12
-//!   multiply-adds/s plus 0.123 ns a translation (the level-6 times at p = 4 and 8: 8.5 and 35.8 ms
-//!   for 52.3 million translations), counted by the kernel's slots (m2l_by_slots); the other passes
-//!   1.2e12 (P2M + M2M + L2L + L2P at level 6: 0.61e12 at p = 4, 1.17e12 at 6, 1.51e12 at 8, 1.74e12 at
-//!   10; at level 5, with 8 times the particles a leaf, 0.9e12 to 2.7e12);
-//! - GPU double (not fitted: the float figures of the earlier kernels scaled, not refitted since):
-//!   near 0.75e12, n3-rotate's float rate times its measured double/float ratio (results/newton3-3d:
-//!   1.10e12 against 2.74e12 interactions/s); M2L 2e12 plus 0.5 ns a translation; passes 0.3e12;
+//!   per box, 2.6e12 at 512, 2.7e12 to 2.9e12 on Plummer 2^22 and 2^24 at levels 6 to 8); the passes
+//!   1.2e12 multiply-adds/s (P2M + M2M + L2L + L2P at level 6: 0.61e12 at p = 4, 1.17e12 at 6, 1.51e12
+//!   at 8, 1.74e12 at 10; at level 5, with 8 times the particles a leaf, 0.9e12 to 2.7e12); M2L per
+//!   computed slot 0.146, 0.227, 0.639 and 2.154 ns at p = 4, 6, 8, 10 (210, 924, 3003, 8008
+//!   multiply-adds a translation): the means over 3D uniform, Plummer and clusters of 2^22 at
+//!   levels 6 to 8 (results/fmm-levels at f7952a2): every row there within 0.92x to 1.15x of them
+//!   (level 5 up to 1.88x, a few ms at most). Counted by the kernel's full slots (2^d children of
+//!   every parent, 6^d - 3^d offsets each) the time a slot had varied 1.7x between a full and a
+//!   sparse level at one order, and the one rate of 5.35e12 multiply-adds/s missed p = 10 by 30%:
+//!   clusters at p = 6 got level 7 (80.6 ms) where 8 measured 66.8. Fitted on those very rows; the
+//!   2^24 rows of results/fmm are the check outside them.
+//! - GPU double (not fitted: the float figures of the earlier kernels scaled): near 0.75e12,
+//!   n3-rotate's float rate times its measured double/float ratio (results/newton3-3d: 1.10e12
+//!   against 2.74e12 interactions/s); M2L 0.5 ns a slot plus its multiply-adds at 2e12/s; passes
+//!   0.3e12;
 //! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
 //!   M2L and passes 5e9 multiply-adds/s, float and double alike.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
-  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true};
-  static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true};
-  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false};
+  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true, 100,
+                                             {210, 924, 3003, 8008}, {0.146e-9, 0.227e-9, 0.639e-9, 2.154e-9}};
+  static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true, 0,
+                                              {0, 1000, 4000, 10000}, {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9}};
+  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, 0, {0, 1, 2, 3}, {0, 0, 0, 0}};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
   struct NearRate {
     const char* kernel;
