@@ -31,9 +31,8 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
   // targets uses: on sparse levels it costs by those, not by the translations.
   if (rates.m2l_by_slots && h.level >= 2) {
-    double terms = 1;  // C(p + d, d)
-    for (int k = 1; k <= h.dim; ++k) terms = terms * (order + k) / k;
-    run.slots += farfield::count_group_slots(h.dim, h.level, h.key, terms <= rates.m2l_wide_terms ? 64 : 32);
+    const bool wide = farfield::terms_of(h.dim, order) <= std::uint64_t(rates.m2l_wide_terms);
+    run.slots += farfield::count_group_slots(h.dim, h.level, h.key, wide ? 64 : 32);
   }
   FullLevelCost c;
   c.level = h.level;
@@ -108,9 +107,7 @@ std::string m2l_rate(const FullLevelChoice& c) {
   if (!c.rates.m2l_by_slots)
     return fixed("%.2g", c.rates.m2l_madds_per_s) + " multiply-adds/s (+ " +
            fixed("%.2g", c.rates.m2l_s_per_translation * 1e9) + " ns a translation)";
-  double madds = 1;  // C(p + 2d, 2d)
-  for (int k = 1; k <= 2 * c.dim; ++k) madds = madds * (c.order + k) / k;
-  return fixed("%.3g", c.rates.m2l_slot_s(madds) * 1e9) + " ns a computed slot";
+  return fixed("%.3g", c.rates.m2l_slot_s(double(farfield::m2l_madds(c.dim, c.order))) * 1e9) + " ns a computed slot";
 }
 
 std::string describe(const FullLevelChoice& c) {

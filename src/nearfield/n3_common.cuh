@@ -93,8 +93,11 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
           [&](void* stream) { small_.launch<D, T, guarded(), counting()>(v, stream); },
           [&](int c, void* stream) {
             const auto items = items_.items() + items_.class_begin(c);
-            if (c == 0) return run<1, 8, guarded(), counting()>(v, items, items_.class_size(c), counter_.data(), stream);
-            if (c == 1) return run<1, 16, guarded(), counting()>(v, items, items_.class_size(c), counter_.data() + 1, stream);
+            if (c == 0)
+              return run<1, class_width(0), guarded(), counting()>(v, items, items_.class_size(c), counter_.data(), stream);
+            if (c == 1)
+              return run<1, class_width(1), guarded(), counting()>(v, items, items_.class_size(c), counter_.data() + 1,
+                                                                   stream);
             dispatch_r<RMax>(class_targets_per_lane(c), [&](auto r) {
               run<r(), 32, guarded(), counting()>(v, items, items_.class_size(c), counter_.data() + c, stream);
             });
