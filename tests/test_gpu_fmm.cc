@@ -142,3 +142,52 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
 }
 
 }  // namespace
+
+TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same counts" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  struct Case {
+    std::string what;
+    Particles p;
+    int level;
+    std::uint32_t leaf_size;
+  };
+  std::vector<std::vector<double>> pile(300, {0.25, 0.5, 0.5});  // one leaf at level K of 300 coincident points
+  for (int i = 0; i < 500; ++i) pile.push_back({0.001 * i, 0.9 - 0.0015 * i, 0.3 + 0.001 * (i % 13)});
+  const std::vector<Case> cases = {{"plummer 3D", test::make("plummer", 3, 8000, 71), 7, 32},
+                                   {"clusters 2D", test::make("clusters", 2, 6000, 72), 10, 16},
+                                   {"uniform 3D, level 2", test::make("uniform", 3, 3000, 73), 2, 64},
+                                   {"coincident pile, 3D", test::from_points(3, pile), 6, 8},
+                                   {"one particle", test::from_points(3, {{0.2, 0.4, 0.6}}), 3, 1}};
+  for (const Case& c : cases)
+    for (Precision prec : {Precision::f32, Precision::f64})
+      for (int order : {3, 8, 12}) {
+        CAPTURE(c.what);
+        CAPTURE(to_string(prec));
+        CAPTURE(order);
+        MethodSetup s;
+        s.level = c.level;
+        s.domain = default_domain(c.p);
+        s.softening = 1e-3;
+        s.precision = prec;
+        s.order = order;
+        s.leaf_size = c.leaf_size;
+        auto cpu = make_method(find_kernel("cpu-fmm-adaptive"), s, c.p);
+        auto gpu = make_method(find_kernel("fmm-adaptive"), s, c.p);
+        cpu->prepare(c.p);
+        cpu->evaluate();
+        for (int rebuild = 0; rebuild < 2; ++rebuild) {  // the second prepare reuses every buffer
+          gpu->prepare(c.p);
+          gpu->poison_output();
+          gpu->evaluate();
+        }
+        const std::vector<double> a = gpu->accelerations(), b = cpu->accelerations();
+        REQUIRE(a.size() == b.size());
+        CHECK(distance(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+        const std::vector<Count> counts = gpu->counts(), expected = cpu->counts();
+        REQUIRE(counts.size() == expected.size());
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+          CAPTURE(counts[i].name);
+          CHECK(counts[i].value == expected[i].value);
+        }
+      }
+}

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/sweep_engine.h"
+#include "methods/adaptive_method.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "measure/benchmark.h"
@@ -19,7 +20,8 @@ const std::vector<std::string>& bench_columns() {
        "median_ms", "min_ms", "max_ms", "interactions", "interactions_per_s", "gflops", "flops_per_interaction",
        "tree_ms", "plan_ms", "level_rule", "gpus", "processes", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
        "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
-       "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs"});
+       "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs",
+       "leaf_size"});
   return columns;
 }
 
@@ -109,6 +111,7 @@ class BenchTask : public SweepTask {
     if (k.far_field()) {
       row["p"] = std::to_string(method->setup().order);
       row["near_kernel"] = method->near_kernel();
+      if (k.adaptive()) row["leaf_size"] = std::to_string(leaf_size(method->setup()));
       for (const char* stage : {"lists", "upward", "m2l", "downward", "near"})
         row[std::string(stage) + "_ms"] = format_double(m.stage(stage));
       // The stages' operation counts (farfield/op_counts.h: multiply-adds, translations, pairs).

@@ -17,6 +17,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   std::string level, kernel, domain, output, precision = "float", mask = "all";
   double softening = 1e-4;
   int threads = 0, gpus = 1, order = 0;
+  std::uint32_t leaf_size = 0;
   double accuracy = 0;
   std::string near;
   std::string cross_pairs = "auto";
@@ -43,6 +44,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "accuracy", po::value(&accuracy)->default_value(accuracy),
       "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
       "near", po::value(&near), "full methods: the near-field kernel of the direct part (default: the device's)")(
+      "leaf-size", po::value(&leaf_size)->default_value(leaf_size),
+      "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles (0: 64)")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");
@@ -69,6 +72,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   s.order = order;
   s.accuracy = accuracy;
   s.near = near;
+  s.leaf_size = leaf_size;
   if (round_inputs && k.near_field())
     throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
   // All-pairs kernels over every pair need no tree, hence no level.

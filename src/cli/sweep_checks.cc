@@ -1,5 +1,7 @@
 #include "cli/sweep_checks.h"
 
+#include <algorithm>
+
 #include "cli/sweep.h"
 #include "cli/sweep_engine.h"
 
@@ -31,6 +33,7 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
             s.precision = precision;
             s.mask = validation || c.mask == "near" ? Mask::near : Mask::all;
             if (k.far_field()) s.order = order, s.accuracy = c.accuracy, s.near = c.near;
+            if (k.adaptive()) s.leaf_size = c.leaf_size;
             check_run_memory(k, s, g.dim, n, generated_bytes(g), validation, gpus);
           }
     }
@@ -49,6 +52,10 @@ void check_sweep(const SweepConfig& c, bool validation) {
   } else {
     const std::vector<std::string> kernels = sweep_kernels(c);
     check_kernels_runnable(kernels);
+    if (c.leaf_size != 0 &&
+        std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).adaptive(); }))
+      throw UsageError("--leaf-size sets the adaptive tree of cpu-fmm-adaptive and fmm-adaptive; none of the kernels "
+                       "has one");
     // Several GPUs: only GPU near-field kernels, on a machine (and build) that has them and NCCL.
     parse_cross_pairs_list(c);
     for (int g : parse_gpus(c))

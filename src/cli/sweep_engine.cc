@@ -130,6 +130,7 @@ MethodSetup SweepCell::setup(const SweepConfig& c) const {
     s.order = order;
     s.accuracy = c.accuracy;
     s.near = c.near;
+    if (kernel.adaptive()) s.leaf_size = c.leaf_size;
   }
   return s;
 }

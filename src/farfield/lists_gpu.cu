@@ -4,6 +4,7 @@
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/lists_gpu.h"
+#include "tree/adaptive.h"
 #include "tree/morton.h"
 
 namespace nf::farfield {
@@ -31,6 +32,10 @@ __global__ void list_kernel(DeviceLevel fine, DeviceLevel coarse, int l, std::ui
                             const std::uint32_t* __restrict__ offset, std::uint32_t* __restrict__ ids) {
   const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= fine.boxes) return;
+  if (fine.flags && !(fine.flags[b] & adaptive::kTarget)) {  // an adaptive tree's box that takes no M2L
+    if (!Fill) count[b] = 0;
+    return;
+  }
   std::uint32_t c[D], pc[D];
   morton_coords<D>(fine.key[b], c);
   for (int a = 0; a < D; ++a) pc[a] = c[a] >> 1;

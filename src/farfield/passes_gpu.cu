@@ -6,6 +6,7 @@
 #include "farfield/derivatives.h"
 #include "farfield/expansion.h"
 #include "farfield/passes_gpu.h"
+#include "tree/adaptive.h"
 #include "tree/morton.h"
 
 namespace nf::farfield {
@@ -56,9 +57,10 @@ __global__ void __launch_bounds__(kP2MThreads) p2m_kernel(const Body<T>* __restr
   T* pw = reinterpret_cast<T*>(smem);  // [kP2MThreads][D][p + 1]
   T* running = pw + kP2MThreads * stride;  // [terms]: a term's sum over the earlier chunks
   const std::uint32_t b = blockIdx.x;
+  if (leaf.flags && (leaf.flags[b] & adaptive::kExpanded)) return;  // an adaptive tree's box: M2M gives its moments
   double c[D];
   leaf_centre<D>(leaf.key[b], g, c);
-  const std::uint32_t first = leaf.first[b], last = leaf.first[b + 1];
+  const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
   for (std::uint32_t base = first; base < last; base += kP2MThreads) {
     const std::uint32_t count = min(kP2MThreads, last - base);
     if (threadIdx.x < count) {

@@ -7,6 +7,7 @@
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
+#include "tree/adaptive.h"
 #include "farfield/shift_tables.h"
 #include "tree/morton.h"
 
@@ -110,6 +111,7 @@ __global__ void m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int terms, Shif
   T* acc = S + C * terms;             // [outputs]
   __shared__ std::uint32_t slot[C];
   const std::uint32_t q = blockIdx.x;
+  if (coarse.child[q] == coarse.child[q + 1]) return;  // no children (an adaptive tree's box that takes P2M)
   for (int n = threadIdx.x; n < table.outputs; n += blockDim.x) acc[n] = T(0);
   family<D>(fine, coarse, q, slot);
   for (int k = threadIdx.x; k < terms; k += blockDim.x) {
@@ -138,6 +140,8 @@ __global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int terms, Shif
   T* acc = Lp + terms;                 // [outputs]: T^pi_k at pi * terms + k
   __shared__ std::uint32_t slot[C];
   const std::uint32_t q = blockIdx.x;
+  // An adaptive tree: only split boxes pass locals down (their children are the targets).
+  if (coarse.child[q] == coarse.child[q + 1] || (coarse.flags && !(coarse.flags[q] & adaptive::kSplit))) return;
   for (int n = threadIdx.x; n < terms; n += blockDim.x) Lp[n] = Lc[std::size_t(q) * terms + n];
   for (int n = threadIdx.x; n < table.outputs; n += blockDim.x) acc[n] = T(0);
   family<D>(fine, coarse, q, slot);

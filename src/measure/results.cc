@@ -43,6 +43,7 @@ const std::vector<std::string>& added_columns() {
       c.push_back(name);
     c.push_back("sample");     // validate --sample: the targets compared (empty: every particle)
     c.push_back("processes");  // nearfield-mpi: the MPI processes an evaluation was spread over
+    c.push_back("leaf_size");  // adaptive full methods: the leaf size S (tree/adaptive.h)
     return c;
   }();
   return columns;

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "tree/box_rule.h"
+#include "methods/adaptive_method.h"
 #include "methods/full_method.h"
+#include "tree/adaptive.h"
 #include "methods/level_costs.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
@@ -52,6 +54,7 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
 
 int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& note) {
   note.clear();
+  if (k.adaptive()) return adaptive(k, s, note);
   const MethodSetup run = full_setup(s, p_.dim);
   const std::string key = k.name + " " + full_near_kernel(k, run) + " " + to_string(run.precision) + " " +
                           std::to_string(run.order);
@@ -63,6 +66,29 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
   chosen_[key] = c.level;
   return c.level;
 }
+
+int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string& note) {
+  const std::uint32_t size = leaf_size(s);
+  const std::string key = k.name + " leaf size " + std::to_string(size);
+  const auto known = chosen_.find(key);
+  if (known != chosen_.end()) return known->second;
+  const int cap = std::min(deepest_adaptive_level(p_.dim), max_level(p_.dim));
+  if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
+  LevelBoxes boxes;
+  const int level = adaptive_depth(size, cap, [&](int l) {
+    scan_->boxes(l, boxes);
+    std::uint64_t most = 0;
+    for (std::uint64_t c : boxes.count) most = std::max<std::uint64_t>(most, c);
+    return most;
+  });
+  note = k.name + ": level " + std::to_string(level) +
+         (level < cap ? " (the shallowest where no box holds more than " + std::to_string(size) + " particles)"
+                      : " (the deepest it takes; boxes of more than " + std::to_string(size) + " particles remain)");
+  chosen_[key] = level;
+  return level;
+}
+
+int deepest_adaptive_level(int dim) { return dim == 2 ? 16 : 12; }
 
 int AutoLevels::near(const KernelInfo& k, std::string& note) {
   note.clear();

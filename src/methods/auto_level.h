@@ -24,6 +24,9 @@ constexpr int kAutoLevel = -1;
 //! layout the deepest level whose dense arrays take at most 1 GiB (2D level 12, 3D level 7).
 int deepest_auto_level(int dim, bool dense);
 
+//! Deepest level `--level auto` gives an adaptive full method: 2D 16, 3D 12.
+int deepest_adaptive_level(int dim);
+
 //! The rule applied for these kernels (registry names; a dense-tree kernel limits the depth); one
 //! kernel with a cost model of its own (methods/level_costs.h) gets that model's choice.
 LevelChoice choose_level_for(const Particles& p, const Domain& domain, const std::vector<std::string>& kernels);
@@ -50,6 +53,9 @@ class AutoLevels {
   //! The level of near-field kernel k by its own cost (methods/level_costs.h; the generic rule
   //! when it has none) within its own depth limit; `note` as above.
   int near(const KernelInfo& k, std::string& note);
+  //! The deepest level of adaptive full method k (tree/adaptive.h): the shallowest level where no
+  //! box holds more than the leaf size, at most deepest_adaptive_level; `note` as above.
+  int adaptive(const KernelInfo& k, const MethodSetup& s, std::string& note);
 
  private:
   const Particles& p_;

@@ -143,6 +143,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s) {
     throw UsageError("--order, --accuracy and --near set the far field of a full method (cpu-fmm); " + k.name +
                      " has none");
   if (k.far_field()) check_far_field(s);
+  if (s.leaf_size != 0 && !k.adaptive())
+    throw UsageError("--leaf-size sets the adaptive tree of cpu-fmm-adaptive and fmm-adaptive; " + k.name +
+                     " has none");
   if (k.gpu()) gpu::require("kernel " + k.name);
 }
 

@@ -49,6 +49,9 @@ struct MethodSetup {
   int order = 0;          //!< the expansions' order p (1..20); 0: from `accuracy`
   double accuracy = 0;    //!< target relative L2 error of the accelerations; 0: the default, 1e-4
   std::string near;       //!< the near-field kernel of the direct part; empty: the device's default
+  //! The adaptive full methods: a box is split while it holds more than this many particles
+  //! (tree/adaptive.h); 0: the default, 64.
+  std::uint32_t leaf_size = 0;
   //! Called with the fraction of an evaluation done (0..1), on the evaluating thread between pieces
   //! of work, by methods that cut their work into pieces (cpu-allpairs: blocks of targets, the
   //! same sums); empty: no calls. A long `forces` run shows it (cli/long_run.h).

@@ -77,7 +77,8 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
   need.host.push_back({"accelerations (float64, input order)", nd * dim * 8.0});
   if (k.far_field()) {
     const MethodSetup full = full_setup(s, dim);
-    const KernelInfo& near = find_kernel(full_near_kernel(k, full));
+    // An adaptive method builds the compact tree and sums its near field itself (k: no dense tree).
+    const KernelInfo& near = k.adaptive() ? k : find_kernel(full_near_kernel(k, full));
     const int level = estimate_level(s.level, dim, n, near.dense_tree());
     auto& parts = k.gpu() ? device : need.host;
     add_near_field(parts, near, dim, level, n, scalar, threads);

@@ -14,6 +14,7 @@ KernelInfo::KernelInfo(std::string n, unsigned t, std::string s, MethodFamily f)
 std::string KernelInfo::trait_list() const {
   std::string s = gpu() ? "gpu" : "cpu";
   s += far_field() ? ", far-field" : near_field() ? ", near-field" : ", all-pairs";
+  if (adaptive()) s += ", adaptive tree";
   if (newton3()) s += ", Newton-3";
   if (atomics()) s += ", atomics";
   s += deterministic() ? ", deterministic" : ", not deterministic";
@@ -69,6 +70,10 @@ static std::list<KernelInfo> builtin_kernels() {
        "fast multipole method: Cartesian expansions of the softened kernel (--order, --accuracy) over the tree with "
        "levels, near field by a CPU near-field kernel (--near)",
        cpu_fmm()},
+      {"cpu-fmm-adaptive", kFarField | kAdaptive | kDeterministic | kOpenMP,
+       "cpu-fmm's expansions on an adaptive tree: boxes split while they hold more than --leaf-size particles, "
+       "each leaf's near field summed directly at its own level",
+       cpu_fmm_adaptive()},
       {"allpairs-naive", gpu_ap, "thread per body, sources from global memory",
        gpu_all_pairs(NF_GPU_KERNELS(GpuAllPairsKernels, allpairs_naive))},
       {"allpairs-tiled", gpu_ap, "GPU Gems 3 ch. 31 shared-memory tiles (ground truth)",
@@ -99,6 +104,10 @@ static std::list<KernelInfo> builtin_kernels() {
        "fast multipole method on the GPU: cpu-fmm's expansions and lists, M2L by offset in shared memory, near field "
        "by a GPU near-field kernel (--near, default n3-rotate)",
        gpu_fmm()},
+      {"fmm-adaptive", kGpu | kFarField | kAdaptive,
+       "fmm's expansions and M2L on an adaptive tree: boxes split while they hold more than --leaf-size particles, "
+       "each leaf's near field summed directly at its own level (a block per leaf)",
+       gpu_fmm_adaptive()},
   };
 }
 

@@ -44,6 +44,7 @@ enum KernelTrait : unsigned {
                              //!< one-sided (so a Newton-3 kernel evaluates their pairs in both directions)
   kFarField = 1u << 9,       //!< a full method: the near field and the far field through expansions
                              //!< (every pair, to the expansions' accuracy; docs/design.md §16)
+  kAdaptive = 1u << 10,      //!< a full method on the adaptive tree (tree/adaptive.h, --leaf-size)
 };
 
 //! Makes a kernel's method for a setup and particles like `like` (dimension, N and masses).
@@ -82,6 +83,7 @@ struct KernelInfo {
   bool openmp() const { return has(kOpenMP); }
   bool small_boxes() const { return has(kSmallBoxes); }
   bool far_field() const { return has(kFarField); }
+  bool adaptive() const { return has(kAdaptive); }
   //! Reads the tree at a level: a near-field kernel, or a full method (whose leaf level it is).
   bool uses_tree() const { return near_field() || far_field(); }
 
@@ -102,6 +104,10 @@ MethodFamily cpu_fmm();
 //! The GPU fast multipole method (methods/gpu_fmm.cc): the far field's passes on the GPU over the
 //! tree of a GPU near-field kernel (--near), which adds the near field into the same output.
 MethodFamily gpu_fmm();
+//! The adaptive fast multipole methods (tree/adaptive.h): the CPU reference
+//! (methods/cpu_fmm_adaptive.cc) and the GPU method (methods/gpu_fmm_adaptive.cc).
+MethodFamily cpu_fmm_adaptive();
+MethodFamily gpu_fmm_adaptive();
 
 //! Every registered kernel, CPU first, in registration order (a list: registering a test
 //! kernel never moves the others, so references stay valid).

@@ -44,6 +44,7 @@ std::vector<Setting> compared_settings(const SimulationConfig& c) {
           {"order", "--order", std::to_string(c.order), "0"},
           {"accuracy", "--accuracy", format_double(c.accuracy), "0"},
           {"near", "--near", c.near.empty() ? "-" : c.near, "-"},
+          {"leaf_size", "--leaf-size", std::to_string(c.leaf_size), "0"},
           {"snapshot_every", "--snapshot-every", std::to_string(c.snapshot_every)},
           {"format", "--format", io::to_string(c.format)},
           {"render_every", "--render-every", std::to_string(c.render_every)},
@@ -142,6 +143,7 @@ MethodSetup method_setup(const SimulationConfig& c, int level) {
   s.order = c.order;
   s.accuracy = c.accuracy;
   s.near = c.near;
+  s.leaf_size = c.leaf_size;
   return s;
 }
 

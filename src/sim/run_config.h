@@ -44,6 +44,7 @@ struct SimulationConfig {
   int order = 0;
   double accuracy = 0;
   std::string near;
+  std::uint32_t leaf_size = 0;  //!< adaptive full methods: tree/adaptive.h's S (0: the default)
 };
 
 //! The level as a number: K, or -1 for "auto" (resolved from the particles), 0 when not given.

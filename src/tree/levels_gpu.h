@@ -20,6 +20,11 @@ struct DeviceLevel {
   const std::uint32_t* first = nullptr;  //!< boxes + 1 offsets into the sorted particles
   const std::uint32_t* parent = nullptr; //!< boxes compact ids at level l - 1 (null at level 0)
   const std::uint32_t* child = nullptr;  //!< boxes + 1 offsets into level l + 1's boxes (null at the leaf)
+  //! An adaptive tree's level (farfield/adaptive_gpu.h) keeps some boxes only, whose particles
+  //! need not be contiguous: box b's particles end at last[b] (null: at first[b + 1]), and flags[b]
+  //! holds tree/adaptive.h's flags (null: every box is a target, as on a uniform level).
+  const std::uint32_t* last = nullptr;
+  const std::uint8_t* flags = nullptr;
 };
 
 //! Every level 0..leaf of a DeviceTree, and the storage of the coarse ones.

@@ -1,0 +1,69 @@
+#pragma once
+//! The adaptive tree on the GPU (tree/adaptive.h; docs/design.md §16, "Adaptive tree"): from the
+//! full tree with levels of a DeviceTree, the flags of every box (two kernels a level, from the
+//! root down: target and split from the parent; expanded from the split boxes adjacent to it,
+//! found by binary search of their keys), then each level's kept boxes compacted (a scan of the
+//! kept flags; one small copy back a level). The kept levels are DeviceLevels whose `last` and
+//! `flags` are set, so that the uniform method's M2M, L2L, M2L and its lists run on them as they
+//! are (they skip boxes without children, pass locals from split boxes only, and give M2L to
+//! targets only). Here also the two passes of the leaves: L2P (one thread a particle, each
+//! particle reading its own leaf's level) and the near field. CUDA builds only.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/body.h"
+#include "core/gpu_runtime.h"
+#include "farfield/passes_gpu.h"
+#include "tree/levels_gpu.h"
+
+namespace nf::farfield {
+
+class DeviceAdaptive {
+ public:
+  //! The kept boxes of each level 0..K (dim, leaf and domain those of the full levels).
+  DeviceLevels levels;
+  //! Builds the adaptive tree of `full` (whose buffers it reads, not keeps) for leaf size S.
+  void build(const DeviceLevels& full, std::uint32_t leaf_size, std::uint32_t n);
+  //! Per sorted particle: the compact id of its leaf among its level's kept boxes, and that level.
+  const std::uint32_t* leaf_box() const { return leaf_box_.data(); }
+  const std::uint8_t* leaf_level() const { return leaf_level_.data(); }
+  //! Kept boxes of each level, and M2L entries over the levels (from the lists' totals).
+  std::vector<std::uint64_t> kept() const;
+
+ private:
+  struct Storage {
+    gpu::DeviceBuffer<std::uint64_t> key;
+    gpu::DeviceBuffer<std::uint32_t> first, last, parent, child, id;  // id: full box -> kept id (a scan)
+    gpu::DeviceBuffer<std::uint8_t> flags, full_flags;
+  };
+  std::vector<Storage> store_;
+  gpu::DeviceBuffer<std::uint32_t> leaf_box_;
+  gpu::DeviceBuffer<std::uint8_t> leaf_level_;
+  gpu::Workspace temp_;
+};
+
+//! Most levels an adaptive tree's passes take (0..kMaxAdaptiveLevel).
+constexpr int kMaxAdaptiveLevel = 21;
+
+//! Where each level's coefficients are: the kept boxes' local coefficients of level l from
+//! L + start[l], and the boxes' keys and sides.
+struct AdaptiveGeometry {
+  double origin[3] = {0, 0, 0};
+  double side[kMaxAdaptiveLevel + 1] = {};
+  const std::uint64_t* key[kMaxAdaptiveLevel + 1] = {};
+  std::uint64_t start[kMaxAdaptiveLevel + 1] = {};
+};
+
+//! acc[i] += the far field of sorted particle i from its leaf's local expansion (leaves of levels
+//! >= 2; a leaf above has no far field).
+template <int D, class T>
+void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a, const AdaptiveGeometry& g, int p,
+                const T* L, Acc4<T>* acc);
+
+//! acc[i] += the near field of sorted particle i: every particle of the kept boxes adjacent to its
+//! leaf at the leaf's level, and of the leaf itself (softened gravity, physics/interaction.h).
+template <int D, class T>
+void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>* acc);
+
+}  // namespace nf::farfield

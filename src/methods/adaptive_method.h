@@ -1,0 +1,38 @@
+#pragma once
+//! What the adaptive full methods (cpu_fmm_adaptive.cc, gpu_fmm_adaptive.cc) share: their setup
+//! rules and their operation counts (docs/design.md §16, "Adaptive tree").
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "methods/force_method.h"
+
+namespace nf {
+
+//! The setup's leaf size S, or tree/adaptive.h's default.
+std::uint32_t leaf_size(const MethodSetup& s);
+
+//! Throws UsageError when the setup asks for what an adaptive method does not take (--near: its
+//! near field is its own, the leaves' direct sums).
+void check_adaptive_setup(const MethodSetup& s, const std::string& kernel);
+
+//! The boxes an adaptive method keeps, per level 0..K: keys ascending, particle counts and
+//! tree/adaptive.h's flags (boxes without kKept may be listed or left out).
+struct AdaptiveShape {
+  struct Level {
+    std::vector<std::uint64_t> key;
+    std::vector<std::uint32_t> count;
+    std::vector<std::uint8_t> flags;
+  };
+  int dim = 3;
+  std::vector<Level> level;
+};
+
+//! One evaluation's operation counts by stage (farfield/op_counts.h's units): P2M for the particles
+//! of the kept boxes that are not expanded (levels >= 2), M2M and L2L for each kept (target) box of
+//! levels >= 3, L2P for the particles of the leaves of levels >= 2, `translations` M2L entries, and
+//! the leaves' directed near-field pairs (i = j not counted).
+std::vector<Count> adaptive_method_counts(const AdaptiveShape& shape, int order, std::uint64_t translations);
+
+}  // namespace nf

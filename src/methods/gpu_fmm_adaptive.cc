@@ -1,0 +1,208 @@
+// fmm-adaptive: the fast multipole method on the adaptive tree on the GPU (tree/adaptive.h,
+// farfield/adaptive_gpu.h; docs/design.md §16, "Adaptive tree"). The compact tree at the deepest
+// level K and the bodies in its order come from a GPU near-field part (bpb-lb's tree builder;
+// its kernel never runs), the full tree with levels from tree/levels_gpu.h, then the kept levels.
+// One evaluation: the leaves' near field, then P2M (kept boxes that are not expanded, each at its
+// own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
+// with fmm's operators, tables and kernels.
+#include <algorithm>
+
+#include "core/errors.h"
+#include "farfield/order.h"
+#include "methods/adaptive_method.h"
+#include "methods/full_method.h"
+#include "methods/part_method.h"
+#include "methods/registry.h"
+#include "methods/shaped.h"
+#include "tree/adaptive.h"
+#if defined(NF_HAVE_CUDA)
+#include "farfield/adaptive_gpu.h"
+#include "farfield/lists_gpu.h"
+#include "farfield/m2l_gpu.h"
+#include "farfield/passes_gpu.h"
+#include "methods/potential_gpu.h"
+#include "tree/levels_gpu.h"
+#endif
+
+namespace nf {
+namespace {
+
+#if defined(NF_HAVE_CUDA)
+constexpr const char* kTreeKernel = "bpb-lb";  // the part whose tree builder and bodies this method uses
+
+template <int D, class T>
+class GpuFmmAdaptiveMethod final : public DeviceMethod {
+ public:
+  GpuFmmAdaptiveMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
+      : DeviceMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+    check_adaptive_setup(setup_, "fmm-adaptive");
+    const KernelInfo& tree = find_kernel(kTreeKernel);
+    const MethodSetup ns = near_part_setup(setup_);
+    check_setup(tree, ns, like);
+    part_ = tree.make_part(tree, ns, like);
+    eps2_ = T(setup_.softening * setup_.softening);
+  }
+  std::string near_kernel() const override { return "leaf-direct"; }
+
+  using DeviceMethod::prepare;
+  void prepare(const DeviceParticles& p, std::uint64_t step) override {
+    part_->prepare(p, step);
+    build_far_field();
+  }
+  bool prepare_in_place(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
+                        std::uint64_t step) override {
+    const bool moved = part_->prepare_in_place(p, v, index, step);
+    build_far_field();
+    return moved;
+  }
+
+  std::vector<double> accelerations() override { return part_->accelerations(); }
+  void accelerations(DeviceVectors& out) override { part_->accelerations(out); }
+  void poison_output() override { part_->poison_output(); }
+  StageTimes times() override {
+    const double ms = evaluate_ms();  // waits
+    const StageTimes tree = part_->times();
+    return {{{"tree", tree.get("tree")}, {"lists", lists_timer_.elapsed_ms()}, {"transfer", tree.get("transfer") + upload_ms()}},
+            ms,
+            {{"upward", far_ran_ ? upward_timer_.elapsed_ms() : 0.0},
+             {"m2l", far_ran_ ? m2l_timer_.elapsed_ms() : 0.0},
+             {"downward", far_ran_ ? downward_timer_.elapsed_ms() : 0.0},
+             {"near", ran_ ? near_timer_.elapsed_ms() : 0.0}}};
+  }
+  std::vector<Count> counts() override {
+    AdaptiveShape shape;
+    shape.dim = D;
+    for (const DeviceLevel& l : adaptive_.levels.level) {
+      AdaptiveShape::Level out;
+      out.key = download(l.key, l.boxes);
+      out.flags = download(l.flags, l.boxes);
+      const std::vector<std::uint32_t> first = download(l.first, l.boxes), last = download(l.last, l.boxes);
+      for (std::uint32_t b = 0; b < l.boxes; ++b) out.count.push_back(last[b] - first[b]);
+      shape.level.push_back(std::move(out));
+    }
+    return adaptive_method_counts(shape, setup_.order, lists_.links());
+  }
+  double device_potential() override {
+    const DeviceTree& t = part_->device_tree();
+    return potential_gpu::allpairs_potential<D, T>(static_cast<const Body<T>*>(part_->device_bodies()), t.n, eps2_,
+                                                   scratch_);
+  }
+  std::string device_potential_method() const override {
+    return std::string("GPU, pair terms in ") + to_string(setup_.precision) + ", sums in float64, every pair";
+  }
+
+ protected:
+  void clear_output() override {
+    const DeviceTree& t = part_->device_tree();
+    if (t.n) gpu::fill_bytes(part_->device_acc(), 0, std::size_t(t.n) * sizeof(Acc4<T>));
+    if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
+  }
+  void compute() override {
+    const DeviceTree& t = part_->device_tree();
+    ran_ = t.n > 0;
+    far_ran_ = ran_ && levels_.leaf >= 2;
+    if (!ran_) return;
+    const auto* bodies = static_cast<const Body<T>*>(part_->device_bodies());
+    auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
+    const DeviceLevels& a = adaptive_.levels;
+    near_timer_.start();
+    farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, acc);
+    near_timer_.stop();
+    if (!far_ran_) return;
+    const int p = setup_.order, K = a.leaf;
+    upward_timer_.start();
+    for (int l = K; l >= 2; --l) {
+      farfield::LeafGeometry g;
+      for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
+      g.side = geometry_.side[l];
+      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l));  // the kept boxes that are not expanded
+      if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
+    }
+    upward_timer_.stop();
+    m2l_timer_.start();
+    for (int l = 2; l <= K; ++l) m2l_.apply(l, a.level[l], a.level[l - 1], lists_.level[l], M(l), L(l));
+    m2l_timer_.stop();
+    downward_timer_.start();
+    for (int l = 2; l < K; ++l) shifts_.l2l(a.level[l], a.level[l + 1], L(l), L(l + 1));
+    farfield::l2p_leaves<D, T>(bodies, t.n, adaptive_, geometry_, p, coeffs_.data() + half_, acc);
+    downward_timer_.stop();
+  }
+
+ private:
+  template <class V>
+  static std::vector<V> download(const V* p, std::size_t n) {
+    std::vector<V> out(n);
+    if (n) gpu::copy_to_host(out.data(), p, n * sizeof(V));
+    return out;
+  }
+  T* M(int l) { return coeffs_.data() + start_[l]; }
+  T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
+  T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
+
+  void build_far_field() {
+    const DeviceTree& t = part_->device_tree();
+    lists_timer_.start();
+    levels_.build(t);
+    const int K = levels_.leaf;
+    if (K > farfield::kMaxAdaptiveLevel)
+      throw UsageError("fmm-adaptive: level " + std::to_string(K) + " is deeper than its passes take (" +
+                       std::to_string(farfield::kMaxAdaptiveLevel) + ")");
+    start_.assign(std::size_t(K) + 2, 0);
+    half_ = 0;
+    if (t.n > 0) {
+      adaptive_.build(levels_, leaf_size(setup_), t.n);
+      lists_.build(adaptive_.levels);
+      for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(adaptive_.levels.level[l].boxes) * terms_;
+      half_ = start_[K + 1];
+    }
+    if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
+    const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
+    if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
+    m2l_.reset(setup_.order, K);
+    shifts_.reset(setup_.order);
+    for (int l = 2; l <= K; ++l) {
+      const double h = levels_.side(l);
+      farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)), table(l));
+      m2l_.build(l, table(l));
+    }
+    lists_timer_.stop();
+    geometry_ = farfield::AdaptiveGeometry{};
+    for (int x = 0; x < 3; ++x) geometry_.origin[x] = t.domain.origin[x];
+    for (int l = 0; l <= K && t.n > 0; ++l) {
+      geometry_.side[l] = levels_.side(l);
+      geometry_.key[l] = adaptive_.levels.level[l].key;
+      geometry_.start[l] = start_[l];
+    }
+  }
+
+  int terms_;
+  std::unique_ptr<PartMethod> part_;
+  T eps2_ = 0;
+  DeviceLevels levels_;
+  farfield::DeviceAdaptive adaptive_;
+  farfield::DeviceLists lists_;
+  farfield::Shifts<D, T> shifts_;
+  farfield::M2LOperators<D, T> m2l_;
+  farfield::AdaptiveGeometry geometry_;
+  std::vector<std::size_t> start_;
+  std::size_t half_ = 0;
+  gpu::DeviceBuffer<T> coeffs_, tables_;
+  gpu::Workspace scratch_;
+  bool ran_ = false, far_ran_ = false;
+  gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_, near_timer_;
+};
+#else
+template <int D, class T>
+class GpuFmmAdaptiveMethod;  // CUDA builds only
+#endif
+
+}  // namespace
+
+MethodFamily gpu_fmm_adaptive() {
+  MethodFactory make = [](const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+    return make_on_device<ForceMethod, GpuFmmAdaptiveMethod>(k.name, like.dim, s.precision, k, s, like);
+  };
+  return {std::move(make), {}};
+}
+
+}  // namespace nf

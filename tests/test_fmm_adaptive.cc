@@ -1,0 +1,166 @@
+// The adaptive tree (tree/adaptive.h): its flags against their definitions computed here from the
+// particles' keys alone, and the property the method rests on, checked pair by pair: for each
+// target i and source j, exactly one of "j is in i's leaf's near field" and "one M2L between
+// their ancestors" holds, and every box either touches is kept. Then the counts of
+// cpu-fmm-adaptive and its options. (Its forces against float64 all pairs: test_kernels_full.cc.)
+#include <algorithm>
+
+#include "core/errors.h"
+#include "helpers.h"
+#include "methods/adaptive_method.h"
+#include "methods/registry.h"
+#include "tree/adaptive.h"
+#include "tree/levels.h"
+#include "tree/morton.h"
+
+using namespace nf;
+
+namespace {
+
+struct AdaptiveCase {
+  std::string what;
+  Particles p;
+  int level;
+  std::uint32_t leaf_size;
+};
+
+std::vector<AdaptiveCase> cases() {
+  std::vector<std::vector<double>> pile(30, {0.25, 0.5, 0.5});  // coincident points: never separate
+  for (int i = 0; i < 40; ++i) pile.push_back({0.01 * (i % 7), 0.9 - 0.02 * (i % 5), 0.03 * (i % 11)});
+  return {{"plummer 3D", test::make("plummer", 3, 700, 61), 6, 8},
+          {"clusters 2D", test::make("clusters", 2, 900, 62), 8, 5},
+          {"core 2D (one giant box)", test::make("core", 2, 600, 63), 7, 16},
+          {"uniform 3D, level 2", test::make("uniform", 3, 300, 64), 2, 4},
+          {"coincident points 3D", test::from_points(3, pile), 5, 3},
+          {"leaf size 1, 2D", test::make("plummer", 2, 200, 65), 9, 1},
+          {"one particle", test::from_points(3, {{0.3, 0.3, 0.3}}), 4, 1}};
+}
+
+// Integer coordinates of key at its level.
+std::vector<std::int64_t> coords(int dim, std::uint64_t key) {
+  std::vector<std::int64_t> c(dim);
+  if (dim == 2) {
+    std::uint32_t v[2];
+    morton_coords<2>(key, v);
+    c = {v[0], v[1]};
+  } else {
+    std::uint32_t v[3];
+    morton_coords<3>(key, v);
+    c = {v[0], v[1], v[2]};
+  }
+  return c;
+}
+bool adjacent(int dim, std::uint64_t a, std::uint64_t b) {  // or equal
+  const auto ca = coords(dim, a), cb = coords(dim, b);
+  for (int x = 0; x < dim; ++x)
+    if (std::abs(ca[x] - cb[x]) > 1) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("adaptive tree: flags as defined, each pair counted once, every box touched kept") {
+  for (const AdaptiveCase& c : cases()) {
+    CAPTURE(c.what);
+    const int d = c.p.dim, K = c.level;
+    const Tree tree = build_tree(c.p, K, default_domain(c.p), false);
+    const TreeLevels levels = build_levels(tree);
+    const auto flags = adaptive_flags(levels, c.leaf_size);
+    // Each sorted particle's key at every level, and the count of its box there.
+    const std::size_t n = c.p.size();
+    std::vector<std::uint64_t> leaf_key(n);
+    for (std::uint32_t b = 0; b < levels.level[K].boxes(); ++b)
+      for (std::uint32_t i = levels.level[K].first[b]; i < levels.level[K].first[b + 1]; ++i) leaf_key[i] = levels.level[K].key[b];
+    const auto key_at = [&](std::size_t i, int l) { return leaf_key[i] >> (d * (K - l)); };
+    const auto count_at = [&](std::size_t i, int l) {
+      return std::size_t(std::count_if(leaf_key.begin(), leaf_key.end(), [&](std::uint64_t k) { return (k >> (d * (K - l))) == key_at(i, l); }));
+    };
+    const auto flag_of = [&](int l, std::uint64_t key) -> std::uint8_t {
+      const TreeLevel& level = levels.level[l];
+      const auto it = std::lower_bound(level.key.begin(), level.key.end(), key);
+      REQUIRE(it != level.key.end());
+      REQUIRE(*it == key);
+      return flags[l][std::size_t(it - level.key.begin())];
+    };
+    // Particle i's leaf level by the definition: the shallowest level where its box holds at most
+    // S particles, or K.
+    std::vector<int> leaf_level(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      int l = 0;
+      while (l < K && count_at(i, l) > c.leaf_size) ++l;
+      leaf_level[i] = l;
+      for (int a = 0; a <= l; ++a) CHECK((flag_of(a, key_at(i, a)) & adaptive::kTarget));
+      for (int a = 0; a < l; ++a) CHECK((flag_of(a, key_at(i, a)) & adaptive::kSplit));
+      CHECK(adaptive::leaf(flag_of(l, key_at(i, l))));
+      if (l < K) CHECK_FALSE((flag_of(l + 1, key_at(i, l + 1)) & adaptive::kTarget));
+    }
+    std::size_t near_pairs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const int L = leaf_level[i];
+      for (std::size_t j = 0; j < n; ++j) {
+        const bool near = adjacent(d, key_at(i, L), key_at(j, L));
+        if (near) CHECK((flag_of(L, key_at(j, L)) & adaptive::kKept));
+        near_pairs += near && i != j;
+        int paths = 0;
+        for (int l = 2; l <= L; ++l) {
+          const bool apart = !adjacent(d, key_at(i, l), key_at(j, l));
+          const bool parents_adjacent = adjacent(d, key_at(i, l - 1), key_at(j, l - 1));
+          if (apart && parents_adjacent) {
+            ++paths;
+            CHECK((flag_of(l, key_at(j, l)) & adaptive::kKept));
+            CHECK((flag_of(l, key_at(i, l)) & adaptive::kTarget));
+          }
+        }
+        CAPTURE(i);
+        CAPTURE(j);
+        CHECK(paths + (near ? 1 : 0) == 1);
+      }
+    }
+    // The method's near-field count is the pairs found here.
+    MethodSetup s;
+    s.level = K;
+    s.domain = default_domain(c.p);
+    s.order = 4;
+    s.leaf_size = c.leaf_size;
+    auto m = make_method(find_kernel("cpu-fmm-adaptive"), s, c.p);
+    m->prepare(c.p);
+    std::uint64_t counted = 0;
+    for (const Count& x : m->counts())
+      if (x.name == "near_pairs") counted = x.value;
+    CHECK(counted == near_pairs);
+  }
+}
+
+TEST_CASE("adaptive tree: a leaf size as large as N leaves the root a leaf, all pairs near") {
+  const Particles p = test::make("uniform", 3, 200, 66);
+  const Tree tree = build_tree(p, 4, default_domain(p), false);
+  const auto flags = adaptive_flags(build_levels(tree), 200);
+  CHECK(adaptive::leaf(flags[0][0]));
+  for (int l = 1; l <= 4; ++l)
+    for (std::uint8_t f : flags[l]) CHECK(f == 0);
+}
+
+TEST_CASE("--leaf-size is for the adaptive methods; they refuse --near") {
+  const Particles p = test::make("uniform", 2, 100, 3);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  s.leaf_size = 16;
+  CHECK_THROWS_AS(make_method(find_kernel("cpu-fmm"), s, p), UsageError);
+  CHECK_THROWS_AS(make_method(find_kernel("cpu-omp"), s, p), UsageError);
+  CHECK_NOTHROW(make_method(find_kernel("cpu-fmm-adaptive"), s, p));
+  s.near = "cpu-omp";
+  CHECK_THROWS_AS(make_method(find_kernel("cpu-fmm-adaptive"), s, p), UsageError);
+  // The CLI: the option reaches the method, and its rows say the leaf size.
+  const std::string in = "/tmp/nf_adaptive_in.csv", out = "/tmp/nf_adaptive_bench.csv";
+  std::remove(out.c_str());
+  REQUIRE(test::run_cli({"generate", "--dist", "plummer", "--dim", "3", "--n", "3000", "--output", in}).code == 0);
+  const auto rows = test::rows_after({"bench", "--kernel", "cpu-fmm-adaptive", "--input", in, "--level", "auto",
+                                      "--leaf-size", "20", "--order", "4", "--reps", "1", "--warmup", "0", "--output", out},
+                                     out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1][test::column(rows[0], "leaf_size")] == "20");
+  CHECK(rows[1][test::column(rows[0], "near_kernel")] == "leaf-direct");
+  CHECK(std::stoi(rows[1][test::column(rows[0], "level")]) >= 4);
+  CHECK(test::run_cli({"bench", "--kernel", "cpu-fmm", "--input", in, "--level", "3", "--leaf-size", "20", "--output", out}).code != 0);
+}
