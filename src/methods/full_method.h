@@ -22,7 +22,7 @@ inline MethodSetup full_setup(MethodSetup s, int dim) {
 
 //! The setup of a full method's near-field part: the same, less the far field's options.
 inline MethodSetup near_part_setup(MethodSetup s) {
-  s.order = 0, s.accuracy = 0, s.near.clear();
+  s.order = 0, s.accuracy = 0, s.near.clear(), s.leaf_size = 0;
   return s;
 }
 
