@@ -16,7 +16,6 @@ namespace {
 
 using namespace adaptive;
 constexpr unsigned kThreads = 128;
-constexpr unsigned kNearThreads = 64;  // the near field: targets of a leaf a block, sources a tile
 
 // Index of `key` among the `m` ascending keys, or m when absent.
 __device__ std::uint32_t find(const std::uint64_t* __restrict__ keys, std::uint32_t m, std::uint64_t key) {
@@ -129,7 +128,7 @@ __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint3
 
 // One block per leaf of level l: its particles (kNearThreads at a time) against the particles of
 // the kept boxes adjacent to it and its own, staged through shared memory in tiles.
-template <int D, class T>
+template <int D, class T, unsigned kNearThreads>
 __global__ void __launch_bounds__(kNearThreads) near_kernel(DeviceLevel lv, int l, const Body<T>* __restrict__ sorted,
                                                             SoftenedGravity<D, T> g, Acc4<T>* __restrict__ acc) {
   constexpr int kCells = D == 2 ? 9 : 27;
@@ -248,12 +247,15 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
 }
 
 template <int D, class T>
-void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>* acc) {
+void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, std::uint32_t leaf_size, Acc4<T>* acc) {
   const SoftenedGravity<D, T> g{eps2};
   for (std::size_t l = 0; l < a.levels.level.size(); ++l) {
     const DeviceLevel& lv = a.levels.level[l];
     if (lv.boxes == 0) continue;
-    near_kernel<D, T><<<lv.boxes, kNearThreads>>>(lv, int(l), sorted, g, acc);
+    if (leaf_size > 64)  // a block's threads: about one target each (a leaf holds at most S, but at K)
+      near_kernel<D, T, 128><<<lv.boxes, 128>>>(lv, int(l), sorted, g, acc);
+    else
+      near_kernel<D, T, 64><<<lv.boxes, 64>>>(lv, int(l), sorted, g, acc);
     NF_CUDA(cudaGetLastError());
   }
 }
@@ -261,7 +263,7 @@ void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>
 #define NF_ADAPTIVE(D, T)                                                                                        \
   template void l2p_leaves<D, T>(const Body<T>*, std::uint32_t, const DeviceAdaptive&, const AdaptiveGeometry&, int, \
                                  const T*, Acc4<T>*);                                                            \
-  template void near_leaves<D, T>(const Body<T>*, const DeviceAdaptive&, T, Acc4<T>*);
+  template void near_leaves<D, T>(const Body<T>*, const DeviceAdaptive&, T, std::uint32_t, Acc4<T>*);
 NF_ADAPTIVE(2, float)
 NF_ADAPTIVE(2, double)
 NF_ADAPTIVE(3, float)

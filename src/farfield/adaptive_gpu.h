@@ -63,7 +63,8 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
 
 //! acc[i] += the near field of sorted particle i: every particle of the kept boxes adjacent to its
 //! leaf at the leaf's level, and of the leaf itself (softened gravity, physics/interaction.h).
+//! A block per leaf: 64 threads for leaf sizes up to 64, else 128.
 template <int D, class T>
-void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>* acc);
+void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, std::uint32_t leaf_size, Acc4<T>* acc);
 
 }  // namespace nf::farfield

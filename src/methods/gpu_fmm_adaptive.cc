@@ -106,7 +106,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
     const DeviceLevels& a = adaptive_.levels;
     near_timer_.start();
-    farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, acc);
+    farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, leaf_size(setup_), acc);
     near_timer_.stop();
     if (!far_ran_) return;
     const int p = setup_.order, K = a.leaf;
