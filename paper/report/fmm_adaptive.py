@@ -1,0 +1,63 @@
+"""Part of the fmm report section (fmm_hopper.py): the adaptive tree (fmm-adaptive; docs/design.md §16
+"Adaptive tree") against the uniform tree's best level on the same inputs (results/fmm-adaptive,
+results/fmm-adaptive-accuracy, results/fmm)."""
+import math
+
+from .common import Flags, context_label, distinct, fmt_ms, latest, num, table
+from .fmm_common import bench_rows, on, order_of, share, pct, case_name
+
+
+def adaptive_part(report, out):
+    parts = []
+    uniform = {}  # (case, p) -> the uniform tree's fastest fmm row
+    for _, all_rows in report.tables("fmm"):
+        for r in bench_rows(report, all_rows):
+            if r["kernel"] != "fmm":
+                continue
+            key = (case_name(r), order_of(r))
+            if key not in uniform or num(r, "median_ms") < num(uniform[key], "median_ms"):
+                uniform[key] = r
+    errors = {}  # (case, leaf size, p) -> rel_l2 on the sample
+    for _, all_rows in report.tables("fmm-adaptive-accuracy"):
+        for r in all_rows:
+            errors[(case_name(r), r.get("leaf_size", ""), order_of(r))] = r
+    for m, all_rows in report.tables("fmm-adaptive"):
+        rows = list(latest(bench_rows(report, all_rows),
+                           lambda r: (case_name(r), r.get("leaf_size", ""), order_of(r))).values())
+        if not rows:
+            continue
+        rows.sort(key=lambda r: (r["distribution"] != "plummer", case_name(r), order_of(r) or 0, int(r["leaf_size"])))
+        flags = Flags(report, rows, lambda r: f"{case_name(r)} leaf size {r['leaf_size']} p = {order_of(r)}")
+        body, best = [], {}
+        for r in rows:
+            u = uniform.get((case_name(r), order_of(r)))
+            e = errors.get((case_name(r), r.get("leaf_size", ""), order_of(r)))
+            body.append([case_name(r), r["leaf_size"], r["level"], str(order_of(r)),
+                         fmt_ms(num(r, "median_ms")) + flags.mark(r),
+                         f"{fmt_ms(num(r, 'near_ms'))} ({pct(share(r))})", fmt_ms(num(r, "m2l_ms")),
+                         fmt_ms(num(r, "upward_ms") + num(r, "downward_ms")), r.get("m2l_translations", "-"),
+                         f"{fmt_ms(num(u, 'median_ms'))} (level {u['level']})" if u else "-",
+                         f"{num(u, 'median_ms') / num(r, 'median_ms'):.2f}x" if u else "-",
+                         f"{num(e, 'rel_l2'):.2e}" if e else "-"])
+            k = (case_name(r), order_of(r))
+            if k not in best or num(r, "median_ms") < num(best[k], "median_ms"):
+                best[k] = r
+        text = [f"**{m}**: `fmm-adaptive` (leaves at the level their density asks for, each split while it holds more "
+                f"than the leaf size) against `fmm` on a uniform level, same inputs and order. Times in ms, median of "
+                f"{distinct(rows, 'reps')} timed runs; level is the deepest (`--level auto`: the shallowest level "
+                "where no box holds more than the leaf size). The error is the relative L2 of the accelerations on "
+                "a sample of 1000 targets summed directly in float64 (`validate --sample`).\n\n" +
+                context_label(report, rows) + "\n\n" +
+                table(["input", "leaf size", "level", "p", "evaluation", "near (share)", "M2L", "passes",
+                       "translations", "uniform fmm, best level", "speedup", "rel L2"], body) + flags.text()]
+        for (case, p), r in sorted(best.items()):
+            u = uniform.get((case, p))
+            if u and r["distribution"] == "plummer":
+                out.summary.append(
+                    f"on {case} at p = {p} the adaptive tree takes {fmt_ms(num(r, 'median_ms'))} ms (leaf size "
+                    f"{r['leaf_size']}), {num(u, 'median_ms') / num(r, 'median_ms'):.2f}x faster than the uniform "
+                    f"tree's best measured level ({u['level']}: {fmt_ms(num(u, 'median_ms'))} ms){on(report, 'fmm-adaptive', m)}")
+        parts.append("\n\n".join(text))
+    if not parts:
+        out.missing.append(("results/fmm-adaptive/", "the adaptive tree", "adaptive"))
+    return parts
