@@ -36,10 +36,11 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
   simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-near"), "cpu-serial", "double", level, "8"));
   const std::vector<std::string> order = {"--order", "8"};
   simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-full"), "cpu-fmm", "double", level, "8", order));
+  simulate_ok(run_args(dir.file("in.bin"), dir.file("cpu-adaptive"), "cpu-fmm-adaptive", "double", level, "8", order));
   const Particles ref_all = snapshot(dir, "cpu-all", 8, "bin"), ref_near = snapshot(dir, "cpu-near", 8, "bin"),
-                  ref_full = snapshot(dir, "cpu-full", 8, "bin");
+                  ref_full = snapshot(dir, "cpu-full", 8, "bin"), ref_adaptive = snapshot(dir, "cpu-adaptive", 8, "bin");
   const auto rows_all = energy_rows(dir, "cpu-all"), rows_near = energy_rows(dir, "cpu-near"),
-             rows_full = energy_rows(dir, "cpu-full");
+             rows_full = energy_rows(dir, "cpu-full"), rows_adaptive = energy_rows(dir, "cpu-adaptive");
   CHECK(max_position_diff(p0, ref_all) > 1e-3);
   for (const KernelInfo* k : kernels_with(kGpu)) {
     CAPTURE(k->name);
@@ -49,11 +50,12 @@ TEST_CASE("GPU simulate: every GPU kernel follows the float64 CPU run of its for
     const std::vector<std::string> more = full ? order : std::vector<std::string>{};
     simulate_ok(run_args(dir.file("in.bin"), dir.file(run), k->name, "float", k_level, "8", more));
     const Particles got = snapshot(dir, run, 8, "bin");
-    const Particles& ref = full ? ref_full : k->near_field() ? ref_near : ref_all;
+    // A full method follows its CPU twin: fmm cpu-fmm, fmm-adaptive cpu-fmm-adaptive.
+    const Particles& ref = k->adaptive() ? ref_adaptive : full ? ref_full : k->near_field() ? ref_near : ref_all;
     CHECK(max_position_diff(got, ref) <= 2e-6);
     CHECK(max_velocity_diff(got, ref) <= 2e-5);
     const auto rows = energy_rows(dir, run);
-    const auto& ref_rows = full ? rows_full : k->near_field() ? rows_near : rows_all;
+    const auto& ref_rows = k->adaptive() ? rows_adaptive : full ? rows_full : k->near_field() ? rows_near : rows_all;
     REQUIRE(rows.size() == ref_rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
       CHECK(rows[r].potential == doctest::Approx(ref_rows[r].potential).epsilon(1e-5));
