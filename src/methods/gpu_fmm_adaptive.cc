@@ -62,7 +62,11 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   StageTimes times() override {
     const double ms = evaluate_ms();  // waits
     const StageTimes tree = part_->times();
-    return {{{"tree", tree.get("tree")}, {"lists", lists_timer_.elapsed_ms()}, {"transfer", tree.get("transfer") + upload_ms()}},
+    // The part's plan is built with its tree (its kernel never runs): reported, not hidden.
+    return {{{"tree", tree.get("tree")},
+             {"lists", lists_timer_.elapsed_ms()},
+             {"plan", tree.get("plan")},
+             {"transfer", tree.get("transfer") + upload_ms()}},
             ms,
             {{"upward", far_ran_ ? upward_timer_.elapsed_ms() : 0.0},
              {"m2l", far_ran_ ? m2l_timer_.elapsed_ms() : 0.0},
