@@ -4,10 +4,18 @@
 
 #include "core/errors.h"
 #include "farfield/op_counts.h"
+#include "farfield/order.h"
 #include "tree/adaptive.h"
 #include "tree/neighbors.h"
 
 namespace nf {
+
+MethodSetup adaptive_setup(MethodSetup s, int dim) {
+  if (s.order > 0) return s;
+  if (s.accuracy <= 0) s.accuracy = farfield::kDefaultAccuracy;
+  s.order = farfield::order_for_accuracy(dim, s.accuracy / 2);
+  return s;
+}
 
 std::uint32_t leaf_size(const MethodSetup& s) { return s.leaf_size ? s.leaf_size : adaptive::kDefaultLeafSize; }
 
