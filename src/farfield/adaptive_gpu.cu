@@ -231,12 +231,6 @@ void DeviceAdaptive::build(const DeviceLevels& full, std::uint32_t leaf_size, st
   }
 }
 
-std::vector<std::uint64_t> DeviceAdaptive::kept() const {
-  std::vector<std::uint64_t> out;
-  for (const DeviceLevel& l : levels.level) out.push_back(l.boxes);
-  return out;
-}
-
 template <int D, class T>
 void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a, const AdaptiveGeometry& g, int p,
                 const T* L, Acc4<T>* acc) {

@@ -28,8 +28,6 @@ class DeviceAdaptive {
   //! Per sorted particle: the compact id of its leaf among its level's kept boxes, and that level.
   const std::uint32_t* leaf_box() const { return leaf_box_.data(); }
   const std::uint8_t* leaf_level() const { return leaf_level_.data(); }
-  //! Kept boxes of each level, and M2L entries over the levels (from the lists' totals).
-  std::vector<std::uint64_t> kept() const;
 
  private:
   struct Storage {

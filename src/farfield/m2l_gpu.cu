@@ -363,6 +363,20 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
 }
 
 template <int D, class T>
+void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening) {
+  const int K = t.leaf;
+  reset(p, K);
+  const std::size_t per_level = std::size_t(kOffsets<D>) * terms_;
+  if (tables_.size() < std::size_t(K + 1) * per_level) tables_ = gpu::DeviceBuffer<T>(std::size_t(K + 1) * per_level);
+  for (int l = 2; l <= K; ++l) {
+    const double h = t.side(l);
+    T* table = tables_.data() + std::size_t(l) * per_level;
+    derivative_table<D, T>(p, T(softening * softening / (h * h)), table);
+    build(l, table);
+  }
+}
+
+template <int D, class T>
 void M2LOperators<D, T>::build(int l, const T* derivatives) {
   derivatives_.at(std::size_t(l)) = derivatives;
   if (!grouped()) return;

@@ -34,11 +34,10 @@ namespace nf::farfield {
 template <int D, class T>
 class M2LOperators {
  public:
-  //! Plans order p for levels 0..leaf (re-plans when p changes; storage grows, never shrinks).
-  void reset(int p, int leaf);
-  //! Level l's operator table from its derivative table (derivative_table's layout, which the
-  //! fallback reads directly: it must stay alive until the last apply of this level).
-  void build(int l, const T* derivatives);
+  //! Order p for the levels 2..leaf of t: each level's derivative table (derivative_table, eps^2
+  //! in that level's box units; kept here, the fallback reads it) and its operator table. Re-plans
+  //! when p changes; storage grows, never shrinks.
+  void prepare(int p, const DeviceLevels& t, double softening);
   //! L += the M2L of level `level` (parents: level l - 1).
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
   //! Whether the sibling-group kernel runs at this order (else farfield::m2l).
@@ -48,11 +47,15 @@ class M2LOperators {
   // Calls f(kernel) with the group kernel instance of this order (targets a lane, stages).
   template <class F>
   void dispatch(F&& f) const;
+  // Plans order p for levels 0..leaf; then level l's operator table from its derivative table.
+  void reset(int p, int leaf);
+  void build(int l, const T* derivatives);
 
   int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
   std::size_t shared_bytes_ = 0;
   gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
+  gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
 };
 

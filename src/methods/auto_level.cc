@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "tree/box_rule.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
-#include "tree/adaptive.h"
 #include "methods/level_costs.h"
 #include "methods/registry.h"
+#include "tree/adaptive.h"
+#include "tree/box_rule.h"
 #include "tree/tree.h"
 
 namespace nf {

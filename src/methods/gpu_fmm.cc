@@ -109,10 +109,9 @@ class GpuFmmMethod final : public DeviceMethod {
  private:
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
-  T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
 
   // The levels and lists of the near method's tree, the coefficient arrays (grown, never shrunk)
-  // and each level's derivative table (eps^2 in that level's box units).
+  // and each level's M2L tables.
   void build_far_field() {
     const DeviceTree& t = near_->device_tree();
     lists_timer_.start();
@@ -123,16 +122,8 @@ class GpuFmmMethod final : public DeviceMethod {
     for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(levels_.level[l].boxes) * terms_;
     half_ = start_[K + 1];
     if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
-    const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
-    if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
-    m2l_.reset(setup_.order, K);
+    m2l_.prepare(setup_.order, levels_, setup_.softening);
     shifts_.reset(setup_.order);
-    for (int l = 2; l <= K; ++l) {
-      const double h = levels_.side(l);
-      farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)),
-                                       tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_);
-      m2l_.build(l, table(l));
-    }
     lists_timer_.stop();
     for (int a = 0; a < 3; ++a) geometry_.origin[a] = t.domain.origin[a];
     geometry_.side = levels_.side(K);
@@ -145,11 +136,11 @@ class GpuFmmMethod final : public DeviceMethod {
   DeviceLevels levels_;
   farfield::DeviceLists lists_;
   farfield::Shifts<D, T> shifts_;     // M2M and L2L's tables
-  farfield::M2LOperators<D, T> m2l_;  // M2L's operator tables (from tables_) and its kernel
+  farfield::M2LOperators<D, T> m2l_;  // M2L's derivative and operator tables, and its kernel
   farfield::LeafGeometry geometry_;
   std::vector<std::size_t> start_;  // level l's coefficients from start_[l] (multipoles; locals from half_ on)
   std::size_t half_ = 0;
-  gpu::DeviceBuffer<T> coeffs_, tables_;
+  gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
   bool far_ran_ = false;  // the last evaluation had a far field (leaf level >= 2, particles)
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_;

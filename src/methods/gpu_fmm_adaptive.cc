@@ -141,7 +141,6 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   }
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
-  T* table(int l) { return tables_.data() + std::size_t(l) * farfield::kOffsets<D> * terms_; }
 
   void build_far_field() {
     const DeviceTree& t = part_->device_tree();
@@ -160,15 +159,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       half_ = start_[K + 1];
     }
     if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
-    const std::size_t table_size = std::size_t(K + 1) * farfield::kOffsets<D> * terms_;
-    if (tables_.size() < table_size) tables_ = gpu::DeviceBuffer<T>(table_size);
-    m2l_.reset(setup_.order, K);
+    m2l_.prepare(setup_.order, levels_, setup_.softening);  // the full levels' sides: the same boxes
     shifts_.reset(setup_.order);
-    for (int l = 2; l <= K; ++l) {
-      const double h = levels_.side(l);
-      farfield::derivative_table<D, T>(setup_.order, T(setup_.softening * setup_.softening / (h * h)), table(l));
-      m2l_.build(l, table(l));
-    }
     lists_timer_.stop();
     geometry_ = farfield::AdaptiveGeometry{};
     for (int x = 0; x < 3; ++x) geometry_.origin[x] = t.domain.origin[x];
@@ -190,7 +182,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   farfield::AdaptiveGeometry geometry_;
   std::vector<std::size_t> start_;
   std::size_t half_ = 0;
-  gpu::DeviceBuffer<T> coeffs_, tables_;
+  gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
   bool ran_ = false, far_ran_ = false;
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_, near_timer_;
