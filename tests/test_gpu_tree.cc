@@ -1,6 +1,7 @@
 // The GPU tree builder equals the CPU builder, element for element, in both layouts and at deep
 // levels; its stage timings add up under a total that has its own events (GPU suite).
 #include <chrono>
+#include <random>
 
 #include "tree/box_rule.h"
 #include "tree/domain.h"
@@ -10,6 +11,7 @@
 #include "core/device_bodies.h"
 #include "tree/tree_gpu.h"
 #include "tree_checks.h"
+#include "sim/integrate_gpu.h"
 
 using namespace nf;
 
@@ -157,6 +159,55 @@ TEST_CASE("GPU tree builder reused across inputs whose boxes and links grow (lis
       }
     }
 }
+
+#if defined(NF_HAVE_CUDA)  // the drift has no CPU-build stub: its callers are CUDA-only too
+TEST_CASE("GPU drift reduces the bounds of the positions it writes, and the tree build takes its domain from them" *
+          doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  for (int dim : {2, 3})
+    for (const char* dist : {"uniform", "core", "clusters"}) {
+      CAPTURE(dim);
+      CAPTURE(dist);
+      const std::size_t n = 4099;
+      const Particles p = test::make(dist, dim, n, 57);
+      DeviceParticles dp = upload_particles(p);
+      CHECK_FALSE(dp.bounds_valid);
+      // Velocities and accelerations that carry the particles well outside their first domain,
+      // some to negative coordinates.
+      std::mt19937_64 rng(dim * 10 + n);
+      std::uniform_real_distribution<double> u(-3.0, 2.0);
+      DeviceVectors v(dim, n), a(dim, n);
+      for (DeviceVectors* w : {&v, &a})
+        for (gpu::DeviceBuffer<double>* axis : {&w->x, &w->y, &w->z}) {
+          std::vector<double> host(axis->size());
+          for (double& e : host) e = u(rng);
+          axis->upload(host);
+        }
+      sim_gpu::kick_drift(dp, v, sim_gpu::KickAcc{&a, nullptr, false}, 0.25, 0.5, 0.75);
+      REQUIRE(dp.bounds_valid);
+      Particles moved = p;
+      dp.x.download().swap(moved.x);
+      dp.y.download().swap(moved.y);
+      if (dim == 3) dp.z.download().swap(moved.z);
+      const Domain d = default_domain(moved);
+      const int level = dim == 2 ? 6 : 4;
+      const Tree cpu = build_tree(moved, level, d, false);
+      GpuTreeBuilder builder(dim, level, n, false);
+      builder.build(dp, nullptr);
+      const Tree gpu = download_tree(builder.tree());
+      CHECK(gpu.domain.side == d.side);
+      for (int ax = 0; ax < dim; ++ax) CHECK(gpu.domain.origin[ax] == d.origin[ax]);
+      CHECK(gpu.order == cpu.order);
+      CHECK(gpu.box_key == cpu.box_key);
+      CHECK(gpu.near_full.ids == cpu.near_full.ids);
+      // New positions from the host clear the flag, and the build reduces them itself.
+      upload_particles(moved, dp);
+      CHECK_FALSE(dp.bounds_valid);
+      builder.build(dp, nullptr);
+      CHECK(download_tree(builder.tree()).domain.side == d.side);
+    }
+}
+#endif
 
 TEST_CASE("GPU tree build: stage times lie within a total timed by its own events, and within the wall clock" *
           doctest::test_suite("gpu")) {

@@ -11,10 +11,21 @@
 namespace nf {
 
 //! Positions and masses of N particles on the device (z empty in 2D).
+//! Per-axis minimum and maximum of a set of positions, as order-preserving integers of the
+//! doubles (core/ordered_bits.cuh), so that atomics reduce them exactly. Reset: lo all ones, hi 0.
+struct PositionBounds {
+  unsigned long long lo[3], hi[3];
+};
+
 struct DeviceParticles {
   int dim = 2;
   std::size_t n = 0;
   gpu::DeviceBuffer<double> x, y, z, m;
+  //! The bounds of the current positions when `bounds_valid`: the drift that moved them wrote
+  //! them too (sim/integrate_gpu.cu), so the next tree build skips its own reduction. Writers of
+  //! new positions clear the flag; permutations of the particles keep it.
+  gpu::DeviceBuffer<PositionBounds> bounds;
+  bool bounds_valid = false;
   DeviceParticles() = default;
   //! Allocates (contents undefined).
   DeviceParticles(int d, std::size_t count) : dim(d), n(count), x(count), y(count), z(d == 3 ? count : 0), m(count) {}

@@ -60,6 +60,10 @@ void reorder_state(const std::uint32_t* order, DeviceParticles& p, DeviceVectors
     NF_CUDA_LAUNCHED();
   });
   std::swap(p, spare.p);
+  // The bounds stay with the state: a permutation keeps them; the spare's arrays are stale.
+  std::swap(p.bounds, spare.p.bounds);
+  p.bounds_valid = spare.p.bounds_valid;
+  spare.p.bounds_valid = false;
   std::swap(v, spare.v);
   std::swap(index, spare.index);
 }

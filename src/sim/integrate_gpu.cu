@@ -2,8 +2,10 @@
 #include "core/body.h"
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
+#include "core/ordered_bits.cuh"
 #include "sim/integrate_gpu.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace nf::sim_gpu {
@@ -11,6 +13,7 @@ namespace {
 
 struct IntegratePolicy {
   static constexpr unsigned threads = 256;
+  static constexpr unsigned max_blocks = 1024;  // the step kernel's grid-stride loop: enough to fill the GPU
 };
 
 // Pointers of one axis.
@@ -43,42 +46,56 @@ struct RowAcc {
   }
 };
 
+// A grid-stride loop over the particles. A drift also reduces the new positions' bounds into
+// *bounds (reset before the launch), so that the next tree build needs no pass of its own: one
+// pair of atomics per block and axis.
 template <int D, bool Drift, class A>
-__global__ void step_kernel(Axis ax, Axis ay, Axis az, A acc, std::size_t n, double h_before, double h, double dt) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+__global__ void step_kernel(Axis ax, Axis ay, Axis az, A acc, std::size_t n, double h_before, double h, double dt,
+                            PositionBounds* bounds) {
   const Axis axes[3] = {ax, ay, az};
-  double a[3];
-  acc.template load<D>(i, a);
+  gpu::BoundsAccumulator<D> box;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    double a[3];
+    acc.template load<D>(i, a);
 #pragma unroll
-  for (int d = 0; d < D; ++d) {
-    // Rounded products and sums, never contracted into an FMA: the same arithmetic as the host
-    // leapfrog (sim/state.cc; C++17 without extensions does not contract), so a run on the GPU and
-    // one whose forces come back to the host (simulate --gpus G) follow bitwise the same
-    // trajectory from bitwise the same forces. A deferred kick is its own rounded step.
-    double v = axes[d].v[i];
-    if (h_before != 0.0) v = __dadd_rn(v, __dmul_rn(a[d], h_before));  // the previous step's kick
-    v = __dadd_rn(v, __dmul_rn(a[d], h));                               // kick
-    axes[d].v[i] = v;
-    if constexpr (Drift) axes[d].x[i] = __dadd_rn(axes[d].x[i], __dmul_rn(v, dt));  // drift
+    for (int d = 0; d < D; ++d) {
+      // Rounded products and sums, never contracted into an FMA: the same arithmetic as the host
+      // leapfrog (sim/state.cc; C++17 without extensions does not contract), so a run on the GPU and
+      // one whose forces come back to the host (simulate --gpus G) follow bitwise the same
+      // trajectory from bitwise the same forces. A deferred kick is its own rounded step.
+      double v = axes[d].v[i];
+      if (h_before != 0.0) v = __dadd_rn(v, __dmul_rn(a[d], h_before));  // the previous step's kick
+      v = __dadd_rn(v, __dmul_rn(a[d], h));                               // kick
+      axes[d].v[i] = v;
+      if constexpr (Drift) {
+        const double x = __dadd_rn(axes[d].x[i], __dmul_rn(v, dt));  // drift
+        axes[d].x[i] = x;
+        box.add(d, x);
+      }
+    }
   }
+  if constexpr (Drift) box.add_block_to(bounds);
 }
 
+__global__ void reset_bounds_kernel(PositionBounds* b) { gpu::reset_bounds(b); }
+
 template <bool Drift>
-void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, const KickAcc& a, double h_before, double h, double dt) {
+void launch(int dim, std::size_t n, Axis ax, Axis ay, Axis az, const KickAcc& a, double h_before, double h, double dt,
+            PositionBounds* bounds = nullptr) {
   if (n == 0) return;
-  const unsigned grid = gpu::blocks_for(n, IntegratePolicy::threads), threads = IntegratePolicy::threads;
+  const unsigned grid = std::min(gpu::blocks_for(n, IntegratePolicy::threads), IntegratePolicy::max_blocks);
+  const unsigned threads = IntegratePolicy::threads;
   gpu::dispatch_dim(dim, [&](auto d) {
     constexpr int D = decltype(d)::value;
     if (a.vectors) {
       const VectorAcc acc{a.vectors->x.data(), a.vectors->y.data(), D == 3 ? a.vectors->z.data() : nullptr};
-      step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, acc, n, h_before, h, dt);
+      step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, acc, n, h_before, h, dt, bounds);
     } else if (a.double_rows) {
       step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, RowAcc<double>{static_cast<const Acc4<double>*>(a.rows)}, n,
-                                               h_before, h, dt);
+                                               h_before, h, dt, bounds);
     } else {
       step_kernel<D, Drift><<<grid, threads>>>(ax, ay, az, RowAcc<float>{static_cast<const Acc4<float>*>(a.rows)}, n,
-                                               h_before, h, dt);
+                                               h_before, h, dt, bounds);
     }
     NF_CUDA_LAUNCHED();
   });
@@ -119,8 +136,12 @@ void kick(DeviceVectors& v, const KickAcc& a, double h) {
 }
 
 void kick_drift(DeviceParticles& p, DeviceVectors& v, const KickAcc& a, double h_before, double h, double dt) {
+  if (p.bounds.size() != 1) p.bounds = gpu::DeviceBuffer<PositionBounds>(1);
+  reset_bounds_kernel<<<1, 1>>>(p.bounds.data());
+  NF_CUDA_LAUNCHED();
   launch<true>(v.dim, v.n, {p.x.data(), v.x.data()}, {p.y.data(), v.y.data()}, {p.z.data(), v.z.data()}, a, h_before,
-               h, dt);
+               h, dt, p.bounds.data());
+  p.bounds_valid = v.n == p.n;  // the drift moved every particle, and reduced their bounds
 }
 
 }  // namespace nf::sim_gpu

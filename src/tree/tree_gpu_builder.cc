@@ -118,6 +118,8 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   clock.run(&GpuBuildTimes::domain, [&] {
     if (domain)
       gpu::copy_to_device(s.domain.data(), domain, sizeof(Domain));
+    else if (p.bounds_valid)
+      tree_gpu::domain_from_bounds(p, s);
     else
       tree_gpu::reduce_domain(p, s);
   });
@@ -136,6 +138,7 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   // An id buffer too small for the totals (the first build, or more links than ever before).
   if (t.near_full_links > t.near_full_ids.size() || t.near_half_links > t.near_half_ids.size())
     tree_gpu::refill_compact_lists(t, s);
+  tree_gpu::clear_map(t, s);
   if (t.dense) clock.run(&GpuBuildTimes::dense, [&] { tree_gpu::build_dense(t, s); });
   clock.finish();
 }

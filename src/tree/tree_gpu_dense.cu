@@ -1,6 +1,8 @@
 // GPU tree builder, stage "dense": the paper's arrays over all 4^K / 8^K boxes, derived from the
 // compact ones (boxIdx, the per-particle box index, the non-empty list) plus the dense neighbor
 // lists of every box (which depend on the level only).
+#include <stdexcept>
+
 #include "tree/tree_gpu_lists.cuh"
 
 namespace nf::tree_gpu {
@@ -10,12 +12,12 @@ struct DensePolicy {
   static constexpr unsigned threads = 256;
 };
 
-// particle_box[s] = the sorted key (32 bits at dense levels); nonempty[k] = box_key[k].
-__global__ void dense_ids_kernel(const std::uint64_t* __restrict__ sorted_keys, std::uint32_t n,
+// particle_box[s] = the sorted key (32 bits at dense levels: narrow_keys); nonempty[k] = box_key[k].
+__global__ void dense_ids_kernel(const std::uint32_t* __restrict__ sorted_keys, std::uint32_t n,
                                  const std::uint64_t* __restrict__ box_key, std::uint32_t boxes,
                                  std::uint32_t* __restrict__ particle_box, std::uint32_t* __restrict__ nonempty) {
   const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < n) particle_box[s] = static_cast<std::uint32_t>(sorted_keys[s]);
+  if (s < n) particle_box[s] = sorted_keys[s];
   if (s < boxes) nonempty[s] = static_cast<std::uint32_t>(box_key[s]);
 }
 
@@ -35,8 +37,9 @@ std::size_t dense_temp_bytes(std::uint64_t nbox) { return scan_temp_bytes(nbox +
 void build_dense(DeviceTree& t, Scratch& s) {
   const std::uint32_t nbox = static_cast<std::uint32_t>(t.nbox), m = t.nonempty_count;
   const unsigned threads = DensePolicy::threads;
+  if (!narrow_keys(t.dim * t.level)) throw std::logic_error("build_dense: dense levels have keys of at most 32 bits");
   if (t.n > 0) {
-    dense_ids_kernel<<<gpu::blocks_for(t.n, threads), threads>>>(s.sorted_keys.data(), t.n, t.box_key.data(), m,
+    dense_ids_kernel<<<gpu::blocks_for(t.n, threads), threads>>>(key_data<std::uint32_t>(s.sorted_keys), t.n, t.box_key.data(), m,
                                                                  t.particle_box.data(), t.nonempty.data());
     NF_CUDA_LAUNCHED();
   }

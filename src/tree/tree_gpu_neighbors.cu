@@ -1,7 +1,7 @@
-// GPU tree builder, stage "neighbors": the compact lists. One thread per non-empty box looks its
-// 3^D - 1 neighbor keys up (in a map over all boxes when there are few enough boxes, else among
-// the sorted non-empty keys: CompactNeighbors), first to count, then, once the scans have given
-// the offsets, to fill. M and the totals stay on the device: the host reads them once, at the end
+// GPU tree builder, stage "neighbors": the compact lists. The 3^D - 1 neighbor keys of each
+// non-empty box are looked up in a map over all boxes when there are few enough boxes (a lane per
+// neighbor: MapNeighbors), else among the sorted non-empty keys (a thread per box:
+// CompactNeighbors), first to count, then, once the scans have given the offsets, to fill. M and the totals stay on the device: the host reads them once, at the end
 // of the build (read_summary), and refills only when an id buffer turned out too small.
 #include "tree/tree_gpu_lists.cuh"
 
@@ -19,6 +19,13 @@ __global__ void map_kernel(const std::uint64_t* __restrict__ box_key, const std:
   if (k < capacity && k < *boxes) map[box_key[k]] = k;
 }
 
+// map[box_key[k]] = kNoBox again for the M non-empty boxes: M writes instead of filling all boxes.
+__global__ void unmap_kernel(const std::uint64_t* __restrict__ box_key, const std::uint32_t* __restrict__ boxes,
+                             std::uint32_t capacity, std::uint32_t* __restrict__ map) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < capacity && k < *boxes) map[box_key[k]] = kNoBox;
+}
+
 __global__ void summary_kernel(const std::uint32_t* __restrict__ counters, const std::uint32_t* __restrict__ full_offset,
                                const std::uint32_t* __restrict__ half_offset, const Domain* __restrict__ domain,
                                BuildSummary* __restrict__ out) {
@@ -29,9 +36,13 @@ __global__ void summary_kernel(const std::uint32_t* __restrict__ counters, const
   out->domain = *domain;
 }
 
-template <int D>
-CompactNeighbors<D> compact_source(const DeviceTree& t, const Scratch& s) {
-  return {t.box_key.data(), s.counters.data() + kBoxes, s.box_map.size() ? s.box_map.data() : nullptr, t.level};
+// Calls f with the compact layout's neighbor source: the map when there is one, else the search.
+template <int D, class F>
+void with_compact_source(const DeviceTree& t, const Scratch& s, F&& f) {
+  if (s.box_map.size())
+    f(MapNeighbors<D>{t.box_key.data(), s.counters.data() + kBoxes, s.box_map.data(), t.level});
+  else
+    f(CompactNeighbors<D>{t.box_key.data(), s.counters.data() + kBoxes, t.level});
 }
 
 }  // namespace
@@ -41,16 +52,18 @@ std::size_t neighbors_temp_bytes(std::size_t boxes) { return scan_temp_bytes(std
 void build_compact_lists(DeviceTree& t, Scratch& s) {
   const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
   if (s.box_map.size() && capacity > 0) {
-    s.box_map.fill(0xFF);  // kNoBox everywhere
+    if (!s.map_clear) s.box_map.fill(0xFF);  // kNoBox everywhere (once: clear_map undoes a build's entries)
+    s.map_clear = false;
     map_kernel<<<gpu::blocks_for(capacity, MapPolicy::threads), MapPolicy::threads>>>(
         t.box_key.data(), s.counters.data() + kBoxes, capacity, s.box_map.data());
     NF_CUDA_LAUNCHED();
   }
   gpu::dispatch_dim(t.dim, [&](auto dim) {
-    const auto source = compact_source<decltype(dim)::value>(t, s);
-    count_neighbors(source, capacity, s, t.near_full_offset.data(), t.near_half_offset.data());
-    fill_neighbors(source, capacity, t.near_full_offset.data(), t.near_half_offset.data(), t.near_full_ids.data(),
-                   t.near_half_ids.data(), t.near_full_ids.size(), t.near_half_ids.size());
+    with_compact_source<decltype(dim)::value>(t, s, [&](const auto& source) {
+      count_neighbors(source, capacity, s, t.near_full_offset.data(), t.near_half_offset.data());
+      fill_neighbors(source, capacity, t.near_full_offset.data(), t.near_half_offset.data(), t.near_full_ids.data(),
+                     t.near_half_ids.data(), t.near_full_ids.size(), t.near_half_ids.size());
+    });
   });
 }
 
@@ -63,10 +76,20 @@ void refill_compact_lists(DeviceTree& t, Scratch& s) {
   reserve(t.near_half_ids, t.near_half_links);
   const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
   gpu::dispatch_dim(t.dim, [&](auto dim) {
-    fill_neighbors(compact_source<decltype(dim)::value>(t, s), capacity, t.near_full_offset.data(),
-                   t.near_half_offset.data(), t.near_full_ids.data(), t.near_half_ids.data(), t.near_full_ids.size(),
-                   t.near_half_ids.size());
+    with_compact_source<decltype(dim)::value>(t, s, [&](const auto& source) {
+      fill_neighbors(source, capacity, t.near_full_offset.data(), t.near_half_offset.data(), t.near_full_ids.data(),
+                     t.near_half_ids.data(), t.near_full_ids.size(), t.near_half_ids.size());
+    });
   });
+}
+
+void clear_map(const DeviceTree& t, Scratch& s) {
+  const std::uint32_t capacity = static_cast<std::uint32_t>(t.box_key.size());
+  if (!s.box_map.size() || capacity == 0) return;
+  unmap_kernel<<<gpu::blocks_for(capacity, MapPolicy::threads), MapPolicy::threads>>>(
+      t.box_key.data(), s.counters.data() + kBoxes, capacity, s.box_map.data());
+  NF_CUDA_LAUNCHED();
+  s.map_clear = true;
 }
 
 BuildSummary read_summary(Scratch& s, const DeviceTree& t) {

@@ -19,9 +19,7 @@
 namespace nf::tree_gpu {
 
 //! Per-axis min/max as order-preserving integers (so atomics reduce doubles exactly).
-struct DomainBounds {
-  unsigned long long lo[3], hi[3];
-};
+using DomainBounds = PositionBounds;
 
 //! Slots of Scratch::counters: M, the largest box and the list totals, computed on the device
 //! and read back by the host once, at the end of a build (BuildSummary).
@@ -42,12 +40,13 @@ constexpr std::uint32_t kNoBox = 0xFFFFFFFFu;
 
 //! The builder's scratch memory, sized once for (dim, level, N).
 struct Scratch {
-  gpu::DeviceBuffer<std::uint64_t> keys;         //!< N: keys in input order (the sort's input)
-  gpu::DeviceBuffer<std::uint64_t> sorted_keys;  //!< N: keys in sorted order (the sort's output)
+  gpu::DeviceBuffer<std::uint64_t> keys;         //!< N words: keys in input order (the sort's input)
+  gpu::DeviceBuffer<std::uint64_t> sorted_keys;  //!< N words: keys in sorted order (the sort's output)
   gpu::DeviceBuffer<std::uint32_t> index;        //!< N: identity (the sort's input values)
   gpu::DeviceBuffer<std::uint32_t> full_count, half_count;  //!< per box + 1 (compact or dense)
   gpu::DeviceBuffer<std::uint32_t> counters;                //!< kCounters entries
   gpu::DeviceBuffer<std::uint32_t> box_map;  //!< nbox entries when the lists use the map, else none
+  bool map_clear = false;  //!< box_map is kNoBox everywhere (clear_map ran after the last lists)
   gpu::DeviceBuffer<BuildSummary> summary;   //!< the counters and the domain, gathered for one copy
   gpu::DeviceBuffer<DomainBounds> bounds;
   gpu::DeviceBuffer<Domain> domain;
@@ -60,11 +59,33 @@ struct Scratch {
 void init_domain_bounds(Scratch& s);
 //! s.domain = the default domain of the particles (docs/design.md §2), reduced on the GPU.
 void reduce_domain(const DeviceParticles& p, Scratch& s);
+//! The same from the bounds the particles carry (p.bounds_valid: their drift reduced them).
+void domain_from_bounds(const DeviceParticles& p, Scratch& s);
 
 // keys, sort
+//! Keys of at most 32 bits (dim * level) are computed and sorted as 32-bit words, stored in the
+//! first half of Scratch::keys / sorted_keys; wider ones as 64-bit words.
+constexpr bool narrow_keys(int bits) { return bits <= 32; }
+//! Calls f(Key{}) with the key word of `bits`-bit keys: std::uint32_t or std::uint64_t.
+template <class F>
+void with_key_type(int bits, F&& f) {
+  if (narrow_keys(bits))
+    f(std::uint32_t{});
+  else
+    f(std::uint64_t{});
+}
+//! A key buffer seen as words of type Key.
+template <class Key>
+Key* key_data(gpu::DeviceBuffer<std::uint64_t>& b) {
+  return reinterpret_cast<Key*>(b.data());
+}
+template <class Key>
+const Key* key_data(const gpu::DeviceBuffer<std::uint64_t>& b) {
+  return reinterpret_cast<const Key*>(b.data());
+}
 //! CUB temporary bytes of the sort.
 std::size_t sort_temp_bytes(std::size_t n, int bits);
-//! s.keys = Morton keys at `level` over s.domain, s.index = identity.
+//! s.keys = Morton keys at `level` over s.domain (narrow_keys: 32-bit words), s.index = identity.
 void compute_keys(const DeviceParticles& p, int level, Scratch& s);
 //! (s.keys, s.index) sorted into (s.sorted_keys, t.order) over dim*level bits.
 void sort_keys(DeviceTree& t, Scratch& s);
@@ -84,6 +105,9 @@ std::size_t neighbors_temp_bytes(std::size_t boxes);
 void build_compact_lists(DeviceTree& t, Scratch& s);
 //! The fill again, after the id buffers grew to the totals (t.near_*_links set).
 void refill_compact_lists(DeviceTree& t, Scratch& s);
+//! Resets the map's entries of this build's boxes to kNoBox (after the last fill), so the next
+//! build need not clear all nbox entries.
+void clear_map(const DeviceTree& t, Scratch& s);
 //! s.summary = the counters, the list totals (from t's offsets) and the domain (one small kernel),
 //! then one copy to the host.
 BuildSummary read_summary(Scratch& s, const DeviceTree& t);
