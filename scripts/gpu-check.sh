@@ -58,6 +58,8 @@ cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
 cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --builder gpu")
 cases+=("tree builder 3D level 21|tree --input $work/p3.csv --level 21 --builder gpu")
+# The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
+cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")
 for tool in memcheck racecheck; do
   step sanitizer || break
   clean=0 total=0 dirty=""
@@ -65,6 +67,7 @@ for tool in memcheck racecheck; do
     name="${c%%|*}" args="${c#*|}"
     total=$((total + 1))
     echo "=== $tool: $name: nearfield $args" >> "$LOGS/sanitizer-$tool.log"
+    rm -rf "$work/sim"  # the simulate case's output folder, fresh for each tool
     # shellcheck disable=SC2086
     if timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args >> "$LOGS/sanitizer-$tool.log" 2>&1; then
       clean=$((clean + 1))
