@@ -162,14 +162,20 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   void plan(const NearFieldView<T>& v) override {
     g_ = {v.box_first, v.near_offset, v.near_ids};
     const std::uint32_t m = v.computed_boxes;
-    small_.plan(v);
+    // Every list's counts first, then the totals (plan/work_list.cuh: one wait for the device
+    // instead of four); the planners read the small boxes' kinds and offsets on the device.
+    small_.plan_counts(v);
     LbPlanner planner{g_, small_.view(), nullptr};
-    partials_.build(PartialCounter{planner}, m);
+    partials_.count(PartialCounter{planner}, m);
+    planner.partial = partials_.offsets();
+    items_.count(planner, m, BpbLbPolicy::kClasses);
+    small_.plan_items();
+    partials_.read_total();
     split_ = partials_.total() > 0;
     const std::size_t rows = std::size_t(partials_.total()) * BpbLbPolicy::kMaxThreads;
     plan::reserve(partial_, rows);
-    planner.partial = partials_.offsets();
-    items_.build(planner, m, BpbLbPolicy::kClasses);
+    items_.read_total();
+    items_.fill(planner);
   }
   void launch(const NearFieldView<T>& v) override {
     gpu::dispatch_mode(v.counter, v.guarded, [&](auto guarded, auto counting) { run<guarded(), counting()>(v); });

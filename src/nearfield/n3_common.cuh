@@ -77,9 +77,14 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
     // A part computing half-list pairs only (BoxScope) lacks its boxes' lower neighbors, so a
     // small box's one-sided near field would be incomplete: there every pair goes through items.
     hybrid_ = v.lower_neighbors;
-    if (hybrid_) small_.plan(v);
-    items_.build(v.box_first, v.computed_boxes, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
-                 /*classify=*/true, hybrid_ && small_.any() ? small_.flags() : nullptr);
+    // Both lists' counts first, then their totals (plan/work_list.cuh). The items read the small
+    // boxes' flags on the device (all zero when no box is small: the same items as no flags).
+    if (hybrid_) small_.plan_counts(v);
+    items_.count(v.box_first, v.computed_boxes, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
+                 /*classify=*/true, hybrid_ ? small_.flags() : nullptr);
+    if (hybrid_) small_.plan_items();
+    items_.read_total();
+    items_.fill();
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }
   // The small boxes and each class on a stream of their own (plan/class_launcher.h): the small

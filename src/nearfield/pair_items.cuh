@@ -36,6 +36,11 @@ class PairItemList {
   //! item (the big box's targets).
   void build(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
              const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
+  //! build in steps (plan/work_list.cuh): the counts queued, the total read, the items filled.
+  void count(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
+             const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
+  void read_total() { list_.read_total(); }
+  void fill();
   const PairItem* items() const { return list_.items(); }
   std::uint32_t size() const { return list_.size(); }
   //! First item of class c (c = kClasses: the end); without `classify` every item is in class 0.
@@ -44,6 +49,10 @@ class PairItemList {
 
  private:
   plan::WorkList<PairItem> list_;
+  // The arguments of the last count(), for fill().
+  const std::uint32_t *box_first_ = nullptr, *half_offset_ = nullptr, *half_ids_ = nullptr;
+  std::uint32_t chunk_ = 0;
+  const std::uint8_t* small_ = nullptr;
 };
 
 }  // namespace nf

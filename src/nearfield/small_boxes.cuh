@@ -293,6 +293,14 @@ class SmallBoxes {
       : remainder_sources_(remainder_sources), max_count_(max_count), max_sources_(max_sources) {}
   template <class T>
   void plan(const NearFieldView<T>& v) {
+    plan_counts(v);
+    plan_items();
+  }
+  //! plan in two steps: the kinds and the lists' counts, queued (flags() and view() are valid on
+  //! the device after it); then plan_items reads the totals and fills the lists. A kernel's own
+  //! counts can be queued between the two (plan/work_list.cuh: fewer waits).
+  template <class T>
+  void plan_counts(const NearFieldView<T>& v) {
     rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(max_count_, max_sources_), remainder_sources_};
     // Kinds for every box of the tree (a part's halo boxes too: work items read them); the lists
     // over the boxes computed.
@@ -302,8 +310,14 @@ class SmallBoxes {
       small_boxes_detail::kind_kernel<<<gpu::div_up(m, 256), 256>>>(rule_, m, kinds_.data());
       NF_CUDA_LAUNCHED();
     }
-    threads_.build(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
-    warps_.build(small_boxes_detail::WarpPlanner{kinds_.data()}, v.computed_boxes);
+    threads_.count(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
+    warps_.count(small_boxes_detail::WarpPlanner{kinds_.data()}, v.computed_boxes);
+  }
+  void plan_items() {
+    threads_.read_total();
+    warps_.read_total();
+    threads_.fill(small_boxes_detail::ThreadPlanner{rule_});
+    warps_.fill(small_boxes_detail::WarpPlanner{kinds_.data()});
   }
   //! Per box of the tree: non-zero when small, on either path (valid after plan).
   const std::uint8_t* flags() const { return kinds_.data(); }

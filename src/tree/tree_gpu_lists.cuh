@@ -2,11 +2,9 @@
 // CSR neighbor lists on the GPU, written once for the compact and the dense layout: a first pass
 // counts each box's neighbors (full, and those with a larger id), exclusive scans over capacity
 // + 1 entries give the offsets (offset[count] = the total), and a second pass fills the ids,
-// ascending. A `Source` says how many boxes there are (`count()`, read on the device) and what a
-// box's neighbors are: a grouped source (`grouped`) gives a box's key and the id of a key, and a
-// lane per neighbor does the rest; otherwise one thread per box calls
-// `int operator()(std::uint32_t box, std::uint32_t* out)`, which writes them ascending and
-// returns how many (at most 26).
+// ascending. A `Source` says how many boxes there are (`count()`, read on the device), a box's
+// key (`key(b)`) and the id of a neighbor's key (`id(key, b)`: kNoBox when that box is empty); a
+// lane per neighbor does the rest.
 #include <algorithm>
 
 #include <cub/device/device_scan.cuh>
@@ -19,32 +17,35 @@
 namespace nf::tree_gpu {
 
 struct ListsPolicy {
-  static constexpr unsigned threads = 128;  // the search path: 26 neighbors of local state per thread in 3D
+  static constexpr unsigned threads = 128;
 };
 
-//! Compact layout without a map: the non-empty neighbors of compact box k, as compact ids, found
-//! by a search among the non-empty keys near k's own (M read on the device). One thread a box.
+// Every source runs grouped: a box's 3^D - 1 neighbor offsets go to one lane each (8 lanes a
+// box in 2D, a warp in 3D with 26 lanes busy), each lane builds its own neighbor key and looks
+// it up (id(key, box)), and the lanes rank their ids with shuffles to write them ascending. A
+// thread per box had to build and insertion-sort 26 keys in local memory (docs/design.md §12,
+// "The step on the GPU").
+
+//! Compact layout without a map (more than kMapBoxes boxes): a neighbor's compact id is found by
+//! a search among the non-empty keys, galloping out from its box's own id.
 template <int D>
-struct CompactNeighbors {
-  static constexpr bool grouped = false;
+struct SearchNeighbors {
+  static constexpr int dim = D;
   const std::uint64_t* box_key;
   const std::uint32_t* boxes;  //!< M, on the device
   int level;
   __device__ std::uint32_t count() const { return *boxes; }
-  __device__ int operator()(std::uint32_t k, std::uint32_t* out) const {
-    return compact_neighbors<D>(box_key, *boxes, k, level, false, out);
+  __device__ std::uint64_t key(std::uint32_t k) const { return box_key[k]; }
+  __device__ std::uint32_t id(std::uint64_t key, std::uint32_t k) const {
+    const std::uint32_t m = *boxes, at = lower_bound_near(box_key, m, k, key);
+    return at < m && box_key[at] == key ? at : kNoBox;
   }
 };
 
-//! Sources whose neighbor ids cost one load per neighbor key run "grouped": a box's 3^D - 1
-//! neighbor offsets go to one lane each (8 lanes a box in 2D, a warp in 3D with 26 lanes busy),
-//! each lane builds its own neighbor key and looks it up, and the lanes rank their ids with
-//! shuffles to write them ascending. A thread per box had to build and insertion-sort 26 keys in
-//! local memory (docs/design.md §12, "The step on the GPU").
-//! Compact layout with a map over all boxes (box key -> compact id, or kNoBox).
+//! Compact layout with a map over all boxes (box key -> compact id, or kNoBox): one load a
+//! neighbor.
 template <int D>
 struct MapNeighbors {
-  static constexpr bool grouped = true;
   static constexpr int dim = D;
   const std::uint64_t* box_key;
   const std::uint32_t* boxes;  //!< M, on the device
@@ -52,22 +53,21 @@ struct MapNeighbors {
   int level;
   __device__ std::uint32_t count() const { return *boxes; }
   __device__ std::uint64_t key(std::uint32_t k) const { return box_key[k]; }
-  __device__ std::uint32_t id(std::uint64_t key) const { return map[key]; }
+  __device__ std::uint32_t id(std::uint64_t key, std::uint32_t) const { return map[key]; }
 };
 
 //! Dense layout: every box is its own key and id.
 template <int D>
 struct DenseNeighbors {
-  static constexpr bool grouped = true;
   static constexpr int dim = D;
   int level;
   std::uint32_t nbox;
   __device__ std::uint32_t count() const { return nbox; }
   __device__ std::uint64_t key(std::uint32_t b) const { return b; }
-  __device__ std::uint32_t id(std::uint64_t key) const { return static_cast<std::uint32_t>(key); }
+  __device__ std::uint32_t id(std::uint64_t key, std::uint32_t) const { return static_cast<std::uint32_t>(key); }
 };
 
-//! Lanes a box of a grouped source: a power of two >= 3^D - 1.
+//! Lanes a box: a power of two >= 3^D - 1.
 template <int D>
 __host__ __device__ constexpr unsigned group_lanes() {
   return D == 2 ? 8u : 32u;
@@ -118,7 +118,7 @@ __device__ std::uint32_t group_neighbor(const Source& source, std::uint32_t b, u
   const std::uint64_t nk = D * source.level <= 32
                                ? neighbor_key<D>(static_cast<std::uint32_t>(key), j, source.level, outside)
                                : neighbor_key<D>(key, j, source.level, outside);
-  return outside ? kNoBox : source.id(nk);
+  return outside ? kNoBox : source.id(nk, b);
 }
 
 //! One lane's view of its group: its box, its neighbor id (kNoBox: none) and the group's bits of
@@ -136,7 +136,7 @@ struct GroupLane {
   }
 };
 
-//! A grouped kernel's loop: a fixed grid of warps strides over the boxes, 32 / L boxes a warp at a
+//! The list kernels' loop: a fixed grid of warps strides over the boxes, 32 / L boxes a warp at a
 //! time (the loop bound is the same for every lane of a warp), so M read on the device sets the
 //! work and the capacity only the scans' length.
 template <int D, class F>
@@ -147,7 +147,7 @@ __device__ void for_each_group(std::uint32_t boxes, F&& f) {
     f(static_cast<std::uint32_t>(w * per_warp + (threadIdx.x & 31u) / group_lanes<D>()));
 }
 
-//! Grid of the grouped kernels: enough warps to fill the GPU, no more than the boxes need.
+//! Grid of the list kernels: enough warps to fill the GPU, no more than the boxes need.
 template <int D>
 unsigned group_grid(std::uint32_t capacity, unsigned threads) {
   // 8192 blocks: the lists of 3D Plummer 2M (level 8) and 3D uniform 8M (level 6) took 10% less
@@ -198,46 +198,6 @@ __global__ void group_fill_kernel(Source source, const std::uint32_t* __restrict
   });
 }
 
-// One thread per entry of [0, capacity]: boxes past source.count() (and the entry at `capacity`)
-// count nothing, so that scans over capacity + 1 entries put the totals at offset[count] and after.
-template <class Source>
-__global__ void list_count_kernel(Source source, std::uint32_t capacity, std::uint32_t* __restrict__ full_count,
-                                  std::uint32_t* __restrict__ half_count) {
-  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b > capacity) return;
-  if (b >= source.count()) {
-    full_count[b] = half_count[b] = 0;
-    return;
-  }
-  std::uint32_t nb[26];
-  const int n = source(b, nb);
-  std::uint32_t larger = 0;
-  for (int k = 0; k < n; ++k) larger += nb[k] > b;
-  full_count[b] = n;
-  half_count[b] = larger;
-}
-
-// Ids at or past an id buffer's capacity (full_cap, half_cap) are not written: the host compares
-// the totals with the capacities afterwards and fills again into larger buffers.
-template <class Source>
-__global__ void list_fill_kernel(Source source, std::uint32_t capacity, const std::uint32_t* __restrict__ full_offset,
-                                 const std::uint32_t* __restrict__ half_offset, std::uint32_t* __restrict__ full_ids,
-                                 std::uint32_t* __restrict__ half_ids, std::size_t full_cap, std::size_t half_cap) {
-  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= capacity || b >= source.count()) return;
-  std::uint32_t nb[26];
-  const int n = source(b, nb);
-  std::size_t f = full_offset[b], h = half_offset[b];
-  for (int k = 0; k < n; ++k) {
-    if (f < full_cap) full_ids[f] = nb[k];
-    ++f;
-    if (nb[k] > b) {
-      if (h < half_cap) half_ids[h] = nb[k];
-      ++h;
-    }
-  }
-}
-
 //! CUB temporary bytes of an exclusive scan over `items` counts.
 inline std::size_t scan_temp_bytes(std::uint64_t items) {
   std::size_t bytes = 0;
@@ -253,14 +213,9 @@ void count_neighbors(const Source& source, std::uint32_t capacity, Scratch& s, s
                      std::uint32_t* half_offset) {
   const unsigned threads = ListsPolicy::threads;
   const std::uint32_t boxes = capacity;
-  if constexpr (Source::grouped) {
-    constexpr int D = Source::dim;
-    group_count_kernel<D><<<group_grid<D>(boxes, threads), threads>>>(source, boxes, s.full_count.data(),
-                                                                      s.half_count.data());
-  } else {
-    list_count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, threads), threads>>>(source, boxes, s.full_count.data(),
-                                                                                        s.half_count.data());
-  }
+  constexpr int D = Source::dim;
+  group_count_kernel<D><<<group_grid<D>(boxes, threads), threads>>>(source, boxes, s.full_count.data(),
+                                                                    s.half_count.data());
   NF_CUDA_LAUNCHED();
   auto scan = [&](const std::uint32_t* count, std::uint32_t* offset) {
     std::size_t bytes = s.temp.size();
@@ -277,14 +232,9 @@ void fill_neighbors(const Source& source, std::uint32_t capacity, const std::uin
                     std::size_t full_cap, std::size_t half_cap) {
   if (capacity == 0) return;
   const unsigned threads = ListsPolicy::threads;
-  if constexpr (Source::grouped) {
-    constexpr int D = Source::dim;
-    group_fill_kernel<D><<<group_grid<D>(capacity, threads), threads>>>(source, full_offset, half_offset, full_ids,
-                                                                        half_ids, full_cap, half_cap);
-  } else {
-    list_fill_kernel<<<gpu::blocks_for(capacity, threads), threads>>>(source, capacity, full_offset, half_offset, full_ids,
-                                                                       half_ids, full_cap, half_cap);
-  }
+  constexpr int D = Source::dim;
+  group_fill_kernel<D><<<group_grid<D>(capacity, threads), threads>>>(source, full_offset, half_offset, full_ids,
+                                                                      half_ids, full_cap, half_cap);
   NF_CUDA_LAUNCHED();
 }
 

@@ -1,7 +1,7 @@
 // GPU tree builder, stage "neighbors": the compact lists. The 3^D - 1 neighbor keys of each
-// non-empty box are looked up in a map over all boxes when there are few enough boxes (a lane per
-// neighbor: MapNeighbors), else among the sorted non-empty keys (a thread per box:
-// CompactNeighbors), first to count, then, once the scans have given the offsets, to fill. M and the totals stay on the device: the host reads them once, at the end
+// non-empty box are looked up (a lane per neighbor) in a map over all boxes when there are few
+// enough boxes (MapNeighbors), else among the sorted non-empty keys (SearchNeighbors), first to
+// count, then, once the scans have given the offsets, to fill. M and the totals stay on the device: the host reads them once, at the end
 // of the build (read_summary), and refills only when an id buffer turned out too small.
 #include "tree/tree_gpu_lists.cuh"
 
@@ -42,7 +42,7 @@ void with_compact_source(const DeviceTree& t, const Scratch& s, F&& f) {
   if (s.box_map.size())
     f(MapNeighbors<D>{t.box_key.data(), s.counters.data() + kBoxes, s.box_map.data(), t.level});
   else
-    f(CompactNeighbors<D>{t.box_key.data(), s.counters.data() + kBoxes, t.level});
+    f(SearchNeighbors<D>{t.box_key.data(), s.counters.data() + kBoxes, t.level});
 }
 
 }  // namespace
