@@ -11,6 +11,7 @@
 #include "core/device_bodies.h"
 #include "tree/tree_gpu.h"
 #include "tree_checks.h"
+#include "methods/reorder_gpu.h"
 #include "sim/integrate_gpu.h"
 
 using namespace nf;
@@ -200,12 +201,35 @@ TEST_CASE("GPU drift reduces the bounds of the positions it writes, and the tree
       CHECK(gpu.order == cpu.order);
       CHECK(gpu.box_key == cpu.box_key);
       CHECK(gpu.near_full.ids == cpu.near_full.ids);
+      // Moving the state into the tree's order (a simulation's step) keeps the bounds with it.
+      gpu::DeviceBuffer<std::uint32_t> index(n);
+      reorder_gpu::StateSpare spare;
+      gpu::DeviceBuffer<Body<float>> bodies(n);
+      reorder_gpu::reorder_state<float>(builder.tree().order.data(), dp, v, index, spare, bodies.data());
+      REQUIRE(dp.bounds_valid);
+      CHECK_FALSE(spare.p.bounds_valid);
+      builder.build(dp, nullptr);
+      const Tree sorted = download_tree(builder.tree());
+      CHECK(sorted.domain.side == d.side);
+      for (int ax = 0; ax < dim; ++ax) CHECK(sorted.domain.origin[ax] == d.origin[ax]);
+      CHECK(sorted.box_key == cpu.box_key);
       // New positions from the host clear the flag, and the build reduces them itself.
       upload_particles(moved, dp);
       CHECK_FALSE(dp.bounds_valid);
       builder.build(dp, nullptr);
       CHECK(download_tree(builder.tree()).domain.side == d.side);
     }
+  // No particles: the drift's bounds give the same domain as the reduction (origin 0, side 1).
+  for (int dim : {2, 3}) {
+    DeviceParticles none(dim, 0);
+    DeviceVectors v(dim, 0), a(dim, 0);
+    sim_gpu::kick_drift(none, v, sim_gpu::KickAcc{&a, nullptr, false}, 0.0, 0.5, 0.5);
+    GpuTreeBuilder builder(dim, 3, 0, false);
+    builder.build(none, nullptr);
+    CHECK(builder.tree().domain.side == 1.0);
+    CHECK(builder.tree().domain.origin[0] == 0.0);
+    CHECK(builder.tree().nonempty_count == 0);
+  }
 }
 #endif
 

@@ -10,13 +10,13 @@
 
 namespace nf {
 
-//! Positions and masses of N particles on the device (z empty in 2D).
 //! Per-axis minimum and maximum of a set of positions, as order-preserving integers of the
 //! doubles (core/ordered_bits.cuh), so that atomics reduce them exactly. Reset: lo all ones, hi 0.
 struct PositionBounds {
   unsigned long long lo[3], hi[3];
 };
 
+//! Positions and masses of N particles on the device (z empty in 2D).
 struct DeviceParticles {
   int dim = 2;
   std::size_t n = 0;

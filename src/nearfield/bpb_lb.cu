@@ -162,19 +162,21 @@ class BpbLb final : public GpuNearFieldKernel<T> {
   void plan(const NearFieldView<T>& v) override {
     g_ = {v.box_first, v.near_offset, v.near_ids};
     const std::uint32_t m = v.computed_boxes;
-    // Every list's counts first, then the totals (plan/work_list.cuh: one wait for the device
-    // instead of four); the planners read the small boxes' kinds and offsets on the device.
+    // Every list's counts first, then the totals, then the fills (plan/work_list.cuh: one wait for
+    // the device instead of four); the planners read the small boxes' kinds and offsets on the
+    // device.
     small_.plan_counts(v);
     LbPlanner planner{g_, small_.view(), nullptr};
     partials_.count(PartialCounter{planner}, m);
     planner.partial = partials_.offsets();
     items_.count(planner, m, BpbLbPolicy::kClasses);
-    small_.plan_items();
+    small_.read_totals();
     partials_.read_total();
+    items_.read_total();
     split_ = partials_.total() > 0;
     const std::size_t rows = std::size_t(partials_.total()) * BpbLbPolicy::kMaxThreads;
     plan::reserve(partial_, rows);
-    items_.read_total();
+    small_.fill();
     items_.fill(planner);
   }
   void launch(const NearFieldView<T>& v) override {

@@ -134,11 +134,16 @@ class N3Colour final : public GpuNearFieldKernel<T> {
     // A part computing half-list pairs only (BoxScope) lacks its boxes' lower neighbors, so a
     // small box's one-sided near field would be incomplete: there every pair goes through links.
     hybrid_ = v.lower_neighbors;
-    if (hybrid_) small_.plan(v);
-    // Stable: within a colour the links keep their Z-order.
-    links_.build(LinkPlanner<D>{v.box_key, {v.box_first, v.near_offset, v.near_ids},
-                                hybrid_ && small_.any() ? small_.flags() : nullptr},
-                 v.computed_boxes, kMaxColours);
+    // Both lists' counts, then their totals, then the fills (plan/work_list.cuh); the links read
+    // the small boxes' flags on the device (all zero when no box is small: the same links as no
+    // flags). Stable: within a colour the links keep their Z-order.
+    if (hybrid_) small_.plan_counts(v);
+    const LinkPlanner<D> planner{v.box_key, {v.box_first, v.near_offset, v.near_ids}, hybrid_ ? small_.flags() : nullptr};
+    links_.count(planner, v.computed_boxes, kMaxColours);
+    if (hybrid_) small_.read_totals();
+    links_.read_total();
+    if (hybrid_) small_.fill();
+    links_.fill(planner);
     if (counters_.size() == 0) counters_ = gpu::DeviceBuffer<std::uint32_t>(kMaxColours);
   }
   // The small boxes first (small_boxes.cuh: each of their particles summed by one thread, in a

@@ -82,8 +82,9 @@ class ItemKernel final : public GpuNearFieldKernel<T> {
     if (hybrid_) small_.plan_counts(v);
     items_.count(v.box_first, v.computed_boxes, v.near_offset, v.near_ids, 32u * targets_per_lane(v.max_box_count, RMax),
                  /*classify=*/true, hybrid_ ? small_.flags() : nullptr);
-    if (hybrid_) small_.plan_items();
+    if (hybrid_) small_.read_totals();
     items_.read_total();
+    if (hybrid_) small_.fill();
     items_.fill();
     if (counter_.size() == 0) counter_ = gpu::DeviceBuffer<std::uint32_t>(PairItemList::kClasses);
   }

@@ -149,13 +149,6 @@ struct BoxGraph {
 
 }  // namespace
 
-void PairItemList::build(const std::uint32_t* box_first, std::uint32_t m, const std::uint32_t* half_offset,
-                         const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small) {
-  count(box_first, m, half_offset, half_ids, chunk, classify, small);
-  read_total();
-  fill();
-}
-
 void PairItemList::count(const std::uint32_t* box_first, std::uint32_t m, const std::uint32_t* half_offset,
                          const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small) {
   box_first_ = box_first, half_offset_ = half_offset, half_ids_ = half_ids, chunk_ = chunk, small_ = small;

@@ -22,7 +22,8 @@ struct PairItem {
   std::uint32_t a_begin, a_end, b_begin, b_end, one_sided;
 };
 
-//! Items of one tree, rebuilt by `build` (allocates only when a tree needs more than before).
+//! Items of one tree, rebuilt by count, read_total and fill (allocates only when a tree needs more
+//! than before).
 class PairItemList {
  public:
   //! Size classes: class c holds the items with at most 8 * 2^c targets (8, 16, ..., 512).
@@ -34,9 +35,7 @@ class PairItemList {
   //! class first (stable). With `small` (a flag per box, SmallBoxes), pairs of two small boxes get
   //! no item, a small box's own pairs none, and a big box against a small one gets a one-sided
   //! item (the big box's targets).
-  void build(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
-             const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
-  //! build in steps (plan/work_list.cuh): the counts queued, the total read, the items filled.
+  //! Built in steps (plan/work_list.cuh): the counts queued, the total read, the items filled.
   void count(const std::uint32_t* box_first, std::uint32_t boxes, const std::uint32_t* half_offset,
              const std::uint32_t* half_ids, std::uint32_t chunk, bool classify, const std::uint8_t* small = nullptr);
   void read_total() { list_.read_total(); }

@@ -294,11 +294,12 @@ class SmallBoxes {
   template <class T>
   void plan(const NearFieldView<T>& v) {
     plan_counts(v);
-    plan_items();
+    read_totals();
+    fill();
   }
-  //! plan in two steps: the kinds and the lists' counts, queued (flags() and view() are valid on
-  //! the device after it); then plan_items reads the totals and fills the lists. A kernel's own
-  //! counts can be queued between the two (plan/work_list.cuh: fewer waits).
+  //! plan in three steps: the kinds and the lists' counts, queued (flags() and view() are valid on
+  //! the device after it); read_totals; fill. A kernel queues its own counts after plan_counts and
+  //! reads its totals beside read_totals, before any fill (plan/work_list.cuh: one wait for all).
   template <class T>
   void plan_counts(const NearFieldView<T>& v) {
     rule_ = {{v.box_first, v.near_full_offset, v.near_full_ids}, small_box_limits(max_count_, max_sources_), remainder_sources_};
@@ -313,9 +314,11 @@ class SmallBoxes {
     threads_.count(small_boxes_detail::ThreadPlanner{rule_}, v.computed_boxes);
     warps_.count(small_boxes_detail::WarpPlanner{kinds_.data()}, v.computed_boxes);
   }
-  void plan_items() {
+  void read_totals() {
     threads_.read_total();
     warps_.read_total();
+  }
+  void fill() {
     threads_.fill(small_boxes_detail::ThreadPlanner{rule_});
     warps_.fill(small_boxes_detail::WarpPlanner{kinds_.data()});
   }

@@ -1,4 +1,4 @@
-// Kicks and drifts of the leapfrog on the GPU: one thread per particle, float64.
+// Kicks and drifts of the leapfrog on the GPU: grid-stride loops over the particles, float64.
 #include "core/body.h"
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"

@@ -1,6 +1,7 @@
 #pragma once
-//! The neighbors of one box, in ascending Z-order: the same routines fill the CPU and GPU lists,
-//! dense (over all boxes, the paper's layout) and compact (over the non-empty boxes only).
+//! The neighbors of one box, in ascending Z-order: these routines fill the CPU lists, dense (over
+//! all boxes, the paper's layout) and compact (over the non-empty boxes only); the GPU lists
+//! (tree_gpu_lists.cuh) take a lane per neighbor and share lower_bound_near.
 
 #include <cstdint>
 

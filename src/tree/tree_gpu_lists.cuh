@@ -26,8 +26,9 @@ struct ListsPolicy {
 // thread per box had to build and insertion-sort 26 keys in local memory (docs/design.md §12,
 // "The step on the GPU").
 
-//! Compact layout without a map (more than kMapBoxes boxes): a neighbor's compact id is found by
-//! a search among the non-empty keys, galloping out from its box's own id.
+//! Compact layout without a map (more than kMapBoxes boxes, or more than kMapBoxesPerParticle a
+//! particle): a neighbor's compact id is found by a search among the non-empty keys, galloping
+//! out from its box's own id.
 template <int D>
 struct SearchNeighbors {
   static constexpr int dim = D;

@@ -1,8 +1,9 @@
 #pragma once
 // The plan machinery of the kernels that cut the near field into work (nearfield/*.cu): work items
 // derived from the boxes of a tree, built on the GPU in one pattern:
-//   per-box counts -> exclusive scan (each box's first item) -> item-major fill -> optionally a
-//   stable sort by class, with the class offsets brought to the host.
+//   per-box counts -> exclusive scan (each box's first item) -> the host reads the total ->
+//   item-major fill -> optionally a stable sort by class, with the class offsets brought to the
+//   host.
 // A planner (a small struct of __device__ functions, passed by value) says how many items each box
 // has (count(k)), and what item `local` of the `count` items of box k is and its class
 // (item(k, local, count, klass)). The fill is parallel over items
@@ -82,12 +83,6 @@ void reserve(gpu::DeviceBuffer<U>& b, std::size_t n) {
 //! read that waits cost a simulation step 20 to 30 us of an idle GPU).
 class BoxOffsets {
  public:
-  //! Scans p.count(k) for k < boxes (one synchronous read of the total).
-  template <class Planner>
-  void build(const Planner& p, std::uint32_t boxes) {
-    count(p, boxes);
-    read_total();
-  }
   //! The counts and their scan, queued on the device: offsets() is valid on the device at once,
   //! total() after read_total().
   template <class Planner>
@@ -128,17 +123,11 @@ class BoxOffsets {
 template <class Item>
 class WorkList : public BoxOffsets {
  public:
-  //! Builds the items of boxes [0, boxes) from planner p: p.count(k) items of box k, item `local`
-  //! of them p.item(k, local, count, klass), which with classes > 1 sets klass in [0, classes): the
-  //! items then come out sorted by class, stably (within a class in box order), with
-  //! class_begin(c) on the host.
-  template <class Planner>
-  void build(const Planner& p, std::uint32_t boxes, int classes = 1) {
-    count(p, boxes, classes);
-    read_total();
-    fill(p);
-  }
-  //! build in steps: count (queued), read_total, then fill with the same planner.
+  //! The items of boxes [0, boxes) from planner p, in three steps: count (queued on the device),
+  //! read_total (the host waits), fill with the same planner. Box k has p.count(k) items, item
+  //! `local` of them p.item(k, local, count, klass), which with classes > 1 sets klass in
+  //! [0, classes): the items then come out sorted by class, stably (within a class in box order),
+  //! with class_begin(c) on the host.
   template <class Planner>
   void count(const Planner& p, std::uint32_t boxes, int classes = 1) {
     if (classes < 1 || classes > kMaxClasses) throw std::logic_error("WorkList: 1..64 classes");
