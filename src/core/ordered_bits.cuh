@@ -33,16 +33,6 @@ struct BoundsAccumulator {
     lo[a] = min(lo[a], o);
     hi[a] = max(hi[a], o);
   }
-  //! Folds the warp's bounds into *b with one pair of atomics per warp and axis. Every lane of
-  //! the warp calls it.
-  __device__ void add_warp_to(PositionBounds* b) {
-    warp_reduce();
-    if ((threadIdx.x & 31) == 0)
-      for (int a = 0; a < D; ++a) {
-        atomicMin(&b->lo[a], lo[a]);
-        atomicMax(&b->hi[a], hi[a]);
-      }
-  }
   //! Folds the block's bounds into *b with one pair of atomics per block and axis (atomics on one
   //! address serialise: a pair per warp cost a 1M-particle drift 0.09 ms). Every thread of the
   //! block calls it; blockDim.x is a multiple of 32, at most 1024.
@@ -53,13 +43,17 @@ struct BoundsAccumulator {
     if ((threadIdx.x & 31) == 0)
       for (int a = 0; a < D; ++a) warp_lo[warp][a] = lo[a], warp_hi[warp][a] = hi[a];
     __syncthreads();
-    if (threadIdx.x < 32) {
-      for (int a = 0; a < D; ++a) {
-        lo[a] = threadIdx.x < warps ? warp_lo[threadIdx.x][a] : ~0ull;
-        hi[a] = threadIdx.x < warps ? warp_hi[threadIdx.x][a] : 0ull;
-      }
-      add_warp_to(b);
+    if (threadIdx.x >= 32) return;
+    for (int a = 0; a < D; ++a) {
+      lo[a] = threadIdx.x < warps ? warp_lo[threadIdx.x][a] : ~0ull;
+      hi[a] = threadIdx.x < warps ? warp_hi[threadIdx.x][a] : 0ull;
     }
+    warp_reduce();
+    if (threadIdx.x == 0)
+      for (int a = 0; a < D; ++a) {
+        atomicMin(&b->lo[a], lo[a]);
+        atomicMax(&b->hi[a], hi[a]);
+      }
   }
 
  private:

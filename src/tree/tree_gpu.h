@@ -74,7 +74,8 @@ class GpuTreeBuilder {
   GpuTreeBuilder& operator=(const GpuTreeBuilder&) = delete;
 
   //! Builds the tree of `p` (same dim and N as constructed). `domain` null: the default domain,
-  //! from p.bounds when p.bounds_valid (the drift reduced them), else reduced on the GPU. Fills `times` when given (this adds event records, not syncs).
+  //! from p.bounds when p.bounds_valid (the drift reduced them), else reduced on the GPU. Fills
+  //! `times` when given (this adds event records, not syncs).
   void build(const DeviceParticles& p, const Domain* domain, GpuBuildTimes* times = nullptr);
   const DeviceTree& tree() const { return tree_; }
 

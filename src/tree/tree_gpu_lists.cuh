@@ -100,8 +100,7 @@ __device__ K step_key(K key, int a, int dir, int level, bool& outside) {
 //! is set when it lies past the domain's edge.
 template <int D, class K>
 __device__ K neighbor_key(K key, unsigned j, int level, bool& outside) {
-  constexpr unsigned neighbors = D == 2 ? 8u : 26u;
-  const unsigned o = j < neighbors / 2 ? j : j + 1;  // skip the centre, offset (0, 0, 0)
+  const unsigned o = j < max_neighbors(D) / 2 ? j : j + 1;  // skip the centre, offset (0, 0, 0)
   const int off[3] = {int(o % 3) - 1, int(o / 3 % 3) - 1, int(o / 9) - 1};
   for (int a = 0; a < D; ++a)
     if (off[a] != 0) key = step_key<D>(key, a, off[a], level, outside);
@@ -112,8 +111,7 @@ __device__ K neighbor_key(K key, unsigned j, int level, bool& outside) {
 //! count, the neighbor lies outside the domain or (compact layout) is empty.
 template <int D, class Source>
 __device__ std::uint32_t group_neighbor(const Source& source, std::uint32_t b, unsigned j) {
-  constexpr unsigned neighbors = D == 2 ? 8u : 26u;
-  if (j >= neighbors) return kNoBox;
+  if (j >= unsigned(max_neighbors(D))) return kNoBox;
   const std::uint64_t key = source.key(b);
   bool outside = false;
   const std::uint64_t nk = D * source.level <= 32
