@@ -15,6 +15,14 @@ for p in python3 /usr/bin/python3; do
 done
 [ -n "$python" ] || { echo "no python3 with matplotlib (Debian package python3-matplotlib)"; exit 1; }
 fail() { echo "FAIL: $*"; exit 1; }
+# A command whose output the test does not read: kept in a log, printed with the command if it fails.
+quiet() {
+  local rc=0
+  "$@" > "$tmp/quiet.log" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$tmp/quiet.log"; fail "exit $rc: $*"; }
+}
+# Any other command that fails names its line.
+trap 'echo "FAIL: line $LINENO exits non-zero: $BASH_COMMAND"' ERR
 
 # 1. The committed results.
 mkdir -p "$tmp/paper"
@@ -47,9 +55,8 @@ warmup = 0
 [reduced]
 level = 2
 INI
-"$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" > /dev/null 2>&1
-"$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" --remeasure --ppb 3 --reps 1 \
-  > /dev/null 2>&1
+quiet "$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results"
+quiet "$nearfield" experiment "$tmp/table3.ini" --reduced --results-dir "$tmp/results" --remeasure --ppb 3 --reps 1
 # A CPU-only newton3 table (the kernels of a reduced run, no bpb): its times must show.
 cat > "$tmp/newton3.ini" <<'INI'
 description = tiny newton3
@@ -63,10 +70,10 @@ precision = double
 reps = 2
 warmup = 0
 INI
-"$nearfield" experiment "$tmp/newton3.ini" --results-dir "$tmp/results" > /dev/null 2>&1
+quiet "$nearfield" experiment "$tmp/newton3.ini" --results-dir "$tmp/results"
 mkdir -p "$tmp/small"
 cp -r "$src/paper/reference" "$tmp/small/"
-"$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield" > /dev/null
+quiet "$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield"
 small="$tmp/small/README.md"
 sed -n 3p "$small" | grep -q '^- \*\*Not tested' || fail "the verdict claims more than a CPU-only run tested"
 grep -q "scale reduced" "$small" || fail "the table does not say it is reduced scale"
@@ -82,16 +89,16 @@ grep -qE '^\| 2D \| 2 \| 2 \| double \| [0-9.]+ \[[0-9.]+-[0-9.]+\] \| [0-9.]+ \
 # 3. Simulation results (CPU runs made here): without them the section says what is missing; with
 #    them it shows the energy drift, the cost table and a strip of frames.
 grep -q "^\*\*Not measured yet:\*\* results/energy-check/" "$small" || fail "the simulation section does not say what is missing"
-"$nearfield" generate --dist galaxies --n 600 --seed 1 --output "$tmp/g.bin" > /dev/null
+quiet "$nearfield" generate --dist galaxies --n 600 --seed 1 --output "$tmp/g.bin"
 sim="$tmp/results/collision"
-"$nearfield" simulate --input "$tmp/g.bin" --kernel cpu-allpairs --softening 0.05 --dt 0.05 --steps 20 \
+quiet "$nearfield" simulate --input "$tmp/g.bin" --kernel cpu-allpairs --softening 0.05 --dt 0.05 --steps 20 \
   --snapshot-every 5 --render-every 5 --render-size 32 --output-dir "$tmp/run" --format bin \
-  --timing "$tmp/timing.csv" > /dev/null 2>&1
+  --timing "$tmp/timing.csv"
 mkdir -p "$sim/cpu/cpu-allpairs" "$tmp/results/simulate"
 cp "$tmp/run"/energy.csv "$tmp/run"/run.ini "$tmp/run"/frame_*.png "$sim/cpu/cpu-allpairs/"
 cp "$tmp/timing.csv" "$sim/cpu.csv"
 cp "$tmp/timing.csv" "$tmp/results/simulate/cpu.csv"
-"$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield" > /dev/null
+quiet "$python" "$src/paper/make_report.py" --results "$tmp/results" --paper "$tmp/small" --nearfield "$nearfield"
 grep -q "^\*\*Cost of a step\*\*" "$small" || fail "no cost table from results/simulate"
 grep -q "Energy drift of the CPU float all-pairs run (cpu-allpairs, 600 particles, 20 steps" "$small" \
   || fail "no energy drift of the collision run"
