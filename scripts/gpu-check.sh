@@ -58,7 +58,7 @@ cases+=("tree builder 2D|tree --input $work/c2.csv --level 5 --builder gpu")
 cases+=("tree builder 3D|tree --input $work/p3.csv --level 3 --builder gpu")
 cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --builder gpu")
 cases+=("tree builder 3D level 21|tree --input $work/p3.csv --level 21 --builder gpu")
-# The adaptive FMM: its planned near-field items (a warp each, shared memory per warp) and passes.
+# The adaptive FMM on a deep tree: its flags, kept levels, near field and passes.
 cases+=("fmm-adaptive 3D Plummer|validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 4")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")
