@@ -15,7 +15,8 @@ std::string auto_kernel() { return gpu::available() ? "fmm" : "cpu-fmm"; }
 
 ForceOptions force_options(double softening, const std::string& kernel, const py::object& level,
                            const std::string& precision, const py::object& order, const py::object& near,
-                           const py::object& accuracy, const std::string& mask, const py::object& domain, int gpus) {
+                           const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
+                           const py::object& domain, int gpus) {
   ForceOptions o;
   o.softening = softening;
   o.kernel = kernel;
@@ -24,6 +25,7 @@ ForceOptions force_options(double softening, const std::string& kernel, const py
   o.order = order;
   o.near = near;
   o.accuracy = accuracy;
+  o.leaf_size = leaf_size;
   o.mask = mask;
   o.domain = domain;
   o.gpus = gpus;
@@ -45,6 +47,10 @@ Resolved resolve(const ForceOptions& o, const Particles& p, const std::optional<
   s.order = int_or(o.order, 0, "order");
   s.accuracy = float_or(o.accuracy, 0.0, "accuracy");
   s.near = string_or_empty(o.near, "near");
+  const int leaf = int_or(o.leaf_size, 0, "leaf_size");
+  if (!o.leaf_size.is_none() && leaf < 1)
+    throw py::value_error("leaf_size: must be at least 1, not " + std::to_string(leaf));
+  s.leaf_size = static_cast<std::uint32_t>(leaf);
   const bool needs_level = k.uses_tree() || s.mask == Mask::near;
   int level = 0;
   if (fixed) {  // a Tree's level and domain
@@ -137,16 +143,16 @@ void bind_forces(py::module_& mod) {
       "forces",
       [](const py::object& pos, const py::object& m, double softening, const std::string& kernel,
          const py::object& level, const std::string& precision, const py::object& order, const py::object& near,
-         const py::object& accuracy, const std::string& mask, const py::object& domain, int gpus,
-         const py::object& tree, bool return_info) {
+         const py::object& accuracy, const py::object& leaf_size, const std::string& mask, const py::object& domain,
+         int gpus, const py::object& tree, bool return_info) {
         const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, mask, domain, gpus);
+            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask, domain, gpus);
         if (!tree.is_none()) return forces_of(pos, m, o, tree, return_info);
         return evaluate(o, particles_from_arrays(pos, m), return_info);
       },
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "level"_a = "auto", "precision"_a = "float",
-      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "mask"_a = "all",
-      "domain"_a = py::none(), "gpus"_a = 1, "tree"_a = py::none(), "return_info"_a = false,
+      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),
+      "mask"_a = "all", "domain"_a = py::none(), "gpus"_a = 1, "tree"_a = py::none(), "return_info"_a = false,
       R"(Accelerations of particles at pos (N, 2|3) with masses m (N,), float64 (N, d), input order.
 
 The same evaluation as `nearfield forces --kernel K ...` (equal bit for bit on the same input).
@@ -154,7 +160,8 @@ kernel: a registry name (nearfield.kernels()); "auto" is the full softened force
 CUDA GPU, else "cpu-fmm". level: an int or "auto" (the command's rule); all-pairs kernels with
 mask="all" use none. precision: "float" or "double" arithmetic; the result is float64 either way
 (a float kernel's values are float32 numbers, widened exactly). order, near, accuracy: full
-methods (cpu-fmm, fmm). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
+methods (cpu-fmm, fmm). leaf_size: the adaptive ones (cpu-fmm-adaptive, fmm-adaptive; a box is split
+while it holds more than this many particles; None: 64). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
 near-field kernels over several GPUs. tree: a nearfield.Tree of these positions (its level and
 domain; its prepared methods are kept). return_info: also return a dict (kernel, level, order,
 near_kernel, what the forces are, the --level auto note, stage times in ms).)");
@@ -163,17 +170,17 @@ near_kernel, what the forces are, the --level auto note, stage times in ms).)");
       "potential",
       [](const py::object& pos, const py::object& m, double softening, const std::string& kernel,
          const py::object& level, const std::string& precision, const py::object& order, const py::object& near,
-         const py::object& accuracy, const std::string& mask, const py::object& domain) {
+         const py::object& accuracy, const py::object& leaf_size, const std::string& mask, const py::object& domain) {
         const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, mask, domain, 1);
+            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask, domain, 1);
         const Particles p = particles_from_arrays(pos, m);
         const Resolved r = resolve(o, p);
         py::gil_scoped_release free;
         return make_method(*r.kernel, r.setup, p)->potential(p);
       },
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "level"_a = "auto", "precision"_a = "float",
-      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "mask"_a = "all",
-      "domain"_a = py::none(),
+      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),
+      "mask"_a = "all", "domain"_a = py::none(),
       R"(Potential energy U = -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the kernel computes.
 
 As energy.csv's potential: every pair for all-pairs kernels and full methods, the near field at
@@ -184,8 +191,8 @@ Takes forces()'s arguments.)");
       "forces_at",
       [](const py::object& targets, const py::object& pos, const py::object& m, double softening,
          const std::string& kernel, const py::object& level, const std::string& precision, const py::object& order,
-         const py::object& near, const py::object& accuracy, const std::string& mask, const py::object& domain,
-         int gpus, bool return_info) {
+         const py::object& near, const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
+         const py::object& domain, int gpus, bool return_info) {
         Particles p = particles_from_arrays(pos, m);
         const Particles t = points_from_array(targets, "targets");
         if (t.dim != p.dim)
@@ -202,7 +209,7 @@ Takes forces()'s arguments.)");
           p.m[n + i] = 0.0;
         }
         const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, mask, domain, gpus);
+            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask, domain, gpus);
         const py::object all = evaluate(o, p, return_info);
         const py::object acc = return_info ? py::object(all.cast<py::tuple>()[0]) : all;
         py::object rows = acc[py::slice(static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(p.size()), 1)];
@@ -212,7 +219,7 @@ Takes forces()'s arguments.)");
       },
       "targets"_a, "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "level"_a = "auto",
       "precision"_a = "float", "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(),
-      "mask"_a = "all", "domain"_a = py::none(), "gpus"_a = 1, "return_info"_a = false,
+      "leaf_size"_a = py::none(), "mask"_a = "all", "domain"_a = py::none(), "gpus"_a = 1, "return_info"_a = false,
       R"(Accelerations at the points targets (M, d) due to the particles pos, m: float64 (M, d).
 
 The targets are evaluated as particles of zero mass appended to the sources: they feel every

@@ -27,6 +27,7 @@ struct ForceOptions {
   py::object level;             //!< "auto" or an int
   std::string precision = "float";
   py::object order, near, accuracy;  //!< full methods; None: the method's defaults
+  py::object leaf_size;              //!< adaptive full methods; None: the default (64)
   std::string mask = "all";
   py::object domain;  //!< None or (x0, y0[, z0], side)
   int gpus = 1;
@@ -69,7 +70,8 @@ py::object result_object(RunResult&& r, const Particles& p, bool return_info);
 //! Reads ForceOptions from a call's keyword arguments.
 ForceOptions force_options(double softening, const std::string& kernel, const py::object& level,
                            const std::string& precision, const py::object& order, const py::object& near,
-                           const py::object& accuracy, const std::string& mask, const py::object& domain, int gpus);
+                           const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
+                           const py::object& domain, int gpus);
 
 //! forces(pos, m, ..., tree=tree): the tree's call, after checking that pos are its positions
 //! (python/tree.cc).

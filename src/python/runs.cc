@@ -116,15 +116,15 @@ void bind_runs(py::module_& mod) {
       "validate",
       [](const py::object& pos, const py::object& m, double softening, const std::string& kernel,
          const py::object& level, const std::string& precision, const py::object& order, const py::object& near,
-         const py::object& accuracy, const py::object& domain, const py::object& sample, std::uint64_t seed,
-         std::size_t reference_limit, int gpus) {
+         const py::object& accuracy, const py::object& leaf_size, const py::object& domain, const py::object& sample,
+         std::uint64_t seed, std::size_t reference_limit, int gpus) {
         const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, "all", domain, gpus);
+            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, "all", domain, gpus);
         return validate(particles_from_arrays(pos, m), o, int_or(sample, 0, "sample"), seed, reference_limit);
       },
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a, "level"_a = "auto", "precision"_a = "float",
-      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "domain"_a = py::none(),
-      "sample"_a = py::none(), "seed"_a = 1, "reference_limit"_a = 20000, "gpus"_a = 1,
+      "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),
+      "domain"_a = py::none(), "sample"_a = py::none(), "seed"_a = 1, "reference_limit"_a = 20000, "gpus"_a = 1,
       R"(One kernel against the float64 ground truth, as one row of `nearfield validate`: a dict.
 
 Near-field and all-pairs kernels (the latter with the near mask) are compared with the float64
@@ -141,8 +141,8 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
          std::int64_t steps, double softening, const std::string& output_dir, const py::object& level,
          const std::string& precision, std::int64_t snapshot_every, const std::string& format, int subsample,
          std::int64_t render_every, int render_size, const std::string& render_plane, const py::object& render_window,
-         bool resume, const py::object& order, const py::object& accuracy, const py::object& near, int gpus,
-         const py::object& timing, bool progress) {
+         bool resume, const py::object& order, const py::object& accuracy, const py::object& near,
+         const py::object& leaf_size, int gpus, const py::object& timing, bool progress) {
         sim::SimulationConfig c;
         c.kernel = kernel == "auto" ? auto_kernel() : kernel;
         c.dt = dt;
@@ -162,6 +162,10 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
         c.order = int_or(order, 0, "order");
         c.accuracy = float_or(accuracy, 0.0, "accuracy");
         c.near = string_or_empty(near, "near");
+        const int leaf = int_or(leaf_size, 0, "leaf_size");
+        if (!leaf_size.is_none() && leaf < 1)
+          throw py::value_error("leaf_size: must be at least 1, not " + std::to_string(leaf));
+        c.leaf_size = static_cast<std::uint32_t>(leaf);
         c.gpus = gpus;
         c.timing_csv = string_or_empty(timing, "timing");
         return simulate(pos, m, vel, c, progress);
@@ -170,7 +174,7 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
       "softening"_a, "output_dir"_a, "level"_a = py::none(), "precision"_a = "float", "snapshot_every"_a = 0,
       "format"_a = "csv", "subsample"_a = 1, "render_every"_a = 0, "render_size"_a = 512, "render_plane"_a = "xy",
       "render_window"_a = py::none(), "resume"_a = false, "order"_a = py::none(), "accuracy"_a = py::none(),
-      "near"_a = py::none(), "gpus"_a = 1, "timing"_a = py::none(), "progress"_a = false,
+      "near"_a = py::none(), "leaf_size"_a = py::none(), "gpus"_a = 1, "timing"_a = py::none(), "progress"_a = false,
       R"(Leapfrog time steps, writing the run folder `nearfield simulate` writes (docs/design.md §12):
 output_dir/snap_NNNNNN.EXT, energy.csv, run.ini, frames. The options are the command's (--level:
 level=K or "auto", required by tree kernels; --resume: resume=True without particles). vel

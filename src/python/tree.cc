@@ -151,15 +151,16 @@ prepared method (per kernel, settings and masses), so a repeated call only evalu
       .def(
           "forces",
           [](PyTree& t, const py::object& m, double softening, const std::string& kernel, const std::string& precision,
-             const py::object& order, const py::object& near, const py::object& accuracy, const std::string& mask,
-             int gpus, bool return_info) {
+             const py::object& order, const py::object& near, const py::object& accuracy,
+             const py::object& leaf_size, const std::string& mask, int gpus, bool return_info) {
             return t.forces(m,
-                            force_options(softening, kernel, py::str("auto"), precision, order, near, accuracy, mask,
-                                          py::none(), gpus),
+                            force_options(softening, kernel, py::str("auto"), precision, order, near, accuracy, leaf_size,
+                                          mask, py::none(), gpus),
                             return_info);
           },
           "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "precision"_a = "float", "order"_a = py::none(),
-          "near"_a = py::none(), "accuracy"_a = py::none(), "mask"_a = "all", "gpus"_a = 1, "return_info"_a = false,
+          "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(), "mask"_a = "all", "gpus"_a = 1,
+          "return_info"_a = false,
           "forces() on the tree's positions at its level and domain");
 }
 

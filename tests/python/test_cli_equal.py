@@ -55,6 +55,23 @@ def test_fmm_options_equal_cli(tmp_path, rng):
     assert np.array_equal(got, want)
 
 
+def test_adaptive_leaf_size_equal_cli(tmp_path):
+    """leaf_size reaches the adaptive tree as --leaf-size does: equal bit for bit, and it is used
+    (another leaf size gives another tree, hence other rounding and truncation)."""
+    p = nearfield.generate("plummer", dim=3, n=3000, seed=5)
+    args = dict(softening=1e-3, kernel="cpu-fmm-adaptive", level=6, order=5, precision="double")
+    got, info = nearfield.forces(p["pos"], p["m"], leaf_size=16, return_info=True, **args)
+    want = cli_forces(tmp_path, p["pos"], p["m"], "--kernel", "cpu-fmm-adaptive", "--level", 6, "--order", 5,
+                      "--precision", "double", "--softening", 1e-3, "--leaf-size", 16)
+    assert np.array_equal(got, want)
+    assert info["order"] == 5
+    default = nearfield.forces(p["pos"], p["m"], **args)
+    assert not np.array_equal(got, default)
+    row, row_default = (nearfield.validate(p["pos"], p["m"], **args, **extra) for extra in (dict(leaf_size=16), {}))
+    assert row["passed"] and row_default["passed"]  # against float64 all pairs (no leaf size there)
+    assert row["rel_l2"] != row_default["rel_l2"]
+
+
 def test_masked_allpairs_and_domain_equal_cli(tmp_path, rng):
     pos = rng.random((257, 2))
     m = np.ones(257)

@@ -60,6 +60,10 @@ def test_other_arguments():
         nearfield.forces(POS, M, kernel="cpu-omp")  # and required
     with pytest.raises(ValueError, match="3D points for 2D particles"):
         nearfield.forces_at(POS, POS[:, :2].copy(), M, softening=0.1)
+    with pytest.raises(ValueError, match="leaf_size: must be at least 1, not 0"):
+        nearfield.forces(POS, M, softening=0.1, kernel="cpu-fmm-adaptive", level=2, leaf_size=0)
+    with pytest.raises(TypeError, match="leaf_size: expected an int"):
+        nearfield.forces(POS, M, softening=0.1, kernel="cpu-fmm-adaptive", level=2, leaf_size=8.0)
     with pytest.raises(nearfield.InputError, match="lies outside the domain"):
         nearfield.forces(POS, M, softening=0.1, kernel="cpu-omp", level=1, domain=(0, 0, 0, 0.5))
 
@@ -74,6 +78,7 @@ def test_other_arguments():
     (dict(kernel="cpu-omp", precision="quad"), ["--kernel", "cpu-omp", "--precision", "quad"]),
     (dict(kernel="cpu-allpairs", mask="some"), ["--kernel", "cpu-allpairs", "--mask", "some"]),
     (dict(kernel="cpu-omp", gpus=2), ["--kernel", "cpu-omp", "--gpus", "2"]),
+    (dict(kernel="cpu-fmm", leaf_size=16), ["--kernel", "cpu-fmm", "--leaf-size", "16"]),
 ])
 def test_messages_are_the_commands(tmp_path, module_args, cli_args):
     src = tmp_path / "in.csv"
