@@ -138,6 +138,21 @@ def test_simulate_writes_cli_run_folder(tmp_path):
     assert (r["first_step"], r["last_step"]) == (6, 9)
 
 
+def test_simulate_adaptive_leaf_size_equal_cli(tmp_path):
+    p = nearfield.generate("plummer", dim=3, n=300, seed=8)
+    src = tmp_path / "in.bin"
+    nearfield.write(str(src), p["pos"], p["m"], p["vel"])
+    nearfield.simulate(p["pos"], p["m"], p["vel"], output_dir=str(tmp_path / "py"), kernel="cpu-fmm-adaptive", dt=0.01,
+                       steps=3, softening=0.01, level=5, order=4, leaf_size=8, snapshot_every=3, format="bin")
+    run_cli("simulate", "--input", src, "--kernel", "cpu-fmm-adaptive", "--dt", 0.01, "--steps", 3, "--softening", 0.01,
+            "--level", 5, "--order", 4, "--leaf-size", 8, "--snapshot-every", 3, "--format", "bin",
+            "--output-dir", tmp_path / "cli")
+    for name in ("snap_000003.bin", "energy.csv"):
+        assert filecmp.cmp(tmp_path / "py" / name, tmp_path / "cli" / name, shallow=False), name
+    for run in ("py", "cli"):  # run.ini differs only in its input line (the module's has no file)
+        assert "leaf_size = 8" in (tmp_path / run / "run.ini").read_text()
+
+
 def test_kernels_are_the_registry():
     listing = run_cli("bench", "--list").stdout
     names = [k["name"] for k in nearfield.kernels()]
