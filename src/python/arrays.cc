@@ -165,6 +165,12 @@ int int_or(const py::object& v, int none, const char* what) {
   return v.cast<int>();
 }
 
+std::uint32_t leaf_size_of(const py::object& v) {
+  const int leaf = int_or(v, 0, "leaf_size");
+  if (!v.is_none() && leaf < 1) throw py::value_error("leaf_size: must be at least 1, not " + std::to_string(leaf));
+  return static_cast<std::uint32_t>(leaf);
+}
+
 double float_or(const py::object& v, double none, const char* what) {
   if (v.is_none()) return none;
   if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)))

@@ -47,10 +47,7 @@ Resolved resolve(const ForceOptions& o, const Particles& p, const std::optional<
   s.order = int_or(o.order, 0, "order");
   s.accuracy = float_or(o.accuracy, 0.0, "accuracy");
   s.near = string_or_empty(o.near, "near");
-  const int leaf = int_or(o.leaf_size, 0, "leaf_size");
-  if (!o.leaf_size.is_none() && leaf < 1)
-    throw py::value_error("leaf_size: must be at least 1, not " + std::to_string(leaf));
-  s.leaf_size = static_cast<std::uint32_t>(leaf);
+  s.leaf_size = leaf_size_of(o.leaf_size);
   const bool needs_level = k.uses_tree() || s.mask == Mask::near;
   int level = 0;
   if (fixed) {  // a Tree's level and domain

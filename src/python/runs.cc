@@ -162,10 +162,7 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
         c.order = int_or(order, 0, "order");
         c.accuracy = float_or(accuracy, 0.0, "accuracy");
         c.near = string_or_empty(near, "near");
-        const int leaf = int_or(leaf_size, 0, "leaf_size");
-        if (!leaf_size.is_none() && leaf < 1)
-          throw py::value_error("leaf_size: must be at least 1, not " + std::to_string(leaf));
-        c.leaf_size = static_cast<std::uint32_t>(leaf);
+        c.leaf_size = leaf_size_of(leaf_size);
         c.gpus = gpus;
         c.timing_csv = string_or_empty(timing, "timing");
         return simulate(pos, m, vel, c, progress);
