@@ -10,12 +10,12 @@
 #   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
 #             level 6 and Plummer 2^24 at level 7, order 8 -> RESULTS/fmm-near/<device>.csv
 #   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
-#   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 64, 96, 128, 192; orders 6, 8) and 3D uniform
-#             2^24 (leaf size 128; orders 5, 8) -> RESULTS/fmm-adaptive/<device>.csv; its error on a
-#             sample of 1000 targets (Plummer, leaf sizes 64 and 192, orders 6, 8, 10)
-#             -> RESULTS/fmm-adaptive-accuracy/<device>.csv
+#   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 64, 128, 192, 256; orders 6, 8, 10) and 3D
+#             uniform 2^24 (leaf size 128; orders 5, 8) -> RESULTS/fmm-adaptive/<device>.csv
+#   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 64 and 192,
+#             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
-# every section in the order above)
+# the sections stages to accuracy, in that order)
 set -euo pipefail
 BIN="${1:-build/bin}"
 RESULTS="${2:-results}"
@@ -63,12 +63,14 @@ for s in $sections; do
     adaptive)
       out="$RESULTS/fmm-adaptive/$device.csv"
       fresh "$out"
-      for size in 64 96 128 192; do
+      for size in 64 128 192 256; do
         "$NF" bench --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
-          --order 6,8 --reps 5 --output "$out"
+          --order 6,8,10 --reps 5 --output "$out"
       done
       "$NF" bench --kernel fmm-adaptive --dist uniform --dim 3 --n 16777216 --level auto --leaf-size 128 --order 5,8 \
         --reps 5 --output "$out"
+      ;;
+    adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"
       fresh "$out"
       for size in 64 192; do
@@ -76,7 +78,7 @@ for s in $sections; do
           --order 6,8,10 --sample 1000 --output "$out" || true  # a row above its tolerance is still a row
       done
       ;;
-    *) echo "unknown section $s (stages levels scaling near accuracy adaptive)"; exit 2 ;;
+    *) echo "unknown section $s (stages levels scaling near accuracy adaptive adaptive-accuracy)"; exit 2 ;;
   esac
 done
 echo "=== $(date +%T) done"

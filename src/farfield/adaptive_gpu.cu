@@ -1,5 +1,5 @@
 // The adaptive tree on the GPU (farfield/adaptive_gpu.h): the flags, the kept levels, and the
-// leaves' L2P and near field.
+// leaves' L2P (their near field: adaptive_near_gpu.cu).
 #include <cub/device/device_scan.cuh>
 
 #include "core/cuda_check.cuh"
@@ -126,50 +126,6 @@ __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint3
   add_into(&acc[i], add);
 }
 
-// One block per leaf of level l: its particles (kNearThreads at a time) against the particles of
-// the kept boxes adjacent to it and its own, staged through shared memory in tiles.
-template <int D, class T, unsigned kNearThreads>
-__global__ void __launch_bounds__(kNearThreads) near_kernel(DeviceLevel lv, int l, const Body<T>* __restrict__ sorted,
-                                                            SoftenedGravity<D, T> g, Acc4<T>* __restrict__ acc) {
-  constexpr int kCells = D == 2 ? 9 : 27;
-  __shared__ Body<T> tile[kNearThreads];
-  __shared__ std::uint32_t from[kCells], to[kCells];
-  const std::uint32_t b = blockIdx.x;
-  if (!leaf(lv.flags[b])) return;
-  if (threadIdx.x < kCells) {  // cell k: offset (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)
-    std::uint32_t c[D];
-    morton_coords<D>(lv.key[b], c);
-    const std::int64_t side = std::int64_t(1) << l;
-    bool inside = true;
-    for (int a = 0, r = int(threadIdx.x); a < D; ++a, r /= 3) {
-      const std::int64_t v = std::int64_t(c[a]) + r % 3 - 1;
-      inside = inside && v >= 0 && v < side;
-      c[a] = std::uint32_t(v);
-    }
-    const std::uint32_t q = inside ? find(lv.key, lv.boxes, morton_key<D>(c)) : lv.boxes;
-    from[threadIdx.x] = q < lv.boxes ? lv.first[q] : 0;
-    to[threadIdx.x] = q < lv.boxes ? lv.last[q] : 0;
-  }
-  __syncthreads();
-  for (std::uint32_t t0 = lv.first[b]; t0 < lv.last[b]; t0 += kNearThreads) {
-    const std::uint32_t i = t0 + threadIdx.x;
-    const bool active = i < lv.last[b];
-    const Body<T> me = active ? sorted[i] : Body<T>{};
-    Acc4<T> a{};
-    for (int k = 0; k < kCells; ++k) {
-      for (std::uint32_t s0 = from[k]; s0 < to[k]; s0 += kNearThreads) {
-        const std::uint32_t count = min(kNearThreads, to[k] - s0);
-        __syncthreads();
-        if (threadIdx.x < count) tile[threadIdx.x] = sorted[s0 + threadIdx.x];
-        __syncthreads();
-        if (active)
-          for (std::uint32_t j = 0; j < count; ++j) g(me, tile[j], a);
-      }
-    }
-    if (active) add_into(&acc[i], a);
-  }
-}
-
 }  // namespace
 
 void DeviceAdaptive::build(const DeviceLevels& full, std::uint32_t leaf_size, std::uint32_t n) {
@@ -240,24 +196,9 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
   NF_CUDA(cudaGetLastError());
 }
 
-template <int D, class T>
-void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, std::uint32_t leaf_size, Acc4<T>* acc) {
-  const SoftenedGravity<D, T> g{eps2};
-  for (std::size_t l = 0; l < a.levels.level.size(); ++l) {
-    const DeviceLevel& lv = a.levels.level[l];
-    if (lv.boxes == 0) continue;
-    if (leaf_size > 64)  // a block's threads: about one target each (a leaf holds at most S, but at K)
-      near_kernel<D, T, 128><<<lv.boxes, 128>>>(lv, int(l), sorted, g, acc);
-    else
-      near_kernel<D, T, 64><<<lv.boxes, 64>>>(lv, int(l), sorted, g, acc);
-    NF_CUDA(cudaGetLastError());
-  }
-}
-
 #define NF_ADAPTIVE(D, T)                                                                                        \
   template void l2p_leaves<D, T>(const Body<T>*, std::uint32_t, const DeviceAdaptive&, const AdaptiveGeometry&, int, \
-                                 const T*, Acc4<T>*);                                                            \
-  template void near_leaves<D, T>(const Body<T>*, const DeviceAdaptive&, T, std::uint32_t, Acc4<T>*);
+                                 const T*, Acc4<T>*);
 NF_ADAPTIVE(2, float)
 NF_ADAPTIVE(2, double)
 NF_ADAPTIVE(3, float)

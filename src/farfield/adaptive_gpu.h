@@ -19,6 +19,12 @@
 
 namespace nf::farfield {
 
+//! One work item of the near field (adaptive_near_gpu.cu): item `local` of kept box `box`, which
+//! counts the boxes of all levels from level 0 on.
+struct NearItem {
+  std::uint32_t box, local;
+};
+
 class DeviceAdaptive {
  public:
   //! The kept boxes of each level 0..K (dim, leaf and domain those of the full levels).
@@ -28,6 +34,14 @@ class DeviceAdaptive {
   //! Per sorted particle: the compact id of its leaf among its level's kept boxes, and that level.
   const std::uint32_t* leaf_box() const { return leaf_box_.data(); }
   const std::uint8_t* leaf_level() const { return leaf_level_.data(); }
+  //! Plans the near field of the tree built last: each leaf's source count and work items (a
+  //! chunk of at most 128 targets against a segment of at most 4096 sources), bucketed by the
+  //! targets a lane holds (1..4). Throws UsageError past 2^32 items.
+  void plan_near();
+  const NearItem* near_items() const { return near_items_.data(); }
+  const std::uint32_t* near_sources() const { return near_sources_.data(); }
+  //! Bucket r (r = 0..3: r + 1 targets a lane) is near_items()[near_buckets()[r], near_buckets()[r + 1]).
+  const std::uint64_t* near_buckets() const { return near_bucket_; }
 
  private:
   struct Storage {
@@ -38,6 +52,10 @@ class DeviceAdaptive {
   std::vector<Storage> store_;
   gpu::DeviceBuffer<std::uint32_t> leaf_box_;
   gpu::DeviceBuffer<std::uint8_t> leaf_level_;
+  gpu::DeviceBuffer<std::uint32_t> near_sources_;       // per kept box of every level
+  gpu::DeviceBuffer<std::uint64_t> near_at_, near_bounds_;  // the items' counts, scanned; the buckets
+  gpu::DeviceBuffer<NearItem> near_items_;
+  std::uint64_t near_bucket_[5] = {};
   gpu::Workspace temp_;
 };
 
@@ -61,8 +79,8 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
 
 //! acc[i] += the near field of sorted particle i: every particle of the kept boxes adjacent to its
 //! leaf at the leaf's level, and of the leaf itself (softened gravity, physics/interaction.h).
-//! A block per leaf: 64 threads for leaf sizes up to 64, else 128.
+//! Runs the items a.plan_near() planned, a warp each, one launch per bucket over all levels.
 template <int D, class T>
-void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, std::uint32_t leaf_size, Acc4<T>* acc);
+void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>* acc);
 
 }  // namespace nf::farfield

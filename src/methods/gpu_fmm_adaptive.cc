@@ -110,7 +110,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
     const DeviceLevels& a = adaptive_.levels;
     near_timer_.start();
-    farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, leaf_size(setup_), acc);
+    farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, acc);
     near_timer_.stop();
     if (!far_ran_) return;
     const int p = setup_.order, K = a.leaf;
@@ -154,6 +154,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     half_ = 0;
     if (t.n > 0) {
       adaptive_.build(levels_, leaf_size(setup_), t.n);
+      adaptive_.plan_near();
       lists_.build(adaptive_.levels);
       for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(adaptive_.levels.level[l].boxes) * terms_;
       half_ = start_[K + 1];
