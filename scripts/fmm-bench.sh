@@ -12,7 +12,7 @@
 #   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
 #   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 64, 128, 192, 256; orders 6, 8, 10) and 3D
 #             uniform 2^24 (leaf size 128; orders 5, 8) -> RESULTS/fmm-adaptive/<device>.csv
-#   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 64 and 192,
+#   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 64 to 256,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
 # the sections stages to accuracy, in that order)
@@ -73,7 +73,7 @@ for s in $sections; do
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"
       fresh "$out"
-      for size in 64 192; do
+      for size in 64 128 192 256; do
         "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
           --order 6,8,10 --sample 1000 --output "$out" || true  # a row above its tolerance is still a row
       done

@@ -17,7 +17,8 @@ if [ -d "$BIN/lib" ]; then export LD_LIBRARY_PATH="$BIN/lib:${LD_LIBRARY_PATH:-}
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
 [ -n "$NCU" ] || { echo "ncu not found" >&2; exit 2; }
 logs="$(mktemp -d)"
-kernels='regex:ppt_kernel|bpb_kernel|bpb_lb_kernel|small_box_kernel|gather_kernel|item_kernel|colour'
+# NCU_KERNELS overrides which kernels are profiled (an ncu --kernel-name value).
+kernels="${NCU_KERNELS:-regex:ppt_kernel|bpb_kernel|bpb_lb_kernel|small_box_kernel|gather_kernel|item_kernel|colour}"
 sections=(--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
   --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis)
 : > "$OUT/ncu-summary.txt"

@@ -106,7 +106,7 @@ static std::list<KernelInfo> builtin_kernels() {
        gpu_fmm()},
       {"fmm-adaptive", kGpu | kFarField | kAdaptive,
        "fmm's expansions and M2L on an adaptive tree: boxes split while they hold more than --leaf-size particles, "
-       "each leaf's near field summed directly at its own level (a block per leaf)",
+       "each leaf's near field summed directly at its own level (a warp per chunk of targets and segment of sources)",
        gpu_fmm_adaptive()},
   };
 }
