@@ -21,8 +21,6 @@ namespace {
 
 constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no source at an offset
 constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
-constexpr std::size_t kTwoBlocks = 112 * 1024;        // shared bytes that leave room for two blocks per SM
-constexpr int kTwoTargetsTerms = 100;                 // largest expansion given two targets a lane
 
 // Candidate offsets of one child position: 6 per axis.
 template <int D>
@@ -256,7 +254,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     for (int v = 0; v < U; ++v) {
       const int n1 = (unit[v] >> 20) & 0xfff;
       const T* quad = Ts + first[v];
-      for (int n = (unit[v] >> 8) & 0xfff; n < n1; ++n) {
+      auto step = [&](int n) {
         T t[4], m[TL];
         load4(quad + 4 * n, t);
         load_targets<T, TL>(Ms + n * S + lane * TL, m);
@@ -264,6 +262,13 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
         for (int j = 0; j < 4; ++j)
 #pragma unroll
           for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j], m[i2], acc[v][j][i2]);
+      };
+      const int n0 = (unit[v] >> 8) & 0xfff;
+      if constexpr (sizeof(T) == 4) {  // unrolled: the loop's own instructions were a third of the issued ones
+#pragma unroll 4
+        for (int n = n0; n < n1; ++n) step(n);
+      } else {  // double: unrolling spills
+        for (int n = n0; n < n1; ++n) step(n);
       }
     }
     __syncthreads();  // stage st is free again
@@ -317,16 +322,19 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     const int count = int(columns.size());
     std::vector<int> plan;
     const int optin = gpu::shared_memory_optin();
-    // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: the first that fits).
+    // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: see below).
     const char* forced = std::getenv("NEARFIELD_M2L");
     const std::string force = forced ? forced : "";
+    struct Shape {
+      int tl, warps, stages, blocks = 0;
+      std::size_t bytes;
+      std::vector<int> plan;
+    };
+    std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
       const int U = tl == 2 ? kUnits<2> : kUnits<1>;
       const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, table_size_);
-      // Two targets a lane pay off for small expansions only: on the H100 (3D uniform, 2^24,
-      // level 6) p = 4 and 6 ran 13% and 7% faster with two, p = 8 38% slower (62 against 45 ms).
-      if (tl == 2 && (bytes > kTwoBlocks || terms_ > kTwoTargetsTerms) && force != "group2") continue;
       if (bytes > std::size_t(optin)) continue;
       int w = std::max(8, (5 * count + 4 * U - 1) / (4 * U));  // about 1.25 quads' worth of units a warp
       while (w <= kMaxWarps && !plan_units(columns, start, w, U, plan)) ++w;
@@ -334,9 +342,25 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // Two stages (the next offset's operands copied during this one's sums) where they fit;
       // NEARFIELD_M2L_STAGES=1 forces one (comparisons).
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, table_size_);
-      stages_ = two <= std::size_t(optin) && env_int("NEARFIELD_M2L_STAGES", 2) == 2 ? 2 : 1;
-      targets_per_lane_ = tl, warps_ = w, shared_bytes_ = stages_ == 2 ? two : bytes;
-      break;
+      Shape s{tl, w, two <= std::size_t(optin) && env_int("NEARFIELD_M2L_STAGES", 2) == 2 ? 2 : 1, 0, 0, plan};
+      s.bytes = s.stages == 2 ? two : bytes;
+      targets_per_lane_ = tl, stages_ = s.stages;  // the kernel dispatch() picks
+      dispatch([&](auto kernel) {
+        NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
+        NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.blocks, kernel, 32 * w, s.bytes));
+      });
+      shapes.push_back(std::move(s));
+    }
+    // Two targets a lane read each operator entry for two products, but keep twice the moments in
+    // shared memory. They win where they keep as many blocks on an SM as one target does (H100,
+    // uniform 2^24 at level 6, M2L ms with one / two: 3D float p = 4 10.4 / 7.9, p = 8 32.0 / 35.2
+    // (2 blocks an SM against 1), p = 10 114.7 / 57.0 (1 and 1); 2D p = 14 1.67 / 1.36, p = 16
+    // 2.04 / 2.23 (2 against 1)).
+    targets_per_lane_ = 0;
+    if (!shapes.empty()) {
+      const Shape& pick = shapes.size() == 2 && shapes[0].blocks < shapes[1].blocks ? shapes[1] : shapes[0];
+      targets_per_lane_ = pick.tl, warps_ = pick.warps, stages_ = pick.stages, shared_bytes_ = pick.bytes;
+      plan = pick.plan;
     }
     if (grouped()) {
       // map[e]: +-(index(n + k) + 1), the sign (-1)^|n|; 0 where the entry is padding.

@@ -18,8 +18,9 @@
 //! sums meet in shared memory (a split quad adds from two warps) and each target's locals are added
 //! to L once.
 //!
-//! Lanes hold one target each, or two for small expansions (up to 100 terms: 3D p <= 6), where
-//! that was faster. Orders whose moments and operator table do not fit in shared memory, or whose
+//! Lanes hold one target each, or two where that keeps as many blocks on an SM (the occupancy
+//! query decides; with two, each broadcast entry feeds two products, but the block's moments
+//! double). Orders whose moments and operator table do not fit in shared memory, or whose
 //! row quads outnumber the warps' units (3D double above p = 10, 3D float above about p = 13),
 //! use farfield::m2l instead. NEARFIELD_M2L=direct|group1|group2 forces a variant (comparisons).
 
