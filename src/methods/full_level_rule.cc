@@ -31,7 +31,7 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
   // targets uses: on sparse levels it costs by those, not by the translations.
   if (rates.m2l_by_slots && h.level >= 2) {
-    const bool wide = farfield::terms_of(h.dim, order) <= std::uint64_t(rates.m2l_wide_terms);
+    const bool wide = rates.m2l_wide(h.dim, order);
     run.slots += farfield::count_group_slots(h.dim, h.level, h.key, wide ? 64 : 32);
   }
   FullLevelCost c;

@@ -32,10 +32,16 @@ struct FullMethodRates {
   double pass_madds_per_s = 0;  //!< P2M, M2M, L2L and L2P multiply-adds per second
   double m2l_s_per_translation = 0;  //!< M2L's cost of one translation beyond its multiply-adds (CPU)
   //! GPU: M2L costs by the sibling-group kernel's computed slots (farfield::count_group_slots),
-  //! each m2l_slot_s(C(p+2d, 2d)) seconds; expansions of at most `m2l_wide_terms` terms take 64
-  //! targets a block, larger ones 32 (farfield/m2l_gpu.h: two targets a lane up to 100 terms).
+  //! each m2l_slot_s(C(p+2d, 2d)) seconds; orders p whose bit is set in m2l_wide_orders[d - 2]
+  //! take 64 targets a block, the others 32 (farfield/m2l_gpu.h: two targets a lane where the
+  //! occupancy query finds they keep as many blocks on an SM as one; the masks are what that query
+  //! gives on the H100, reproduced from the kernel's shared memory and registers: 3D float p <= 6
+  //! and 9..10, 2D float p <= 15 and 18..20; 3D double p <= 4 and 7..9, 2D double p <= 10 and 14..20).
   bool m2l_by_slots = false;
-  int m2l_wide_terms = 0;
+  std::array<std::uint32_t, 2> m2l_wide_orders{};
+  bool m2l_wide(int dim, int order) const {
+    return order >= 0 && order < 32 && (m2l_wide_orders[dim == 2 ? 0 : 1] >> order & 1u);
+  }
   //! Seconds per computed slot against the multiply-adds of one translation: linear between these
   //! points, and beyond them along the first and the last segment.
   std::array<double, 4> m2l_curve_madds{}, m2l_curve_s{};
@@ -66,7 +72,10 @@ struct FullMethodRates {
 //!   every parent, 6^d - 3^d offsets each) the time a slot had varied 1.7x between a full and a
 //!   sparse level at one order, and the one rate of 5.35e12 multiply-adds/s missed p = 10 by 30%:
 //!   clusters at p = 6 got level 7 (80.6 ms) where 8 measured 66.8. Fitted on those very rows; the
-//!   2^24 rows of results/fmm are the check outside them.
+//!   2^24 rows of results/fmm are the check outside them. Since ce64c4a (M2L's float loop unrolled,
+//!   two targets a lane at p = 9..10) each point is scaled by that commit's M2L time over the
+//!   earlier one on the 2^24 rows of results/fmm (uniform levels 5 and 6, Plummer level 7): 0.93,
+//!   0.93, 0.89 and 0.48 at p = 4, 6, 8, 10 (0.146, 0.227, 0.639, 2.154 ns before), not refitted.
 //! - GPU double (not fitted: the float figures of the earlier kernels scaled): near 0.75e12,
 //!   n3-rotate's float rate times its measured double/float ratio (results/newton3-3d: 1.10e12
 //!   against 2.74e12 interactions/s); M2L 0.5 ns a slot plus its multiply-adds at 2e12/s; passes
@@ -75,11 +84,11 @@ struct FullMethodRates {
 //!   M2L and passes 5e9 multiply-adds/s, float and double alike.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
-  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true, 100,
-                                             {210, 924, 3003, 8008}, {0.146e-9, 0.227e-9, 0.639e-9, 2.154e-9}};
-  static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true, 0,
+  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true, {0x1CFFFE, 0x67E},
+                                             {210, 924, 3003, 8008}, {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9}};
+  static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true, {0x1FC7FE, 0x39E},
                                               {0, 1000, 4000, 10000}, {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9}};
-  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, 0, {0, 1, 2, 3}, {0, 0, 0, 0}};
+  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, {}, {0, 1, 2, 3}, {0, 0, 0, 0}};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
   struct NearRate {
     const char* kernel;
