@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   const DeviceLevel& lv = L.level[l];
   const std::uint32_t b = item.box - std::uint32_t(L.offset[l]);
   const std::uint32_t S = sources[item.box];
-  const std::uint32_t segments = (S + kSegment - 1) / kSegment;
+  const std::uint32_t segments = LeafItems(lv.last[b] - lv.first[b], S).segments;
   const std::uint32_t chunk = item.local / segments, segment = item.local % segments;
   if (lane < kCells) cell<D>(lv, l, b, int(lane), from_of[w][lane], size_of[w][lane]);
   const std::uint32_t t0 = lv.first[b] + chunk * kChunk, t1 = min(lv.last[b], t0 + kChunk);
