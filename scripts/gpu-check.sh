@@ -9,7 +9,9 @@
 # Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; needs nearfield and test_gpu)
 # STEPS="tests sanitizer bench" (the default) chooses the steps, so that a session can split them
 # over calls of limited length; TEST_LIMIT (seconds, default 400) bounds the GPU tests, which take
-# about 230 s on an H100.
+# about 230 s on an H100. SANITIZER_CASES=PATTERN runs only the sanitizer cases whose name matches
+# the extended regular expression PATTERN (for a session short of device time: the cases its change
+# touches; the summary says the filter).
 set -uo pipefail
 BIN="${1:-build/bin}"
 OUT="${OUT:-$PWD/gpu-check-out}"
@@ -70,6 +72,7 @@ for tool in memcheck racecheck; do
   clean=0 total=0 dirty=""
   for c in "${cases[@]}"; do
     name="${c%%|*}" args="${c#*|}"
+    if [ -n "${SANITIZER_CASES:-}" ] && ! [[ "$name" =~ $SANITIZER_CASES ]]; then continue; fi
     total=$((total + 1))
     echo "=== $tool: $name: nearfield $args" >> "$LOGS/sanitizer-$tool.log"
     rm -rf "$work/sim"  # the simulate case's output folder, fresh for each tool
@@ -80,7 +83,7 @@ for tool in memcheck racecheck; do
       dirty="$dirty; $name"
     fi
   done
-  record "compute-sanitizer $tool" "$clean/$total runs clean${dirty}"
+  record "compute-sanitizer $tool" "$clean/$total runs clean${dirty}${SANITIZER_CASES:+ (cases matching '$SANITIZER_CASES')}"
 done
 
 # 3. short benchmark table (2D float, level 7: the paper's setting, at two box sizes; fmm in 3D)

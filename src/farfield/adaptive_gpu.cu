@@ -1,6 +1,8 @@
 // The adaptive tree on the GPU (farfield/adaptive_gpu.h): the flags, the kept levels, and the
 // leaves' L2P (their near field: adaptive_near_gpu.cu).
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
@@ -90,6 +92,12 @@ __global__ void scatter_kernel(DeviceLevel F, const std::uint8_t* __restrict__ f
   if (child_id) child[n] = child_id[F.child[b]];
 }
 
+// Whether kept box b of a level is split (the select of DeviceLevel::split).
+struct IsSplit {
+  const std::uint8_t* flags;
+  __device__ bool operator()(std::uint32_t b) const { return (flags[b] & kSplit) != 0; }
+};
+
 // Each leaf's particles learn their leaf and its level.
 __global__ void leaf_kernel(DeviceLevel lv, int l, std::uint32_t* __restrict__ leaf_box,
                             std::uint8_t* __restrict__ leaf_level) {
@@ -156,6 +164,8 @@ void DeviceAdaptive::build(const DeviceLevels& full, std::uint32_t leaf_size, st
     NF_CUDA(cub::DeviceScan::ExclusiveSum(temp_.get(bytes), bytes, s.id.data(), s.id.data(), F.boxes + 1));
     gpu::copy_to_host(&kept[l], s.id.data() + F.boxes, sizeof(std::uint32_t));
   }
+  if (split_counts_.size() < std::size_t(K) + 1) split_counts_ = gpu::DeviceBuffer<std::uint32_t>(std::size_t(K) + 1);
+  NF_CUDA(cudaMemsetAsync(split_counts_.data(), 0, (std::size_t(K) + 1) * sizeof(std::uint32_t)));
   for (int l = 0; l <= K; ++l) {  // the kept boxes' arrays
     const DeviceLevel& F = full.level[l];
     Storage& s = store_[l];
@@ -178,6 +188,16 @@ void DeviceAdaptive::build(const DeviceLevels& full, std::uint32_t leaf_size, st
     out.key = s.key.data(), out.first = s.first.data(), out.last = s.last.data(), out.flags = s.flags.data();
     out.parent = l ? s.parent.data() : nullptr;
     out.child = l < K ? s.child.data() : nullptr;
+    // The split boxes, their count left on the device (M2L's blocks past it return at once).
+    if (s.split.size() < m + 1) s.split = gpu::DeviceBuffer<std::uint32_t>(m + 1);
+    out.split = s.split.data(), out.split_count = split_counts_.data() + l;
+    if (m > 0 && l < K) {
+      const thrust::counting_iterator<std::uint32_t> boxes(0);
+      std::size_t bytes = 0;
+      NF_CUDA(cub::DeviceSelect::If(nullptr, bytes, boxes, s.split.data(), split_counts_.data() + l, m, IsSplit{s.flags.data()}));
+      NF_CUDA(cub::DeviceSelect::If(temp_.get(bytes), bytes, boxes, s.split.data(), split_counts_.data() + l, m,
+                                    IsSplit{s.flags.data()}));
+    }
   }
   if (leaf_box_.size() < n) leaf_box_ = gpu::DeviceBuffer<std::uint32_t>(n), leaf_level_ = gpu::DeviceBuffer<std::uint8_t>(n);
   for (int l = 0; l <= K; ++l) {

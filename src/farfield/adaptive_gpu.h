@@ -3,7 +3,8 @@
 //! full tree with levels of a DeviceTree, the flags of every box (two kernels a level, from the
 //! root down: target and split from the parent; expanded from the split boxes adjacent to it,
 //! found by binary search of their keys), then each level's kept boxes compacted (a scan of the
-//! kept flags; one small copy back a level). The kept levels are DeviceLevels whose `last` and
+//! kept flags; one small copy back a level), and each kept level's split boxes listed (a select
+//! whose count stays on the device: M2L groups the targets by their split parents). The kept levels are DeviceLevels whose `last` and
 //! `flags` are set, so that the uniform method's M2M, L2L, M2L and its lists run on them as they
 //! are (they skip boxes without children, pass locals from split boxes only, and give M2L to
 //! targets only). Here also the two passes of the leaves: L2P (one thread a particle, each
@@ -47,9 +48,11 @@ class DeviceAdaptive {
   struct Storage {
     gpu::DeviceBuffer<std::uint64_t> key;
     gpu::DeviceBuffer<std::uint32_t> first, last, parent, child, id;  // id: full box -> kept id (a scan)
+    gpu::DeviceBuffer<std::uint32_t> split;  // the kept level's split boxes (DeviceLevel::split)
     gpu::DeviceBuffer<std::uint8_t> flags, full_flags;
   };
   std::vector<Storage> store_;
+  gpu::DeviceBuffer<std::uint32_t> split_counts_;  // per level, DeviceLevel::split_count
   gpu::DeviceBuffer<std::uint32_t> leaf_box_;
   gpu::DeviceBuffer<std::uint8_t> leaf_level_;
   gpu::DeviceBuffer<std::uint32_t> near_sources_;       // per kept box of every level

@@ -137,7 +137,8 @@ __device__ __forceinline__ void copy_async(void* to, const void* from, bool zero
   __pipeline_memcpy_async(to, from, Bytes, zero ? Bytes : 0);
 }
 
-// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB, and the
+// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB (on an
+// adaptive level: of the split parents listed from there, DeviceLevel::split), and the
 // share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
 // fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
 // lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
@@ -160,13 +161,17 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   __shared__ int active_count;
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
+  // The parents whose children are targets: every box of a uniform level, the split ones of an
+  // adaptive level (their count known on the device only: the grid covers every box).
+  const std::uint32_t parent_count = parents.split ? *parents.split_count : parents.boxes;
+  if (first_parent >= parent_count) return;  // the whole block
   std::uint32_t cc[D];
   morton_coords<D>(c, cc);
 
   for (int s = tid; s < TB; s += threads) {
     std::uint32_t t = kNoBox;
-    const std::uint32_t parent = first_parent + s;
-    if (parent < parents.boxes)
+    const std::uint32_t g = first_parent + s, parent = parents.split && g < parent_count ? parents.split[g] : g;
+    if (g < parent_count)
       for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
         if ((level.key[i] & (C - 1)) == c) {
           t = i;
@@ -419,6 +424,11 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     return;
   }
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
+  // An adaptive level's groups are formed over its split parents; NEARFIELD_M2L_GROUPS=all forms
+  // them over every kept parent, as before (comparisons).
+  DeviceLevel over = parents;
+  if (over.split && std::getenv("NEARFIELD_M2L_GROUPS") && std::string(std::getenv("NEARFIELD_M2L_GROUPS")) == "all")
+    over.split = nullptr, over.split_count = nullptr;
   const int tb = 32 * targets_per_lane_;
   const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
@@ -426,8 +436,8 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
   dispatch([&](auto kernel) {
-    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, table_size_, plan_.data(),
-                                                                ops, M, L);
+    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, over, list, terms_, table_size_, plan_.data(), ops,
+                                                                M, L);
   });
   NF_CUDA(cudaGetLastError());
 }

@@ -25,6 +25,11 @@ struct DeviceLevel {
   //! holds tree/adaptive.h's flags (null: every box is a target, as on a uniform level).
   const std::uint32_t* last = nullptr;
   const std::uint8_t* flags = nullptr;
+  //! An adaptive level's split boxes (compact ids, ascending) and their count (one device word):
+  //! only their children are targets, so M2L's sibling groups are formed over them alone (null: a
+  //! uniform level, every box's children are targets).
+  const std::uint32_t* split = nullptr;
+  const std::uint32_t* split_count = nullptr;
 };
 
 //! Every level 0..leaf of a DeviceTree, and the storage of the coarse ones.
