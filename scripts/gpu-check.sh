@@ -83,6 +83,7 @@ for tool in memcheck racecheck; do
       dirty="$dirty; $name"
     fi
   done
+  [ "$total" -gt 0 ] || dirty="; no case matches SANITIZER_CASES"  # a filter that runs nothing fails
   record "compute-sanitizer $tool" "$clean/$total runs clean${dirty}${SANITIZER_CASES:+ (cases matching '$SANITIZER_CASES')}"
 done
 

@@ -2,7 +2,7 @@
 // with the tree, and the kernels that run them. docs/design.md §16, "Adaptive tree", says why.
 //
 // A leaf's near field is its T targets against the S particles of the 3^D boxes around it at its
-// level (itself included), the boxes taken as one list in key order. Sizes vary wildly: a leaf of
+// level (itself included), the boxes taken as one list in offset order (x fastest; cell()). Sizes vary wildly: a leaf of
 // the Plummer core's edge holds a handful of particles yet sees a dense split box beside it, whose
 // every particle is a source. So the unit of work is an *item*: a chunk of at most kChunk targets
 // against a segment of at most kSegment of the leaf's sources, run by one warp. Each lane holds

@@ -6,7 +6,8 @@
 //! 2D): every source is a child of a neighbour of the parent, and the relative offset R0 = target
 //! - source lies in c - 3 .. c + 2 per axis. So a block takes the child c of 32 (or 64) consecutive
 //! parents and walks those candidate offsets; on a full level every target has a source at every
-//! offset, and every lane works.
+//! offset, and every lane works. On an adaptive level only the children of split boxes are
+//! targets, so the parents are its split boxes (DeviceLevel::split) when it lists them.
 //!
 //! For one offset, L_k += sum_n (-1)^|n| D_{n+k}(R0) M_n is a product of a fixed matrix with the
 //! block's gathered moments. The matrix is precomputed per level as an *operator table*: the rows
@@ -39,7 +40,10 @@ class M2LOperators {
   //! in that level's box units; kept here, the fallback reads it) and its operator table. Re-plans
   //! when p changes; storage grows, never shrinks.
   void prepare(int p, const DeviceLevels& t, double softening);
-  //! L += the M2L of level `level` (parents: level l - 1).
+  //! L += the M2L of level `level` (parents: level l - 1; only the children of parents.split when
+  //! set, unless NEARFIELD_M2L_GROUPS=all). The offsets' split among blocks on small levels is
+  //! sized from parents.boxes (the split count stays on the device): on an adaptive level with few
+  //! split parents it may split less than the rule of two blocks an SM asks.
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
   //! Whether the sibling-group kernel runs at this order (else farfield::m2l).
   bool grouped() const { return targets_per_lane_ > 0; }
