@@ -4,11 +4,12 @@
 //! root down: target and split from the parent; expanded from the split boxes adjacent to it,
 //! found by binary search of their keys), then each level's kept boxes compacted (a scan of the
 //! kept flags; one small copy back a level), and each kept level's split boxes listed (a select
-//! whose count stays on the device: M2L groups the targets by their split parents). The kept levels are DeviceLevels whose `last` and
-//! `flags` are set, so that the uniform method's M2M, L2L, M2L and its lists run on them as they
-//! are (they skip boxes without children, pass locals from split boxes only, and give M2L to
-//! targets only). Here also the two passes of the leaves: L2P (one thread a particle, each
-//! particle reading its own leaf's level) and the near field. CUDA builds only.
+//! whose count stays on the device: M2L groups the targets by their split parents). The kept
+//! levels are DeviceLevels whose `last` and `flags` are set, so that the uniform method's M2M,
+//! L2L, M2L and its lists run on them as they are (they skip boxes without children, pass locals
+//! from split boxes only, and give M2L to targets only). Here also the two passes of the leaves:
+//! L2P (one thread a particle, each particle reading its own leaf's level) and the near field.
+//! CUDA builds only.
 
 #include <cstdint>
 #include <vector>

@@ -2,15 +2,15 @@
 // with the tree, and the kernels that run them. docs/design.md §16, "Adaptive tree", says why.
 //
 // A leaf's near field is its T targets against the S particles of the 3^D boxes around it at its
-// level (itself included), the boxes taken as one list in offset order (x fastest; cell()). Sizes vary wildly: a leaf of
-// the Plummer core's edge holds a handful of particles yet sees a dense split box beside it, whose
-// every particle is a source. So the unit of work is an *item*: a chunk of at most kChunk targets
-// against a segment of at most kSegment of the leaf's sources, run by one warp. Each lane holds
-// R = 1..4 targets (kChunk = 4 x 32); the sources pass 32 at a time through the warp's shared
-// memory, read there as broadcasts. Items are bucketed by R, one launch a bucket, so the small
-// chunks do not pay the registers of R = 4. A leaf whose sources fit one segment has each target
-// in one item and adds with a plain store; a longer list has several items per target, which add
-// with atomics.
+// level (itself included), the boxes taken as one list in offset order (x fastest; cell()). Sizes
+// vary wildly: a leaf of the Plummer core's edge holds a handful of particles yet sees a dense
+// split box beside it, whose every particle is a source. So the unit of work is an *item*: a chunk
+// of at most kChunk targets against a segment of at most kSegment of the leaf's sources, run by one
+// warp. Each lane holds R = 1..4 targets (kChunk = 4 x 32); the sources pass 32 at a time through
+// the warp's shared memory, read there as broadcasts. Items are bucketed by R, one launch a bucket,
+// so the small chunks do not pay the registers of R = 4. A leaf whose sources fit one segment has
+// each target in one item and adds with a plain store; a longer list has several items per target,
+// which add with atomics.
 #include <cub/device/device_scan.cuh>
 
 #include <string>

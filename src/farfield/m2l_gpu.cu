@@ -427,8 +427,8 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   // An adaptive level's groups are formed over its split parents; NEARFIELD_M2L_GROUPS=all forms
   // them over every kept parent, as before (comparisons).
   DeviceLevel over = parents;
-  if (over.split && std::getenv("NEARFIELD_M2L_GROUPS") && std::string(std::getenv("NEARFIELD_M2L_GROUPS")) == "all")
-    over.split = nullptr, over.split_count = nullptr;
+  const char* groups = std::getenv("NEARFIELD_M2L_GROUPS");
+  if (groups && std::string(groups) == "all") over.split = nullptr, over.split_count = nullptr;
   const int tb = 32 * targets_per_lane_;
   const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
