@@ -12,6 +12,11 @@
 #   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
 #   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 64, 128, 192, 256; orders 6, 8, 10) and 3D
 #             uniform 2^24 (leaf size 128; orders 5, 8) -> RESULTS/fmm-adaptive/<device>.csv
+#   adaptive-leaf  fmm-adaptive against its leaf size S (the data of the automatic leaf size, whose
+#             rows, leaf_rule = auto, come first for each input): 3D
+#             Plummer 2^24 (S = 128..768; orders 6, 8, 10, and 12 from S = 256), 3D uniform 2^24 (S = 64..512; orders 5, 8,
+#             10), 3D clusters 2^22 and 2D clusters and uniform 2^22 (orders 8, 12); every point three
+#             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 64 to 256,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
@@ -70,6 +75,26 @@ for s in $sections; do
       "$NF" bench --kernel fmm-adaptive --dist uniform --dim 3 --n 16777216 --level auto --leaf-size 128 --order 5,8 \
         --reps 5 --output "$out"
       ;;
+    adaptive-leaf)
+      out="$RESULTS/fmm-adaptive-leaf/$device.csv"
+      fresh "$out"
+      leaf() {  # DIST DIM N ORDERS SIZES... (auto: no --leaf-size, the automatic size)
+        local dist=$1 dim=$2 n=$3 orders=$4
+        shift 4
+        for size in "$@"; do
+          local given=(--leaf-size "$size")
+          [ "$size" = auto ] && given=()
+          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim "$dim" --n "$n" --level auto "${given[@]}" \
+            --order "$orders" --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+        done
+      }
+      leaf plummer 3 16777216 6,8,10 auto 128 192 256 320 384 512 768
+      leaf plummer 3 16777216 12 256 384 512 768  # smaller leaves need more than 80 GB at p = 12 (see below)
+      leaf uniform 3 16777216 5,8,10 auto 64 128 192 256 384 512
+      leaf clusters 3 4194304 8,12 auto 64 128 256 384 512
+      leaf clusters 2 4194304 8,12 auto 32 64 128 192 256 384 512
+      leaf uniform 2 4194304 8,12 auto 32 64 128 192 256 384 512
+      ;;
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"
       fresh "$out"
@@ -78,7 +103,7 @@ for s in $sections; do
           --order 6,8,10 --sample 1000 --output "$out" || true  # a row above its tolerance is still a row
       done
       ;;
-    *) echo "unknown section $s (stages levels scaling near accuracy adaptive adaptive-accuracy)"; exit 2 ;;
+    *) echo "unknown section $s (stages levels scaling near accuracy adaptive adaptive-leaf adaptive-accuracy)"; exit 2 ;;
   esac
 done
 echo "=== $(date +%T) done"

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "helpers.h"
 #include "methods/adaptive_method.h"
+#include "methods/full_level_rule.h"
 #include "methods/registry.h"
 #include "tree/adaptive.h"
 #include "tree/levels.h"
@@ -163,4 +164,22 @@ TEST_CASE("--leaf-size is for the adaptive methods; they refuse --near") {
   CHECK(rows[1][test::column(rows[0], "near_kernel")] == "leaf-direct");
   CHECK(std::stoi(rows[1][test::column(rows[0], "level")]) >= 4);
   CHECK(test::run_cli({"bench", "--kernel", "cpu-fmm", "--input", in, "--level", "3", "--leaf-size", "20", "--output", out}).code != 0);
+  // Without --leaf-size the method takes the automatic size for its order and device, which its rows
+  // and its setup say, and --level auto splits down to it.
+  std::remove(out.c_str());
+  const auto automatic = test::rows_after({"bench", "--kernel", "cpu-fmm-adaptive", "--input", in, "--level", "auto",
+                                           "--order", "4", "--reps", "1", "--warmup", "0", "--output", out},
+                                          out);
+  REQUIRE(automatic.size() == 2);
+  const std::uint32_t expected = auto_leaf_size(3, 4, FullMethodCostModel::kCpu);
+  CHECK(automatic[1][test::column(automatic[0], "leaf_size")] == std::to_string(expected));
+  CHECK(automatic[1][test::column(automatic[0], "leaf_rule")] == "auto");
+  CHECK(rows[1][test::column(rows[0], "leaf_rule")].empty());
+  MethodSetup a;
+  a.level = 3;
+  a.order = 6;
+  a.domain = default_domain(p);
+  CHECK(make_method(find_kernel("cpu-fmm-adaptive"), a, p)->setup().leaf_size == auto_leaf_size(2, 6, FullMethodCostModel::kCpu));
+  a.leaf_size = 7;
+  CHECK(make_method(find_kernel("cpu-fmm-adaptive"), a, p)->setup().leaf_size == 7);
 }

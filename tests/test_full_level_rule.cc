@@ -1,6 +1,7 @@
 // `--level auto` for the full methods (src/methods/full_level_rule.h, methods/auto_level.h): the
 // M2L translations counted from keys against the lists built on the CPU, the choice against the
 // modeled cost of every level, its response to the order, and the commands that print it.
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -179,6 +180,35 @@ TEST_CASE("full level rule: the order resolved from the accuracy, the device's r
   const int level = resolve_level(kAutoLevel, p, default_domain(p), find_kernel("cpu-n3"), near, note);
   CHECK(level == choose_level_for(p, default_domain(p), {"cpu-n3"}).level);
   CHECK(note.find("near-field pairs per particle") != std::string::npos);
+}
+
+TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, growing with the order") {
+  const FullMethodRates gpu = FullMethodCostModel::kGpuFloat, cpu = FullMethodCostModel::kCpu;
+  // The best measured leaf sizes on the H100 (results/fmm-adaptive-leaf): 3D Plummer 2^24 128..192
+  // at p = 6, 192..320 at p = 8, 320..384 at p = 10 (within 2% of the best there); 3D clusters
+  // 2^22 at p = 12: 512 (384: 1.17x); 2D clusters and uniform 2^22: 64..128 at p = 8, 128..192 at 12.
+  CHECK(auto_leaf_size(3, 6, gpu) >= 128);
+  CHECK(auto_leaf_size(3, 6, gpu) <= 192);
+  CHECK(auto_leaf_size(3, 8, gpu) >= 192);
+  CHECK(auto_leaf_size(3, 8, gpu) <= 320);
+  CHECK(auto_leaf_size(3, 10, gpu) >= 300);
+  CHECK(auto_leaf_size(3, 10, gpu) <= 400);
+  CHECK(auto_leaf_size(3, 12, gpu) >= 384);
+  CHECK(auto_leaf_size(2, 8, gpu) >= 64);
+  CHECK(auto_leaf_size(2, 8, gpu) <= 128);
+  CHECK(auto_leaf_size(2, 12, gpu) >= 128);
+  CHECK(auto_leaf_size(2, 12, gpu) <= 192);
+  for (int d : {2, 3})
+    for (const FullMethodRates& r : {gpu, cpu, FullMethodCostModel::kGpuDouble})
+      for (int p = 1; p < 20; ++p) {
+        CHECK(auto_leaf_size(d, p, r) >= 16);
+        CHECK(auto_leaf_size(d, p, r) <= 4096);
+        CHECK(auto_leaf_size(d, p + 1, r) >= auto_leaf_size(d, p, r));  // dearer translations, larger leaves
+      }
+  // Faster pairs ask for larger leaves: the size follows sqrt(t_translation / t_pair).
+  FullMethodRates fast = gpu;
+  fast.adaptive_near_pairs_per_s *= 4;
+  CHECK(std::abs(double(auto_leaf_size(3, 8, fast)) - 2.0 * auto_leaf_size(3, 8, gpu)) <= 1.0);
 }
 
 TEST_CASE("--level auto with a full method: forces, bench and simulate print the full method's choice") {

@@ -61,3 +61,53 @@ def adaptive_part(report, out):
     if not parts:
         out.missing.append(("results/fmm-adaptive/", "the adaptive tree", "adaptive"))
     return parts
+
+
+def leaf_part(report, out):
+    """fmm-adaptive against its leaf size (results/fmm-adaptive-leaf): per input and order, the time at
+    each measured size against the best one, and where the automatic size (leaf_rule = auto) lands."""
+    parts = []
+    for m, all_rows in report.tables("fmm-adaptive-leaf"):
+        rows = list(latest(bench_rows(report, all_rows),
+                           lambda r: (case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""),
+                                      order_of(r))).values())
+        if not rows:
+            continue
+        groups = {}
+        for r in rows:
+            groups.setdefault((r["dim"], case_name(r), order_of(r) or 0), []).append(r)
+        flags = Flags(report, rows, lambda r: f"{case_name(r)} leaf size {r['leaf_size']} p = {order_of(r)}")
+        body, ratios = [], []
+        for (_, case, p), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+            given = sorted((r for r in g if r.get("leaf_rule", "") != "auto"), key=lambda r: int(r["leaf_size"]))
+            auto = [r for r in g if r.get("leaf_rule", "") == "auto"]
+            if not given:
+                continue
+            best = min(given, key=lambda r: num(r, "median_ms"))
+            cells = [f"{r['leaf_size']}: {fmt_ms(num(r, 'median_ms'))}{flags.mark(r)} "
+                     f"({num(r, 'median_ms') / num(best, 'median_ms'):.2f}x)" for r in given]
+            a = auto[0] if auto else None
+            ratio = num(a, "median_ms") / num(best, "median_ms") if a else None
+            if ratio is not None:
+                ratios.append((ratio, case, p, a, best))
+            body.append([case, str(p), "; ".join(cells), best["leaf_size"],
+                         f"{a['leaf_size']} (level {a['level']}): {fmt_ms(num(a, 'median_ms'))}{flags.mark(a)}" if a else "-",
+                         f"{ratio:.2f}x" if ratio is not None else "-"])
+        text = ("**" + m + "**: `fmm-adaptive` against its leaf size S (`--leaf-size`; `--level auto` splits "
+                "down to it). Times in ms, median of " + str(distinct(rows, "reps")) + " timed runs, each "
+                "size's time against the best measured size in brackets. The automatic size (no `--leaf-size`: "
+                "S = c sqrt(t_translation / t_pair) from the order and the device, `methods/full_level_rule.h`) "
+                "is its own row; its ratio is against the best of the sizes measured beside it.\n\n" +
+                context_label(report, rows) + "\n\n" +
+                table(["input", "p", "S: time (against best)", "best S", "automatic S: time", "automatic / best"],
+                      body) + flags.text())
+        parts.append(text)
+        if ratios:
+            worst = max(ratios, key=lambda x: x[0])
+            out.summary.append(
+                f"the automatic leaf size of `fmm-adaptive` is within {worst[0]:.2f}x of the best measured size on "
+                f"all {len(ratios)} inputs and orders of the leaf-size sweep (worst: {worst[1]} at p = {worst[2]}, "
+                f"S = {worst[3]['leaf_size']} against {worst[4]['leaf_size']}){on(report, 'fmm-adaptive-leaf', m)}")
+    if not parts:
+        out.missing.append(("results/fmm-adaptive-leaf/", "the leaf size of the adaptive tree", "adaptive-leaf"))
+    return parts

@@ -45,7 +45,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
       "near", po::value(&near), "full methods: the near-field kernel of the direct part (default: the device's)")(
       "leaf-size", po::value(&leaf_size)->default_value(leaf_size),
-      "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles (0: 64)")(
+      "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
+      "(0: automatic, from the order and the device; docs/design.md §16)")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");

@@ -113,7 +113,8 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
        "full methods: the target relative L2 error that picks the order (0: 1e-4)")
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)")
       ("leaf-size", po::value(&c.leaf_size)->default_value(c.leaf_size),
-       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles (0: 64)");
+       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
+      "(0: automatic, from the order and the device; docs/design.md §16)");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)")

@@ -111,6 +111,12 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   // validate --sample M: a sample is its own measurement; M >= N validates every particle, the
   // same measurement as without --sample (empty).
   k["sample"] = sampled(c, p.size()) ? std::to_string(parse_sample(c)) : "";
+  // Adaptive full methods: a given leaf size is part of the point; without one the method takes the
+  // automatic size (methods/full_level_rule.h), which its row records, and the point is the rule's.
+  if (order >= 0 && find_kernel(kernel).adaptive()) {
+    k["leaf_rule"] = c.leaf_size == 0 ? "auto" : "";
+    if (c.leaf_size != 0) k["leaf_size"] = std::to_string(c.leaf_size);
+  }
   return k;
 }
 

@@ -44,6 +44,7 @@ const std::vector<std::string>& added_columns() {
     c.push_back("sample");     // validate --sample: the targets compared (empty: every particle)
     c.push_back("processes");  // nearfield-mpi: the MPI processes an evaluation was spread over
     c.push_back("leaf_size");  // adaptive full methods: the leaf size S (tree/adaptive.h)
+    c.push_back("leaf_rule");  // and "auto" where S came from the rule (methods/full_level_rule.h)
     return c;
   }();
   return columns;

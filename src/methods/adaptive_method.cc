@@ -1,23 +1,30 @@
 #include "methods/adaptive_method.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/errors.h"
 #include "farfield/op_counts.h"
 #include "farfield/order.h"
+#include "methods/full_level_rule.h"
 #include "tree/adaptive.h"
 #include "tree/neighbors.h"
 
 namespace nf {
 
-MethodSetup adaptive_setup(MethodSetup s, int dim) {
-  if (s.order > 0) return s;
-  if (s.accuracy <= 0) s.accuracy = farfield::kDefaultAccuracy;
-  s.order = farfield::order_for_accuracy(dim, s.accuracy / 2);
+MethodSetup adaptive_setup(MethodSetup s, int dim, bool gpu) {
+  if (s.order <= 0) {
+    if (s.accuracy <= 0) s.accuracy = farfield::kDefaultAccuracy;
+    s.order = farfield::order_for_accuracy(dim, s.accuracy / 2);
+  }
+  if (s.leaf_size == 0) s.leaf_size = auto_leaf_size(dim, s.order, FullMethodCostModel::rates(gpu, s.precision, ""));
   return s;
 }
 
-std::uint32_t leaf_size(const MethodSetup& s) { return s.leaf_size ? s.leaf_size : adaptive::kDefaultLeafSize; }
+std::uint32_t leaf_size(const MethodSetup& s) {
+  if (s.leaf_size == 0) throw std::logic_error("leaf_size: the setup has not been through adaptive_setup");
+  return s.leaf_size;
+}
 
 void check_adaptive_setup(const MethodSetup& s, const std::string& kernel) {
   if (!s.near.empty())

@@ -10,13 +10,14 @@
 
 namespace nf {
 
-//! An adaptive method's setup as it runs: without --order, the order that the error model
-//! (farfield/order.h, fitted on uniform trees) gives for half the accuracy, which is kept as the
-//! target. The model's margin is thin on an adaptive tree: on 3D "corners" (piles in the corners, levels down
-//! to 12) p = 10 reached 1.04e-4 against 1e-4.
-MethodSetup adaptive_setup(MethodSetup s, int dim);
+//! An adaptive method's setup as it runs on the GPU (`gpu`) or the CPU: without --order, the order
+//! that the error model (farfield/order.h, fitted on uniform trees) gives for half the accuracy,
+//! which is kept as the target (the model's margin is thin on an adaptive tree: on 3D "corners",
+//! piles in the corners with levels down to 12, p = 10 reached 1.04e-4 against 1e-4); without
+//! --leaf-size, the leaf size of methods/full_level_rule.h's auto_leaf_size at that order.
+MethodSetup adaptive_setup(MethodSetup s, int dim, bool gpu);
 
-//! The setup's leaf size S, or tree/adaptive.h's default.
+//! The leaf size S of a setup from adaptive_setup (never 0 there).
 std::uint32_t leaf_size(const MethodSetup& s);
 
 //! Throws UsageError when the setup asks for what an adaptive method does not take (--near: its

@@ -68,7 +68,7 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
 }
 
 int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string& note) {
-  const std::uint32_t size = leaf_size(s);
+  const std::uint32_t size = leaf_size(adaptive_setup(s, p_.dim, k.gpu()));
   const std::string key = k.name + " leaf size " + std::to_string(size);
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
@@ -81,7 +81,8 @@ int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string&
     for (std::uint64_t c : boxes.count) most = std::max<std::uint64_t>(most, c);
     return most;
   });
-  note = k.name + ": level " + std::to_string(level) +
+  note = k.name + ": " + (s.leaf_size ? "" : "leaf size " + std::to_string(size) + " (auto), ") + "level " +
+         std::to_string(level) +
          (level < cap ? " (the shallowest where no box holds more than " + std::to_string(size) + " particles)"
                       : " (the deepest it takes; boxes of more than " + std::to_string(size) + " particles remain)");
   chosen_[key] = level;

@@ -25,7 +25,7 @@ template <int D, class T>
 class CpuFmmAdaptiveMethod final : public HostMethod {
  public:
   CpuFmmAdaptiveMethod(const KernelInfo&, const MethodSetup& s, const Particles&)
-      : HostMethod(ForceModel::fmm, adaptive_setup(s, D)), terms_(farfield::terms<D>(setup_.order)) {
+      : HostMethod(ForceModel::fmm, adaptive_setup(s, D, false)), terms_(farfield::terms<D>(setup_.order)) {
     check_adaptive_setup(setup_, "cpu-fmm-adaptive");
   }
   std::string near_kernel() const override { return "leaf-direct"; }

@@ -1,5 +1,6 @@
 #include "methods/full_level_rule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -56,6 +57,14 @@ FullMethodRates FullMethodCostModel::rates(bool gpu, Precision precision, const 
   for (const NearRate& k : kNearKernels)
     if (near == k.kernel) r.near_pairs_per_s = f64 ? k.double_pairs_per_s : k.float_pairs_per_s;
   return r;
+}
+
+std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates) {
+  const double madds = double(farfield::m2l_madds(dim, order));
+  const double translation_s = rates.m2l_by_slots ? rates.m2l_slot_s(madds)
+                                                  : madds / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
+  const double size = (dim == 2 ? 7.5 : 8.8) * std::sqrt(std::max(translation_s, 0.0) * rates.adaptive_near_pairs_per_s);
+  return static_cast<std::uint32_t>(std::clamp(std::round(size), 16.0, 4096.0));
 }
 
 const FullLevelCost& FullLevelChoice::chosen() const {

@@ -44,7 +44,10 @@ struct FullMethodRates {
   }
   //! Seconds per computed slot against the multiply-adds of one translation: linear between these
   //! points, and beyond them along the first and the last segment.
-  std::array<double, 4> m2l_curve_madds{}, m2l_curve_s{};
+  std::array<double, 5> m2l_curve_madds{}, m2l_curve_s{};
+  //! The adaptive methods' own near field (leaves against their neighbours, farfield/
+  //! adaptive_near_gpu.cu on the GPU), directed pairs per second: the automatic leaf size's rate.
+  double adaptive_near_pairs_per_s = 0;
   double m2l_slot_s(double madds) const {
     int i = 0;
     while (i + 2 < int(m2l_curve_madds.size()) && madds > m2l_curve_madds[i + 1]) ++i;
@@ -82,13 +85,36 @@ struct FullMethodRates {
 //!   0.3e12;
 //! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
 //!   M2L and passes 5e9 multiply-adds/s, float and double alike.
+//! - The p = 12 point of the GPU float curve (4.7 ns a slot at 18564 multiply-adds) is fmm-adaptive's
+//!   M2L time a translation on 3D clusters of 2^22 at leaf sizes 64 to 512 (4.4 to 5.8 ns;
+//!   results/fmm-adaptive-leaf at 8cb5f4a): past p = 10 the kernel takes one target a lane and
+//!   fewer blocks fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
+//!   last point continues its last segment (no change).
+//! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
+//!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
+//!   clusters 2^22: 0.58 to 0.79 ps a pair, results/fmm-adaptive-leaf); GPU double that times the
+//!   double/float ratio of n3-rotate (0.3): 0.4e12, not measured; CPU 2e9, cpu-omp's.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
-  static constexpr FullMethodRates kGpuFloat{2.5e12, 5.35e12, 1.2e12, 0.123e-9, true, {0x1CFFFE, 0x67E},
-                                             {210, 924, 3003, 8008}, {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9}};
-  static constexpr FullMethodRates kGpuDouble{0.75e12, 2e12, 0.3e12, 0.5e-9, true, {0x1FC7FE, 0x39E},
-                                              {0, 1000, 4000, 10000}, {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9}};
-  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, {}, {0, 1, 2, 3}, {0, 0, 0, 0}};
+  static constexpr FullMethodRates kGpuFloat{2.5e12,
+                                             5.35e12,
+                                             1.2e12,
+                                             0.123e-9,
+                                             true,
+                                             {0x1CFFFE, 0x67E},
+                                             {210, 924, 3003, 8008, 18564},
+                                             {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9, 4.7e-9},
+                                             1.35e12};
+  static constexpr FullMethodRates kGpuDouble{0.75e12,
+                                              2e12,
+                                              0.3e12,
+                                              0.5e-9,
+                                              true,
+                                              {0x1FC7FE, 0x39E},
+                                              {0, 1000, 4000, 10000, 20000},
+                                              {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
+                                              0.4e12};
+  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 2e9};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
   struct NearRate {
     const char* kernel;
@@ -98,6 +124,20 @@ struct FullMethodCostModel {
   //! The rates of a full method on the GPU or the CPU at `precision` with near kernel `near`.
   static FullMethodRates rates(bool gpu, Precision precision, const std::string& near);
 };
+
+//! The leaf size S that the adaptive full methods take without --leaf-size (docs/design.md §16,
+//! "Adaptive tree"): with leaves of about n particles, a particle costs about 3^d n pairs in the
+//! near field and (6^d - 3^d) / n translations in M2L, least at n proportional to
+//! sqrt(t_translation / t_pair), and leaves hold between S / 2^d and S. With t_translation the M2L time of one
+//! translation at order p (the slot curve on the GPU; multiply-adds over the M2L rate plus the
+//! fixed cost on the CPU) and t_pair = 1 / adaptive_near_pairs_per_s,
+//!
+//!   S = c_d sqrt(t_translation / t_pair),   c_3 = 8.8, c_2 = 7.5,
+//!
+//! rounded, within [16, 4096]. c_d is fitted to the best measured leaf sizes of fmm-adaptive on the
+//! H100 (results/fmm-adaptive-leaf): 3D Plummer 2^24 at p = 6, 8, 10 (best S 128, 256, 320..384),
+//! 2D clusters and uniform 2^22 at p = 8, 12 (best 64..128, 128).
+std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates);
 
 //! The rule's figures at one level.
 struct FullLevelCost {

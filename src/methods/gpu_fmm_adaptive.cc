@@ -34,7 +34,7 @@ template <int D, class T>
 class GpuFmmAdaptiveMethod final : public DeviceMethod {
  public:
   GpuFmmAdaptiveMethod(const KernelInfo&, const MethodSetup& s, const Particles& like)
-      : DeviceMethod(ForceModel::fmm, adaptive_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+      : DeviceMethod(ForceModel::fmm, adaptive_setup(s, like.dim, true)), terms_(farfield::terms<D>(setup_.order)) {
     check_adaptive_setup(setup_, "fmm-adaptive");
     const KernelInfo& tree = find_kernel(kTreeKernel);
     const MethodSetup ns = near_part_setup(setup_);

@@ -77,7 +77,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
   std::vector<MemoryNeed::Part> device;
   need.host.push_back({"accelerations (float64, input order)", nd * dim * 8.0});
   if (k.far_field()) {
-    const MethodSetup full = k.adaptive() ? adaptive_setup(s, dim) : full_setup(s, dim);  // the order it runs
+    const MethodSetup full = k.adaptive() ? adaptive_setup(s, dim, k.gpu()) : full_setup(s, dim);  // the order it runs
     // An adaptive method builds the compact tree and sums its near field itself (k: no dense tree).
     const KernelInfo& near = k.adaptive() ? k : find_kernel(full_near_kernel(k, full));
     const int level = estimate_level(s.level, dim, n, near.dense_tree());

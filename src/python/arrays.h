@@ -53,7 +53,7 @@ std::optional<Domain> domain_of(const py::object& domain, const Particles& p, co
 int level_of(const py::object& level);
 //! An optional int (None gives `none`).
 int int_or(const py::object& v, int none, const char* what);
-//! `leaf_size`: None is 0 (the method's default), else an int of at least 1 (TypeError, ValueError).
+//! `leaf_size`: None is 0 (the automatic size), else an int of at least 1 (TypeError, ValueError).
 std::uint32_t leaf_size_of(const py::object& v);
 //! An optional float (None gives `none`).
 double float_or(const py::object& v, double none, const char* what);

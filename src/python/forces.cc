@@ -158,7 +158,7 @@ CUDA GPU, else "cpu-fmm". level: an int or "auto" (the command's rule); all-pair
 mask="all" use none. precision: "float" or "double" arithmetic; the result is float64 either way
 (a float kernel's values are float32 numbers, widened exactly). order, near, accuracy: full
 methods (cpu-fmm, fmm). leaf_size: the adaptive ones (cpu-fmm-adaptive, fmm-adaptive; a box is split
-while it holds more than this many particles; None: 64). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
+while it holds more than this many particles; None: automatic, from the order and the device). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
 near-field kernels over several GPUs. tree: a nearfield.Tree of these positions (its level and
 domain; its prepared methods are kept). return_info: also return a dict (kernel, level, order,
 near_kernel, what the forces are, the --level auto note, stage times in ms).)");

@@ -27,7 +27,7 @@ struct ForceOptions {
   py::object level;             //!< "auto" or an int
   std::string precision = "float";
   py::object order, near, accuracy;  //!< full methods; None: the method's defaults
-  py::object leaf_size;              //!< adaptive full methods; None: the default (64)
+  py::object leaf_size;              //!< adaptive full methods; None: automatic (methods/full_level_rule.h)
   std::string mask = "all";
   py::object domain;  //!< None or (x0, y0[, z0], side)
   int gpus = 1;

@@ -28,8 +28,6 @@ namespace nf {
 
 namespace adaptive {
 constexpr std::uint8_t kKept = 1, kTarget = 2, kSplit = 4, kExpanded = 8;
-//! The leaf size when the setup gives none.
-constexpr std::uint32_t kDefaultLeafSize = 64;
 //! A leaf: a target that is not split.
 NF_HD inline bool leaf(std::uint8_t f) { return (f & (kTarget | kSplit)) == kTarget; }
 }  // namespace adaptive
