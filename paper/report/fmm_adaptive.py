@@ -95,7 +95,7 @@ def leaf_part(report, out):
                          f"{ratio:.2f}x" if ratio is not None else "-"])
         text = ("**" + m + "**: `fmm-adaptive` against its leaf size S (`--leaf-size`; `--level auto` splits "
                 "down to it). Times in ms, median of " + str(distinct(rows, "reps")) + " timed runs, each "
-                "size's time against the best measured size in brackets. The automatic size (no `--leaf-size`: "
+                "size's time against the best measured size in brackets. The automatic size (without `--leaf-size`: "
                 "S = c sqrt(t_translation / t_pair) from the order and the device, `methods/full_level_rule.h`) "
                 "is its own row; its ratio is against the best of the sizes measured beside it.\n\n" +
                 context_label(report, rows) + "\n\n" +
