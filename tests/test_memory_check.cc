@@ -4,6 +4,7 @@
 #include "core/errors.h"
 #include "core/host_memory.h"
 #include "methods/auto_level.h"
+#include "methods/full_level_rule.h"
 #include "methods/memory_estimate.h"
 #include "helpers.h"
 
@@ -56,6 +57,26 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   MemoryNeed fmm4;
   add_method_memory(fmm4, find_kernel("cpu-fmm"), s, 3, 1000000, 1);
   CHECK(fmm.host_bytes() > fmm4.host_bytes());
+  // fmm-adaptive counts the expansions of about 8 N / S kept boxes (the method checks the exact
+  // figure once its tree is built): 3D Plummer 2^24 at its default order (12) needs a few GiB of
+  // them, not the 65 GiB of a box per particle that had refused it on an 80 GB GPU.
+  MethodSetup a;
+  a.level = kAutoLevel;
+  MemoryNeed adaptive, uniform;
+  add_method_memory(adaptive, find_kernel("fmm-adaptive"), a, 3, 16777216, 1);
+  a.order = 12;
+  add_method_memory(uniform, find_kernel("fmm"), a, 3, 16777216, 1);
+  double adaptive_expansions = 0;
+  for (const auto& part : adaptive.gpu)
+    if (part.what.rfind("expansions", 0) == 0) adaptive_expansions = part.bytes;
+  const double terms12 = 455, boxes = 8.0 * 16777216 / auto_leaf_size(3, 12, FullMethodCostModel::kGpuFloat) + 1;
+  CHECK(adaptive_expansions == doctest::Approx(2.0 * terms12 * 4.0 * boxes));
+  CHECK(adaptive.gpu_bytes() < 20e9);
+  CHECK(uniform.gpu_bytes() > 60e9);
+  a.leaf_size = 16;  // smaller leaves, more boxes
+  MemoryNeed small_leaves;
+  add_method_memory(small_leaves, find_kernel("fmm-adaptive"), a, 3, 16777216, 1);
+  CHECK(small_leaves.gpu_bytes() > adaptive.gpu_bytes());
   // Small runs fit.
   CHECK_NOTHROW(check_memory(need_of("cpu-serial", 3, 100000, 4, Precision::f32), "a small run"));
   CHECK(available_host_memory() > 0);

@@ -11,6 +11,7 @@
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
+#include "methods/memory_estimate.h"
 #include "methods/part_method.h"
 #include "methods/registry.h"
 #include "methods/shaped.h"
@@ -139,6 +140,21 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     if (n) gpu::copy_to_host(out.data(), p, n * sizeof(V));
     return out;
   }
+  // The run's memory check (methods/memory_estimate.h) estimated the kept boxes from the leaf size;
+  // now that they are known, the expansions still to be allocated (and, on the first build, an
+  // upper bound of the interaction lists: 6^d - 3^d entries a box) are checked against the GPU's
+  // free memory before anything is allocated for them.
+  void check_far_field_memory() const {
+    if (coeffs_.size() >= 2 * half_) return;  // build_far_field's test: the buffer is kept
+    const std::size_t want = 2 * half_ + half_ / 2;
+    const double boxes = double(half_) / double(terms_);
+    MemoryNeed need;
+    need.gpu.push_back({"expansions (order " + std::to_string(setup_.order) + ", " +
+                            std::to_string(std::uint64_t(boxes)) + " kept boxes)",
+                        double(want) * sizeof(T)});
+    if (coeffs_.size() == 0) need.gpu.push_back({"interaction lists", 4.0 * (D == 2 ? 27.0 : 189.0) * boxes});
+    check_memory(need, "fmm-adaptive's far field (checked once its tree is built)");
+  }
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
 
@@ -154,10 +170,11 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     half_ = 0;
     if (t.n > 0) {
       adaptive_.build(levels_, leaf_size(setup_), t.n);
-      adaptive_.plan_near();
-      lists_.build(adaptive_.levels);
       for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(adaptive_.levels.level[l].boxes) * terms_;
       half_ = start_[K + 1];
+      check_far_field_memory();
+      adaptive_.plan_near();
+      lists_.build(adaptive_.levels);
     }
     if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
     m2l_.prepare(setup_.order, levels_, setup_.softening);  // the full levels' sides: the same boxes

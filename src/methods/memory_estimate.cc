@@ -83,7 +83,11 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     const int level = estimate_level(s.level, dim, n, near.dense_tree());
     auto& parts = k.gpu() ? device : need.host;
     add_near_field(parts, near, dim, level, n, scalar, threads);
-    const double boxes = boxes_over_levels(dim, level, n);
+    double boxes = boxes_over_levels(dim, level, n);
+    // fmm-adaptive keeps expansions for its kept boxes only: about 4.4 N / S (3D uniform 2^24, S =
+    // 244) to 5.4 N / S (3D Plummer 2^24, S = 256), from the upward counts of results/fmm-adaptive;
+    // 8 N / S here, and the method checks the exact figure before it allocates them (gpu_fmm_adaptive.cc).
+    if (k.adaptive() && k.gpu()) boxes = std::min(boxes, 8.0 * nd / double(leaf_size(full)) + 1.0);
     const double terms = dim == 2 ? farfield::terms<2>(full.order) : farfield::terms<3>(full.order);
     const double list = dim == 2 ? 27.0 : 189.0;  // 6^d - 3^d boxes in an interaction list at most
     parts.push_back({"expansions (order " + std::to_string(full.order) + ")", 2.0 * terms * scalar * boxes});

@@ -39,7 +39,9 @@ double particle_bytes(int dim, std::uint64_t n, bool velocities, bool ids);
 //! accelerations it returns; `threads`: the OpenMP team of CPU kernels. At --level auto
 //! (kAutoLevel) the tree is counted at the shallowest level with at least n boxes, an upper bound
 //! of what the rule chooses (about 16 particles per box). A full method counts its near-field
-//! kernel's part too. Several GPUs (`gpus` > 1) divide the GPU's part between them.
+//! kernel's part too; fmm-adaptive counts expansions for 8 N / S kept boxes (S its leaf size), an
+//! estimate, not a bound: the method checks the exact figure before it allocates them. Several GPUs
+//! (`gpus` > 1) divide the GPU's part between them.
 void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t n,
                        int threads, int gpus = 1);
 //! validate's float64 reference: its bodies, its accelerations and the kernel's copy compared.
