@@ -72,6 +72,9 @@ for s in $sections; do
         "$NF" bench --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
           --order 6,8,10 --reps 5 --output "$out"
       done
+      # the automatic leaf size at those orders, and the defaults (no --order: the order for 1e-4)
+      "$NF" bench --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 --reps 5 \
+        --output "$out"
       "$NF" bench --kernel fmm-adaptive --dist uniform --dim 3 --n 16777216 --level auto --leaf-size 128 --order 5,8 \
         --reps 5 --output "$out"
       ;;
@@ -102,6 +105,8 @@ for s in $sections; do
         "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
           --order 6,8,10 --sample 1000 --output "$out" || true  # a row above its tolerance is still a row
       done
+      "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 \
+        --sample 1000 --output "$out" || true
       ;;
     *) echo "unknown section $s (stages levels scaling near accuracy adaptive adaptive-leaf adaptive-accuracy)"; exit 2 ;;
   esac
