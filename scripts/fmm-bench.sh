@@ -92,7 +92,7 @@ for s in $sections; do
         done
       }
       leaf plummer 3 16777216 6,8,10 auto 128 192 256 320 384 512 768
-      leaf plummer 3 16777216 12 256 384 512 768  # smaller leaves need more than 80 GB at p = 12 (see below)
+      leaf plummer 3 16777216 12 256 384 512 768  # smaller leaves: p = 12 is slow there
       leaf uniform 3 16777216 5,8,10 auto 64 128 192 256 384 512
       leaf clusters 3 4194304 8,12 auto 64 128 256 384 512
       leaf clusters 2 4194304 8,12 auto 32 64 128 192 256 384 512

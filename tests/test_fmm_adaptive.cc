@@ -7,12 +7,14 @@
 
 #include "core/errors.h"
 #include "helpers.h"
+#include "io/particle_file.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_level_rule.h"
 #include "methods/registry.h"
 #include "tree/adaptive.h"
 #include "tree/levels.h"
 #include "tree/morton.h"
+#include "tree/tree.h"
 
 using namespace nf;
 
@@ -182,4 +184,46 @@ TEST_CASE("--leaf-size is for the adaptive methods; they refuse --near") {
   CHECK(make_method(find_kernel("cpu-fmm-adaptive"), a, p)->setup().leaf_size == auto_leaf_size(2, 6, FullMethodCostModel::kCpu));
   a.leaf_size = 7;
   CHECK(make_method(find_kernel("cpu-fmm-adaptive"), a, p)->setup().leaf_size == 7);
+  // --level auto splits down to the automatic size: no box of the chosen level holds more, and the
+  // level above has one that does.
+  const int level = std::stoi(automatic[1][test::column(automatic[0], "level")]);
+  const Particles q = io::read_particles(in);
+  const auto most = [&](int l) { return build_tree(q, l, default_domain(q), false).max_box_count(); };
+  CHECK(most(level) <= expected);
+  CHECK(most(level - 1) > expected);
+  // A point at the automatic size and one at a given size are different points for --resume.
+  const auto again = test::rows_after({"bench", "--kernel", "cpu-fmm-adaptive", "--input", in, "--level", "auto",
+                                       "--leaf-size", "20", "--order", "4", "--reps", "1", "--warmup", "0", "--output",
+                                       out, "--resume"},
+                                      out);
+  CHECK(again.size() == 3);
+  CHECK(test::rows_after({"bench", "--kernel", "cpu-fmm-adaptive", "--input", in, "--level", "auto", "--order", "4",
+                          "--reps", "1", "--warmup", "0", "--output", out, "--resume"},
+                         out)
+            .size() == 3);
+}
+
+TEST_CASE("simulate with an adaptive method records its leaf size, and --resume keeps it") {
+  test::TempDir dir;
+  const std::string in = dir.file("in.csv"), run = dir.file("run");
+  REQUIRE(test::run_cli({"generate", "--dist", "plummer", "--dim", "3", "--n", "600", "--output", in}).code == 0);
+  const std::vector<std::string> args = {"simulate", "--input", in, "--kernel", "cpu-fmm-adaptive", "--order", "4", "--level", "auto",
+                                         "--dt", "1e-4", "--snapshot-every", "1", "--output-dir", run};
+  std::vector<std::string> first = args;
+  for (const char* a : {"--steps", "1"}) first.push_back(a);
+  const test::CliResult r = test::run_cli(first);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::string ini = test::read_text(run + "/run.ini");
+  const std::string used = "leaf_size_used = " + std::to_string(auto_leaf_size(3, 4, FullMethodCostModel::kCpu));
+  CHECK(ini.find(used) != std::string::npos);
+  // A run recorded with another size (or before the key existed) continues at that size.
+  ini.replace(ini.find(used), used.size(), "leaf_size_used = 20");
+  test::write_text(run + "/run.ini", ini);
+  std::vector<std::string> resumed = args;
+  for (const char* a : {"--steps", "2", "--resume"}) resumed.push_back(a);
+  test::CliResult again = test::run_cli(resumed);
+  INFO(again.err);
+  REQUIRE(again.code == 0);
+  CHECK(again.out.find("resuming at leaf size 20 (the run's)") != std::string::npos);
 }

@@ -20,10 +20,11 @@ def adaptive_part(report, out):
     errors = {}  # (case, leaf size, p) -> rel_l2 on the sample
     for _, all_rows in report.tables("fmm-adaptive-accuracy"):
         for r in all_rows:
-            errors[(case_name(r), r.get("leaf_size", ""), order_of(r))] = r
+            errors[(case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""), order_of(r))] = r
     for m, all_rows in report.tables("fmm-adaptive"):
         rows = list(latest(bench_rows(report, all_rows),
-                           lambda r: (case_name(r), r.get("leaf_size", ""), order_of(r))).values())
+                           lambda r: (case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""),
+                                      order_of(r))).values())
         if not rows:
             continue
         rows.sort(key=lambda r: (r["distribution"] != "plummer", case_name(r), order_of(r) or 0, int(r["leaf_size"])))
@@ -31,8 +32,9 @@ def adaptive_part(report, out):
         body, best = [], {}
         for r in rows:
             u = uniform.get((case_name(r), order_of(r)))
-            e = errors.get((case_name(r), r.get("leaf_size", ""), order_of(r)))
-            body.append([case_name(r), r["leaf_size"], r["level"], str(order_of(r)),
+            e = errors.get((case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""), order_of(r)))
+            size = r["leaf_size"] + (" (auto)" if r.get("leaf_rule", "") == "auto" else "")
+            body.append([case_name(r), size, r["level"], str(order_of(r)),
                          fmt_ms(num(r, "median_ms")) + flags.mark(r),
                          f"{fmt_ms(num(r, 'near_ms'))} ({pct(share(r))})", fmt_ms(num(r, "m2l_ms")),
                          fmt_ms(num(r, "upward_ms") + num(r, "downward_ms")), r.get("m2l_translations", "-"),
@@ -45,7 +47,8 @@ def adaptive_part(report, out):
         text = [f"**{m}**: `fmm-adaptive` (leaves at the level their density asks for, each split while it holds more "
                 f"than the leaf size) against `fmm` on a uniform level, same inputs and order. Times in ms, median of "
                 f"{distinct(rows, 'reps')} timed runs; level is the deepest (`--level auto`: the shallowest level "
-                "where no box holds more than the leaf size). The error is the relative L2 of the accelerations on "
+                "where no box holds more than the leaf size); a leaf size marked (auto) is the automatic one (no "
+                "`--leaf-size`). The error is the relative L2 of the accelerations on "
                 "a sample of 1000 targets summed directly in float64 (`validate --sample`).\n\n" +
                 context_label(report, rows) + "\n\n" +
                 table(["input", "leaf size", "level", "p", "evaluation", "near (share)", "M2L", "passes",

@@ -40,7 +40,7 @@ struct SweepConfig {
   std::string orders = "0";           //!< --order: comma list of expansion orders (0: from --accuracy)
   double accuracy = 0;                //!< --accuracy: target relative L2 error (0: the default)
   std::string near;                   //!< --near: the near-field kernel of their direct part
-  std::uint32_t leaf_size = 0;        //!< --leaf-size: the adaptive full methods' S (0: the default)
+  std::uint32_t leaf_size = 0;        //!< --leaf-size: the adaptive full methods' S (0: automatic)
   // validate: compare M sampled targets only (docs/design.md §4).
   std::string sample;                 //!< --sample M: empty: every particle
 };

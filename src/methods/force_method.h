@@ -50,7 +50,7 @@ struct MethodSetup {
   double accuracy = 0;    //!< target relative L2 error of the accelerations; 0: the default, 1e-4
   std::string near;       //!< the near-field kernel of the direct part; empty: the device's default
   //! The adaptive full methods: a box is split while it holds more than this many particles
-  //! (tree/adaptive.h); 0: the default, 64.
+  //! (tree/adaptive.h); 0: the automatic size (methods/full_level_rule.h: auto_leaf_size).
   std::uint32_t leaf_size = 0;
   //! Called with the fraction of an evaluation done (0..1), on the evaluating thread between pieces
   //! of work, by methods that cut their work into pieces (cpu-allpairs: blocks of targets, the

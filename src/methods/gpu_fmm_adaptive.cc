@@ -153,7 +153,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
                             std::to_string(std::uint64_t(boxes)) + " kept boxes)",
                         double(want) * sizeof(T)});
     if (coeffs_.size() == 0) need.gpu.push_back({"interaction lists", 4.0 * (D == 2 ? 27.0 : 189.0) * boxes});
-    check_memory(need, "fmm-adaptive's far field (checked once its tree is built)");
+    check_memory(need, "fmm-adaptive's far field (checked once its tree is built)",
+                 "its expansions were not allocated and the evaluation did not run");
   }
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }

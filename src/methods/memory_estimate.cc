@@ -114,7 +114,7 @@ void add_reference_memory(MemoryNeed& need, int dim, std::uint64_t n) {
   need.host.push_back({"float64 reference", static_cast<double>(n) * (32.0 + 2.0 * dim * 8.0)});
 }
 
-void check_memory(const MemoryNeed& need, const std::string& what) {
+void check_memory(const MemoryNeed& need, const std::string& what, const std::string& outcome) {
   const auto refuse = [&](const std::vector<MemoryNeed::Part>& parts, double available, const std::string& where,
                           const std::string& source) {
     const double bytes = sum(parts);
@@ -127,7 +127,7 @@ void check_memory(const MemoryNeed& need, const std::string& what) {
     throw UsageError(what + " needs about " + byte_text(bytes) + " (" + count_text(bytes) + " bytes) of " + where +
                      " (" + list + "); with a 10% margin for what the estimate leaves out, that is more than the " +
                      byte_text(available) + " (" + count_text(available) + " bytes) available (" + source +
-                     "); nothing was run");
+                     "); " + outcome);
   };
   std::string source;
   const double host = static_cast<double>(available_host_memory(&source));

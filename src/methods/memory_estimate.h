@@ -39,7 +39,7 @@ double particle_bytes(int dim, std::uint64_t n, bool velocities, bool ids);
 //! accelerations it returns; `threads`: the OpenMP team of CPU kernels. At --level auto
 //! (kAutoLevel) the tree is counted at the shallowest level with at least n boxes, an upper bound
 //! of what the rule chooses (about 16 particles per box). A full method counts its near-field
-//! kernel's part too; fmm-adaptive counts expansions for 8 N / S kept boxes (S its leaf size), an
+//! kernel's part too; fmm-adaptive counts expansions and lists for 8 N / S kept boxes (S its leaf size), an
 //! estimate, not a bound: the method checks the exact figure before it allocates them. Several GPUs
 //! (`gpus` > 1) divide the GPU's part between them.
 void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t n,
@@ -50,7 +50,8 @@ void add_reference_memory(MemoryNeed& need, int dim, std::uint64_t n);
 //! Refuses (UsageError) `need` when it does not fit with a 10% margin: host bytes x 1.1 above
 //! available_host_memory(), or GPU bytes x 1.1 above the current device's free memory
 //! (cudaMemGetInfo; only asked when the need has a GPU part, so CPU-only builds never ask). The
-//! message names `what`, the bytes needed with their largest parts, and the bytes available.
-void check_memory(const MemoryNeed& need, const std::string& what);
+//! message names `what`, the bytes needed with their largest parts, and the bytes available, and
+//! ends with `outcome` (a check made before any work: "nothing was run").
+void check_memory(const MemoryNeed& need, const std::string& what, const std::string& outcome = "nothing was run");
 
 }  // namespace nf

@@ -88,6 +88,7 @@ RunResult result_of(const Resolved& r, ForceMethod& m) {
   if (out.far_field) {
     out.order = m.setup().order;
     out.near_kernel = m.near_kernel();
+    if (r.kernel->adaptive()) out.leaf_size = m.setup().leaf_size;
   }
   out.forces = m.describe();
   out.note = r.note;
@@ -106,6 +107,7 @@ py::object result_object(RunResult&& r, const Particles& p, bool return_info) {
   if (r.far_field) {
     info["order"] = r.order;
     info["near_kernel"] = r.near_kernel;
+    if (r.leaf_size) info["leaf_size"] = r.leaf_size;
   }
   info["forces"] = r.forces;
   info["note"] = r.note;
@@ -161,7 +163,7 @@ methods (cpu-fmm, fmm). leaf_size: the adaptive ones (cpu-fmm-adaptive, fmm-adap
 while it holds more than this many particles; None: automatic, from the order and the device). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
 near-field kernels over several GPUs. tree: a nearfield.Tree of these positions (its level and
 domain; its prepared methods are kept). return_info: also return a dict (kernel, level, order,
-near_kernel, what the forces are, the --level auto note, stage times in ms).)");
+near_kernel, leaf_size of the adaptive methods, what the forces are, the --level auto note, stage times in ms).)");
 
   mod.def(
       "potential",

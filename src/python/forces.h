@@ -56,6 +56,7 @@ struct RunResult {
   std::vector<double> acc;  //!< dim values per particle, input order
   std::string kernel, precision, near_kernel, forces, note;
   int level = 0, order = 0;
+  std::uint32_t leaf_size = 0;  //!< adaptive full methods: the leaf size used (0: none)
   bool far_field = false;
   double softening = 0;
   StageTimes times;
@@ -63,7 +64,7 @@ struct RunResult {
 //! The accelerations and the description of m's last evaluation.
 RunResult result_of(const Resolved& r, ForceMethod& m);
 //! The (N, dim) float64 accelerations (moved, not copied), with the info dict when asked: kernel,
-//! level, precision, softening, order and near_kernel (full methods), forces (what they are), note
+//! level, precision, softening, order and near_kernel (full methods), leaf_size (adaptive ones), forces (what they are), note
 //! (the --level auto line), times (stage times in ms).
 py::object result_object(RunResult&& r, const Particles& p, bool return_info);
 

@@ -72,6 +72,7 @@ py::dict validate(const Particles& p, ForceOptions o, std::int64_t sample, std::
   if (k.far_field()) {
     d["order"] = method->setup().order;
     d["near_kernel"] = method->near_kernel();
+    if (k.adaptive()) d["leaf_size"] = method->setup().leaf_size;
   }
   d["note"] = r.note;
   return d;

@@ -58,7 +58,8 @@ class PyTree {
     const Resolved r = resolve(o, p, std::make_pair(tree_.level, tree_.domain));
     const std::string key = r.kernel->name + "|" + to_string(r.setup.precision) + "|" + std::to_string(r.setup.softening) +
                             "|" + std::to_string(r.setup.order) + "|" + std::to_string(r.setup.accuracy) + "|" +
-                            r.setup.near + "|" + to_string(r.setup.mask) + "|" + std::to_string(r.gpus);
+                            r.setup.near + "|" + to_string(r.setup.mask) + "|" + std::to_string(r.gpus) + "|" +
+                            std::to_string(r.setup.leaf_size);
     RunResult result;
     {
       py::gil_scoped_release free;

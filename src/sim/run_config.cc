@@ -211,6 +211,14 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
                                   std::to_string(r.particles.dim) + "D; the run has " + d.get("n") + " in " +
                                   d.get("dim") + "D");
   r.level = k.uses_tree() ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
+  if (k.adaptive() && c.leaf_size == 0) {
+    std::int64_t size = 64;  // runs recorded before leaf_size_used took the former default
+    if (d.has("leaf_size_used") && (!parse_int64(d.get("leaf_size_used"), size) || size < 1 || size > 0xFFFFFFFFll))
+      throw InputError(ini, 0, "leaf_size_used = '" + d.get("leaf_size_used") + "' is not a leaf size");
+    r.leaf_size = static_cast<std::uint32_t>(size);
+    log << "resuming at leaf size " << size
+        << (d.has("leaf_size_used") ? " (the run's)" : " (the run predates leaf_size_used: the default then)") << "\n";
+  }
   if (c.render_every > 0) {
     const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");
     const std::vector<double> range = parse_numbers(d.get("render_density_range"), 2, ini + ": render_density_range");
@@ -238,6 +246,7 @@ void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMetho
     for (const Setting& s : compared_settings(c)) d.set(s.key, s.value);
     d.set("level", k.uses_tree() ? std::to_string(level) : std::string("-"));
     if (field.model() == ForceModel::fmm) d.set("order_used", std::to_string(field.setup().order));
+    if (k.adaptive()) d.set("leaf_size_used", std::to_string(field.setup().leaf_size));
     if (c.render_every > 0) {
       const render::View& v = *frame.view;
       d.set("render_window", join_numbers({v.u0, v.u1, v.v0, v.v1}));

@@ -44,7 +44,7 @@ struct SimulationConfig {
   int order = 0;
   double accuracy = 0;
   std::string near;
-  std::uint32_t leaf_size = 0;  //!< adaptive full methods: tree/adaptive.h's S (0: the default)
+  std::uint32_t leaf_size = 0;  //!< adaptive full methods: tree/adaptive.h's S (0: automatic)
 };
 
 //! The level as a number: K, or -1 for "auto" (resolved from the particles), 0 when not given.
@@ -72,6 +72,10 @@ struct RunStart {
   bool complete = false;   //!< a resumed run whose last snapshot is at --steps: nothing to do (no particles)
   Particles particles;     //!< the particles at `step`
   int level = 0;           //!< the tree level: --level (auto resolved), or the one a resumed run recorded
+  //! An adaptive full method resumed without --leaf-size: the leaf size the run used (run.ini's
+  //! leaf_size_used; 64, the former default, for a run recorded before it), so that a change of the
+  //! automatic size does not change a run halfway; 0 otherwise.
+  std::uint32_t leaf_size = 0;
   RunDescription ini;      //!< run.ini as a resumed run recorded it; empty for a fresh run
   //! The pictures' width and plane, and the view and density range a resumed run recorded.
   render::RenderOptions frame;
