@@ -47,7 +47,7 @@ def adaptive_part(report, out):
         text = [f"**{m}**: `fmm-adaptive` (leaves at the level their density asks for, each split while it holds more "
                 f"than the leaf size) against `fmm` on a uniform level, same inputs and order. Times in ms, median of "
                 f"{distinct(rows, 'reps')} timed runs; level is the deepest (`--level auto`: the shallowest level "
-                "where no box holds more than the leaf size); a leaf size marked (auto) is the automatic one (no "
+                "where no box holds more than the leaf size); a leaf size marked (auto) is the automatic one (without "
                 "`--leaf-size`). The error is the relative L2 of the accelerations on "
                 "a sample of 1000 targets summed directly in float64 (`validate --sample`).\n\n" +
                 context_label(report, rows) + "\n\n" +
