@@ -5,6 +5,8 @@
 #             --level auto; Plummer 2^24 at level 7, orders 6..10: time per stage
 #             -> RESULTS/fmm/<device>.csv
 #   levels    experiments/fmm-levels.ini (level sweep, N = 2^22, with the auto rows)
+#   levels-p12  fmm at p = 12 on 3D uniform, Plummer and clusters 2^22, levels 5 to 8 and --level auto
+#             (the check of the slot curve's p = 12 point) -> RESULTS/fmm-levels-p12/<device>.csv
 #   scaling   experiments/fmm-scaling.ini (N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
 #             same file
 #   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
@@ -45,6 +47,16 @@ for s in $sections; do
     levels)
       fresh "$RESULTS/fmm-levels/$device.csv"
       "$NF" experiment experiments/fmm-levels.ini --results-dir "$RESULTS"
+      ;;
+    levels-p12)
+      out="$RESULTS/fmm-levels-p12/$device.csv"
+      fresh "$out"
+      for dist in uniform plummer clusters; do
+        "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level 5,6,7,8 --order 12 --reps 3 --warmup 1 \
+          --output "$out"
+        "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level auto --order 12 --reps 3 --warmup 1 \
+          --output "$out"
+      done
       ;;
     scaling)
       out="$RESULTS/fmm-scaling/$device.csv"
@@ -108,7 +120,7 @@ for s in $sections; do
       "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 \
         --sample 1000 --output "$out" || true
       ;;
-    *) echo "unknown section $s (stages levels scaling near accuracy adaptive adaptive-leaf adaptive-accuracy)"; exit 2 ;;
+    *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy)"; exit 2 ;;
   esac
 done
 echo "=== $(date +%T) done"
