@@ -80,11 +80,15 @@ bool plan_units(const std::vector<int>& columns, const std::vector<int>& start, 
   return false;
 }
 
+// Pipeline shapes (the kernel's Stages): 1, one offset's moments and table at a time; 2, the next
+// offset's moments and table copied while this one is summed; 3 (where 2 do not fit), the next
+// offset's moments copied during the sums and its table after them, into the one table buffer.
 template <int D, class T>
 std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
   const int TB = 32 * tl, S = TB + 2;
   const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
-  return stages * (moments + table_size) * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t) +
+  const std::size_t operands = stages == 3 ? 2 * moments + table_size : stages * (moments + table_size);
+  return operands * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t) +
          kCandidates<D> * sizeof(int);
 }
 
@@ -153,9 +157,12 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                                      T* __restrict__ L) {
   constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
   extern __shared__ __align__(16) unsigned char smem[];
-  const int stage_size = ((terms * S + 3) & ~3) + table_size;  // a multiple of 4: 16-byte aligned stages
+  const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
+  const int stage_size = moments_size + table_size;
   T* stages = reinterpret_cast<T*>(smem);
-  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + Stages * stage_size);
+  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
+  const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
+  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
   std::uint32_t* source = target + TB;
   int* active = reinterpret_cast<int*>(source + kCand * TB);
   __shared__ int active_count;
@@ -214,21 +221,32 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
   const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
 
-  // Enqueues candidate active[i]'s operator table and moments into stage `st`.
-  auto enqueue = [&](int i, int st) {
+  // Where stage st's moments and table live.
+  auto moments_at = [&](int st) { return Stages == 3 ? stages + st * moments_size : stages + st * stage_size; };
+  auto table_at = [&](int st) {
+    return Stages == 3 ? stages + 2 * moments_size : stages + st * stage_size + moments_size;
+  };
+  // Candidate active[i]'s operator table into `to`, and its sources' moments into `to` (not committed).
+  auto enqueue_table = [&](int i, T* to) {
     const int u = active[i];
     int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
     for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
-    T* Ms = stages + st * stage_size;
-    T* Ts = Ms + ((terms * S + 3) & ~3);
     const T* table = ops + std::size_t(o) * table_size;
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
-    for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(Ts + e, table + e, false);
+    for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(to + e, table + e, false);
+  };
+  auto enqueue_moments = [&](int i, T* to) {
+    const int u = active[i];
     for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
       const std::uint32_t src = source[u * TB + s];
       const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
-      for (int n = lane; n < terms; n += 32) copy_async<sizeof(T)>(Ms + n * S + s, m + n, src == kNoBox);
+      for (int n = lane; n < terms; n += 32) copy_async<sizeof(T)>(to + n * S + s, m + n, src == kNoBox);
     }
+  };
+  // Both operands of candidate active[i] into stage st, committed as one group.
+  auto enqueue = [&](int i, int st) {
+    enqueue_table(i, table_at(st));
+    enqueue_moments(i, moments_at(st));
     __pipeline_commit();
   };
 
@@ -245,16 +263,22 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
 
   if (share_begin < share_end) enqueue(share_begin, 0);
   for (int i = share_begin; i < share_end; ++i) {
-    const int st = Stages == 2 ? (i - share_begin) & 1 : 0;
-    if (Stages == 2 && i + 1 < share_end) {
-      enqueue(i + 1, st ^ 1);  // its stage was last read two offsets ago, before the barrier below
-      __pipeline_wait_prior(1);
+    const int st = Stages >= 2 ? (i - share_begin) & 1 : 0;
+    if (Stages >= 2 && i + 1 < share_end) {
+      // Its stage (moments: Stages 3) was last read two offsets ago, before the barrier below.
+      if (Stages == 2) {
+        enqueue(i + 1, st ^ 1);
+      } else {
+        enqueue_moments(i + 1, moments_at(st ^ 1));
+        __pipeline_commit();
+      }
+      __pipeline_wait_prior(1);  // all but that group: offset i's operands
     } else {
       __pipeline_wait_prior(0);
     }
     __syncthreads();  // every thread's copies into stage st have landed
-    const T* Ms = stages + st * stage_size;
-    const T* Ts = Ms + ((terms * S + 3) & ~3);
+    const T* Ms = moments_at(st);
+    const T* Ts = table_at(st);
 #pragma unroll
     for (int v = 0; v < U; ++v) {
       const int n1 = (unit[v] >> 20) & 0xfff;
@@ -278,6 +302,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     }
     __syncthreads();  // stage st is free again
     if (Stages == 1 && i + 1 < share_end) enqueue(i + 1, 0);
+    if (Stages == 3 && i + 1 < share_end) {  // the table buffer is free: the next offset's table
+      enqueue_table(i + 1, table_at(0));
+      __pipeline_commit();
+    }
   }
 
   T* Lt = stages;
@@ -312,9 +340,9 @@ template <int D, class T>
 template <class F>
 void M2LOperators<D, T>::dispatch(F&& f) const {
   if (targets_per_lane_ == 2)
-    stages_ == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
+    stages_ == 3 ? f(group_kernel<D, T, 2, 3>) : stages_ == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
   else
-    stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
+    stages_ == 3 ? f(group_kernel<D, T, 1, 3>) : stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
 }
 
 template <int D, class T>
@@ -344,11 +372,15 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       int w = std::max(8, (5 * count + 4 * U - 1) / (4 * U));  // about 1.25 quads' worth of units a warp
       while (w <= kMaxWarps && !plan_units(columns, start, w, U, plan)) ++w;
       if (w > kMaxWarps) continue;
-      // Two stages (the next offset's operands copied during this one's sums) where they fit;
-      // NEARFIELD_M2L_STAGES=1 forces one (comparisons).
+      // Two stages (the next offset's operands copied during this one's sums) where they fit, else
+      // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
+      // limits the shapes for comparisons.
+      const int most = env_int("NEARFIELD_M2L_STAGES", 3);
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, table_size_);
-      Shape s{tl, w, two <= std::size_t(optin) && env_int("NEARFIELD_M2L_STAGES", 2) == 2 ? 2 : 1, 0, 0, plan};
-      s.bytes = s.stages == 2 ? two : bytes;
+      const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, table_size_);
+      const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
+      Shape s{tl, w, stages, 0, 0, plan};
+      s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
       targets_per_lane_ = tl, stages_ = s.stages;  // the kernel dispatch() picks
       dispatch([&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
