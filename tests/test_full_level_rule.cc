@@ -194,7 +194,7 @@ TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, gr
   CHECK(auto_leaf_size(3, 10, gpu) >= 300);
   CHECK(auto_leaf_size(3, 10, gpu) <= 400);
   CHECK(auto_leaf_size(3, 12, gpu) >= 384);
-  CHECK(auto_leaf_size(3, 12, gpu) <= 768);  // 701: 1.13x the best measured (512) there
+  CHECK(auto_leaf_size(3, 12, gpu) <= 768);  // 701 at the sweep's slot time: 1.13x the best (512) there
   CHECK(auto_leaf_size(2, 8, gpu) >= 64);
   CHECK(auto_leaf_size(2, 8, gpu) <= 128);
   CHECK(auto_leaf_size(2, 12, gpu) >= 128);

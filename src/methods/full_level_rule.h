@@ -85,10 +85,11 @@ struct FullMethodRates {
 //!   0.3e12;
 //! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
 //!   M2L and passes 5e9 multiply-adds/s, float and double alike.
-//! - The p = 12 point of the GPU float curve (4.7 ns a slot at 18564 multiply-adds) is fmm-adaptive's
-//!   M2L time a translation on 3D clusters of 2^22 at leaf sizes 64 to 512 (4.4 to 5.8 ns;
-//!   results/fmm-adaptive-leaf at 8cb5f4a): past p = 10 the kernel takes one target a lane and
-//!   fewer blocks fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
+//! - The p = 12 point of the GPU float curve (3.9 ns a slot at 18564 multiply-adds) is fmm-adaptive's
+//!   M2L time a translation on 3D clusters of 2^22 at leaf sizes 64 to 512 (4.4 to 5.8 ns, 4.7 taken;
+//!   results/fmm-adaptive-leaf at e39cfb7) scaled by the speed-up of M2L's pipeline shape 3 (0.83,
+//!   b2edfff, farfield/m2l_gpu.cu): past p = 10 the kernel takes one target a lane and fewer blocks
+//!   fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
 //!   last point continues its last segment (no change).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
 //!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
@@ -103,7 +104,7 @@ struct FullMethodCostModel {
                                              true,
                                              {0x1CFFFE, 0x67E},
                                              {210, 924, 3003, 8008, 18564},
-                                             {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9, 4.7e-9},
+                                             {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9, 3.9e-9},
                                              1.35e12};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
