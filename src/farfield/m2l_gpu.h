@@ -49,7 +49,7 @@ class M2LOperators {
   bool grouped() const { return targets_per_lane_ > 0; }
 
  private:
-  // Calls f(kernel) with the group kernel instance of this order (targets a lane, stages).
+  // Calls f(kernel) with the group kernel instance of this order (targets a lane, pipeline shape 1-3).
   template <class F>
   void dispatch(F&& f) const;
   // Plans order p for levels 0..leaf; then level l's operator table from its derivative table.
