@@ -1,5 +1,5 @@
-// M2L by sibling groups (farfield/m2l_gpu.h): the plan of the warps' units, the operator tables
-// and the kernel.
+// M2L by sibling groups (farfield/m2l_gpu.h): the plan of the warps' units, the operator tables,
+// the pipeline shape and the launch (the kernel: farfield/m2l_group_kernel.cuh).
 #include "farfield/m2l_gpu.h"
 
 #include <algorithm>
@@ -8,10 +8,9 @@
 #include <string>
 #include <type_traits>
 
-#include <cuda_pipeline.h>
-
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
+#include "farfield/m2l_group_kernel.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
 #include "tree/morton.h"
@@ -19,16 +18,7 @@
 namespace nf::farfield {
 namespace {
 
-constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no source at an offset
 constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
-
-// Candidate offsets of one child position: 6 per axis.
-template <int D>
-constexpr int kCandidates = D == 3 ? 216 : 36;
-
-// Units a warp owns: their accumulators (4 rows x TL targets each) live in registers.
-template <int TL>
-constexpr int kUnits = TL == 2 ? 6 : 10;
 
 // A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q | n0 << 8 | n1 << 20
 // (q < 256 and n < 4096 up to kMaxOrder), and the quad's first entry in the operator table.
@@ -98,30 +88,6 @@ int env_int(const char* name, int otherwise) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : otherwise;
 }
 
-template <class T>
-__device__ __forceinline__ void load4(const T* p, T (&t)[4]) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 v = *reinterpret_cast<const float4*>(p);
-    t[0] = v.x, t[1] = v.y, t[2] = v.z, t[3] = v.w;
-  } else {
-    const double2 a = reinterpret_cast<const double2*>(p)[0], b = reinterpret_cast<const double2*>(p)[1];
-    t[0] = a.x, t[1] = a.y, t[2] = b.x, t[3] = b.y;
-  }
-}
-
-template <class T, int TL>
-__device__ __forceinline__ void load_targets(const T* p, T (&m)[TL]) {
-  if constexpr (TL == 1) {
-    m[0] = p[0];
-  } else if constexpr (sizeof(T) == 4) {
-    const float2 v = *reinterpret_cast<const float2*>(p);
-    m[0] = v.x, m[1] = v.y;
-  } else {
-    const double2 v = *reinterpret_cast<const double2*>(p);
-    m[0] = v.x, m[1] = v.y;
-  }
-}
-
 // ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0), for every offset o.
 template <class T>
 __global__ void expand_kernel(int table_size, int terms, const int* __restrict__ map, const T* __restrict__ derivatives,
@@ -131,206 +97,6 @@ __global__ void expand_kernel(int table_size, int terms, const int* __restrict__
     const int m = map[e];
     const T d = m == 0 ? T(0) : derivatives[std::size_t(o) * terms + (m > 0 ? m : -m) - 1];
     ops[std::size_t(o) * table_size + e] = m < 0 ? -d : d;
-  }
-}
-
-// Copies of 4, 8 or 16 bytes from global to shared memory that do not wait (cp.async): the next
-// offset's operands arrive while this offset is computed. zero: fill the destination with zeros.
-template <int Bytes>
-__device__ __forceinline__ void copy_async(void* to, const void* from, bool zero) {
-  __pipeline_memcpy_async(to, from, Bytes, zero ? Bytes : 0);
-}
-
-// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB (on an
-// adaptive level: of the split parents listed from there, DeviceLevel::split), and the
-// share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
-// fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
-// lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
-// sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
-// offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
-// once); the list of candidates that have a source. With 2 stages the next offset's operands are
-// copied while the current one is computed.
-template <int D, class T, int TL, int Stages>
-__global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
-                                                     int table_size, const int* __restrict__ plan,
-                                                     const T* __restrict__ ops, const T* __restrict__ M,
-                                                     T* __restrict__ L) {
-  constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
-  extern __shared__ __align__(16) unsigned char smem[];
-  const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
-  const int stage_size = moments_size + table_size;
-  T* stages = reinterpret_cast<T*>(smem);
-  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
-  const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
-  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
-  std::uint32_t* source = target + TB;
-  int* active = reinterpret_cast<int*>(source + kCand * TB);
-  __shared__ int active_count;
-  const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
-  const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
-  // The parents whose children are targets: every box of a uniform level, the split ones of an
-  // adaptive level (their count known on the device only: the grid covers every box).
-  const std::uint32_t parent_count = parents.split ? *parents.split_count : parents.boxes;
-  if (first_parent >= parent_count) return;  // the whole block
-  std::uint32_t cc[D];
-  morton_coords<D>(c, cc);
-
-  for (int s = tid; s < TB; s += threads) {
-    std::uint32_t t = kNoBox;
-    const std::uint32_t g = first_parent + s, parent = parents.split && g < parent_count ? parents.split[g] : g;
-    if (g < parent_count)
-      for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
-        if ((level.key[i] & (C - 1)) == c) {
-          t = i;
-          break;
-        }
-    target[s] = t;
-  }
-  for (int i = tid; i < kCand * TB; i += threads) source[i] = kNoBox;
-  __syncthreads();
-  for (int s = warp; s < TB; s += warps) {
-    const std::uint32_t t = target[s];
-    if (t == kNoBox) continue;
-    std::uint32_t ct[D];
-    morton_coords<D>(level.key[t], ct);
-    const std::uint32_t begin = list.offset[t], end = list.offset[t + 1];
-    for (std::uint32_t j = begin + lane; j < end; j += 32) {
-      const std::uint32_t id = list.ids[j];
-      std::uint32_t cs[D];
-      morton_coords<D>(level.key[id], cs);
-      int u = 0;  // R0 = ct - cs lies in cc - 3 .. cc + 2: digit R0 - cc + 3 in 0 .. 5
-      for (int a = D - 1; a >= 0; --a) u = u * 6 + (int(ct[a]) - int(cs[a]) - int(cc[a]) + 3);
-      source[u * TB + s] = id;
-    }
-  }
-  __syncthreads();
-  if (warp == 0) {  // the candidates with a source, in order, this block's share of them
-    int count = 0;
-    for (int base = 0; base < kCand; base += 32) {
-      const int u = base + lane;
-      bool any = false;
-      if (u < kCand)
-        for (int s = 0; s < TB && !any; ++s) any = source[u * TB + s] != kNoBox;
-      const unsigned mask = __ballot_sync(0xffffffffu, any);
-      if (any) active[count + __popc(mask & ((1u << lane) - 1))] = u;
-      count += __popc(mask);
-    }
-    if (lane == 0) active_count = count;
-  }
-  __syncthreads();
-  const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
-  const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
-
-  // Where stage st's moments and table live.
-  auto moments_at = [&](int st) { return Stages == 3 ? stages + st * moments_size : stages + st * stage_size; };
-  auto table_at = [&](int st) {
-    return Stages == 3 ? stages + 2 * moments_size : stages + st * stage_size + moments_size;
-  };
-  // Candidate active[i]'s operator table into `to`, and its sources' moments into `to` (not committed).
-  auto enqueue_table = [&](int i, T* to) {
-    const int u = active[i];
-    int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
-    for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
-    const T* table = ops + std::size_t(o) * table_size;
-    constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
-    for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(to + e, table + e, false);
-  };
-  auto enqueue_moments = [&](int i, T* to) {
-    const int u = active[i];
-    for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
-      const std::uint32_t src = source[u * TB + s];
-      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
-      for (int n = lane; n < terms; n += 32) copy_async<sizeof(T)>(to + n * S + s, m + n, src == kNoBox);
-    }
-  };
-  // Both operands of candidate active[i] into stage st, committed as one group.
-  auto enqueue = [&](int i, int st) {
-    enqueue_table(i, table_at(st));
-    enqueue_moments(i, moments_at(st));
-    __pipeline_commit();
-  };
-
-  int unit[U], first[U];
-#pragma unroll
-  for (int v = 0; v < U; ++v) unit[v] = plan[2 * (warp * U + v)], first[v] = plan[2 * (warp * U + v) + 1];
-  T acc[U][4][TL];
-#pragma unroll
-  for (int v = 0; v < U; ++v)
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-#pragma unroll
-      for (int i = 0; i < TL; ++i) acc[v][j][i] = T(0);
-
-  if (share_begin < share_end) enqueue(share_begin, 0);
-  for (int i = share_begin; i < share_end; ++i) {
-    const int st = Stages >= 2 ? (i - share_begin) & 1 : 0;
-    if (Stages >= 2 && i + 1 < share_end) {
-      // Its stage (moments: Stages 3) was last read two offsets ago, before the barrier below.
-      if (Stages == 2) {
-        enqueue(i + 1, st ^ 1);
-      } else {
-        enqueue_moments(i + 1, moments_at(st ^ 1));
-        __pipeline_commit();
-      }
-      __pipeline_wait_prior(1);  // all but that group: offset i's operands
-    } else {
-      __pipeline_wait_prior(0);
-    }
-    __syncthreads();  // every thread's copies into stage st have landed
-    const T* Ms = moments_at(st);
-    const T* Ts = table_at(st);
-#pragma unroll
-    for (int v = 0; v < U; ++v) {
-      const int n1 = (unit[v] >> 20) & 0xfff;
-      const T* quad = Ts + first[v];
-      auto step = [&](int n) {
-        T t[4], m[TL];
-        load4(quad + 4 * n, t);
-        load_targets<T, TL>(Ms + n * S + lane * TL, m);
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-#pragma unroll
-          for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j], m[i2], acc[v][j][i2]);
-      };
-      const int n0 = (unit[v] >> 8) & 0xfff;
-      if constexpr (sizeof(T) == 4) {  // unrolled: the loop's own instructions were a third of the issued ones
-#pragma unroll 4
-        for (int n = n0; n < n1; ++n) step(n);
-      } else {  // double: unrolling spills
-        for (int n = n0; n < n1; ++n) step(n);
-      }
-    }
-    __syncthreads();  // stage st is free again
-    if (Stages == 1 && i + 1 < share_end) enqueue(i + 1, 0);
-    if (Stages == 3 && i + 1 < share_end) {  // the table buffer is free: the next offset's table
-      enqueue_table(i + 1, table_at(0));
-      __pipeline_commit();
-    }
-  }
-
-  T* Lt = stages;
-  for (int i = tid; i < terms * S; i += threads) Lt[i] = T(0);
-  __syncthreads();
-#pragma unroll
-  for (int v = 0; v < U; ++v) {
-    const int q = unit[v] & 0xff, n0 = (unit[v] >> 8) & 0xfff, n1 = (unit[v] >> 20) & 0xfff;
-    if (n1 == n0) continue;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      if (4 * q + j < terms)
-#pragma unroll
-        for (int i = 0; i < TL; ++i) atomicAdd(Lt + (4 * q + j) * S + lane * TL + i, acc[v][j][i]);
-  }
-  __syncthreads();
-  for (int s = warp; s < TB; s += warps) {
-    const std::uint32_t t = target[s];
-    if (t == kNoBox) continue;
-    T* out = L + std::size_t(t) * terms;
-    if (gridDim.y == 1) {
-      for (int n = lane; n < terms; n += 32) out[n] += Lt[n * S + s];
-    } else {
-      for (int n = lane; n < terms; n += 32) atomicAdd(out + n, Lt[n * S + s]);
-    }
   }
 }
 
