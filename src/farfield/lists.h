@@ -14,6 +14,9 @@
 
 namespace nf::farfield {
 
+//! The most boxes an interaction list holds: 6^d - 3^d (27 in 2D, 189 in 3D).
+constexpr int max_list_boxes(int d) { return d == 2 ? 27 : 189; }
+
 //! lists[l]: per box at level l, the compact ids at level l of its M2L sources (empty below 2).
 using InteractionLists = std::vector<NeighborLists>;
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
+#include "farfield/lists.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
@@ -145,17 +146,20 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   // upper bound of the interaction lists: 6^d - 3^d entries a box) are checked against the GPU's
   // free memory before anything is allocated for them.
   void check_far_field_memory() const {
-    if (coeffs_.size() >= 2 * half_) return;  // build_far_field's test: the buffer is kept
-    const std::size_t want = 2 * half_ + half_ / 2;
+    if (coeffs_kept()) return;
     const double boxes = double(half_) / double(terms_);
     MemoryNeed need;
     need.gpu.push_back({"expansions (order " + std::to_string(setup_.order) + ", " +
                             std::to_string(std::uint64_t(boxes)) + " kept boxes)",
-                        double(want) * sizeof(T)});
-    if (coeffs_.size() == 0) need.gpu.push_back({"interaction lists", 4.0 * (D == 2 ? 27.0 : 189.0) * boxes});
+                        double(coeffs_wanted()) * sizeof(T)});
+    if (coeffs_.size() == 0) need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
     check_memory(need, "fmm-adaptive's far field (checked once its tree is built)",
                  "its expansions were not allocated and the evaluation did not run");
   }
+  // The expansions' buffer: kept while it holds M and L of every kept box, else grown with a
+  // quarter to spare.
+  bool coeffs_kept() const { return coeffs_.size() >= 2 * half_; }
+  std::size_t coeffs_wanted() const { return 2 * half_ + half_ / 2; }
   T* M(int l) { return coeffs_.data() + start_[l]; }
   T* L(int l) { return coeffs_.data() + half_ + start_[l]; }
 
@@ -177,7 +181,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       adaptive_.plan_near();
       lists_.build(adaptive_.levels);
     }
-    if (coeffs_.size() < 2 * half_) coeffs_ = gpu::DeviceBuffer<T>(2 * half_ + half_ / 2);
+    if (!coeffs_kept()) coeffs_ = gpu::DeviceBuffer<T>(coeffs_wanted());
     m2l_.prepare(setup_.order, levels_, setup_.softening);  // the full levels' sides: the same boxes
     shifts_.reset(setup_.order);
     lists_timer_.stop();

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/host_memory.h"
+#include "farfield/lists.h"
 #include "farfield/multi_index.h"
 #include "methods/adaptive_method.h"
 #include "methods/auto_level.h"
@@ -89,7 +90,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // 8 N / S here, and the method checks the exact figure before it allocates them (gpu_fmm_adaptive.cc).
     if (k.adaptive() && k.gpu()) boxes = std::min(boxes, 8.0 * nd / double(leaf_size(full)) + 1.0);
     const double terms = dim == 2 ? farfield::terms<2>(full.order) : farfield::terms<3>(full.order);
-    const double list = dim == 2 ? 27.0 : 189.0;  // 6^d - 3^d boxes in an interaction list at most
+    const double list = farfield::max_list_boxes(dim);
     parts.push_back({"expansions (order " + std::to_string(full.order) + ")", 2.0 * terms * scalar * boxes});
     parts.push_back({"interaction lists", 4.0 * list * boxes});
   } else if (k.near_field()) {
