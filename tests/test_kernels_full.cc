@@ -3,6 +3,8 @@
 // adversarial inputs (empty boxes, one giant box, coincident points with eps = 0, levels 2 and
 // deep, 2D and 3D, float and double), the error falling with the order, the order from the
 // accuracy, and the setups a full method refuses.
+#include <cmath>
+
 #include "core/errors.h"
 #include "farfield/order.h"
 #include "force_checks.h"
@@ -38,8 +40,9 @@ std::vector<FullCase> full_cases() {
 }
 
 // rel L2 of full method k at order p against float64 all pairs on the inputs it saw.
-double error_of(const std::string& kernel, const FullCase& c, Precision prec, int order) {
+double error_of(const std::string& kernel, const FullCase& c, Precision prec, int order, std::uint32_t leaf_size = 0) {
   MethodSetup s;
+  s.leaf_size = leaf_size;
   s.level = c.level;
   s.domain = default_domain(c.p);
   s.softening = c.eps;
@@ -90,6 +93,30 @@ void levels_zero_and_one_are_all_near(const test::Kernels& k) {
     }
 }
 NF_KERNEL_TEST("full methods at levels 0 and 1: every pair in the near field", levels_zero_and_one_are_all_near)
+
+void orders_per_offset(const test::Kernels& k) {
+  // M2L's shorter sums at the farther offsets (farfield/offset_order.h) change the error, by at most
+  // 1.4x (calibrated: within 1.28x on uniform, Plummer and clusters, orders 4..12), against the same
+  // method with order p at every offset (NEARFIELD_M2L_ORDERS=full).
+  const std::vector<FullCase> cases = {{"uniform 3D", test::make("uniform", 3, 3000, 51), 3, 1e-3},
+                                       {"plummer 3D", test::make("plummer", 3, 3000, 52), 4, 1e-3},
+                                       {"clusters 2D", test::make("clusters", 2, 3000, 53), 5, 1e-3}};
+  for (const std::string& name : k.full)
+    for (const FullCase& c : cases)
+      for (int p : {6, 10}) {
+        CAPTURE(name);
+        CAPTURE(c.what);
+        CAPTURE(p);
+        // (leaves of 16: the adaptive methods' automatic size would leave these inputs little far field)
+        const std::uint32_t leaf = name.find("adaptive") != std::string::npos ? 16 : 0;
+        const double graded = error_of(name, c, Precision::f64, p, leaf);
+        test::EnvScope full("NEARFIELD_M2L_ORDERS", "full");
+        const double whole = error_of(name, c, Precision::f64, p, leaf);
+        CHECK(graded <= 1.4 * whole);
+        CHECK(std::abs(graded - whole) > 1e-4 * whole);  // the orders per offset did run
+      }
+}
+NF_KERNEL_TEST("full methods: M2L's orders per offset stay within 1.4x of order p's error", orders_per_offset)
 
 void order_from_accuracy(const test::Kernels& k) {
   // The default accuracy (1e-4) picks an order that reaches it on uniform inputs, 2D and 3D.

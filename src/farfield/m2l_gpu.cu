@@ -3,6 +3,7 @@
 #include "farfield/m2l_gpu.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/launch.cuh"
 #include "farfield/m2l_group_kernel.cuh"
 #include "farfield/multi_index.h"
+#include "farfield/op_counts.h"
 #include "farfield/passes_gpu.h"
 #include "tree/morton.h"
 
@@ -21,53 +23,157 @@ namespace {
 constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
 
 // A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q | n0 << 8 | n1 << 20
-// (q < 256 and n < 4096 up to kMaxOrder), and the quad's first entry in the operator table.
+// (q < 256 and n < 4096 up to kMaxOrder), and the quad's first entry in the operator table with
+// the degree of its first row, start | degree << 26.
 int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
 
-// The row quads' column counts and table offsets at order p.
+// The row quads at order p: their column counts, table offsets and first rows' degrees.
 template <int D>
-void quads(int p, std::vector<int>& columns, std::vector<int>& start, int& table_size) {
-  const int count = (terms<D>(p) + 3) / 4;
-  columns.resize(count), start.resize(count);
-  table_size = 0;
-  for (int q = 0; q < count; ++q) {
-    columns[q] = terms<D>(p - multi_index<D>(4 * q).degree());
-    start[q] = table_size;
-    table_size += 4 * columns[q];
+struct Quads {
+  std::vector<int> columns, start, degree;
+  int table_size = 0;
+  explicit Quads(int p) {
+    const int count = (terms<D>(p) + 3) / 4;
+    for (int q = 0; q < count; ++q) {
+      degree.push_back(multi_index<D>(4 * q).degree());
+      columns.push_back(terms<D>(p - degree.back()));
+      start.push_back(table_size);
+      table_size += 4 * columns.back();
+    }
   }
+  // Columns of quad q that an offset of order o sums (those n with |n| <= o - degree).
+  int columns_at(int q, int o) const {
+    const int left = o - degree[std::size_t(q)];
+    return left < 0 ? 0 : std::min(columns[std::size_t(q)], terms<D>(left));
+  }
+};
+
+// The offsets' orders as a weighted list (order, share of a level's candidate offsets): the
+// 6^d - 3^d candidates of each of the 2^d child positions, every one counted once.
+template <int D>
+std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
+  std::vector<double> weight(std::size_t(kMaxOrder) + 1, 0.0);
+  int R[D];
+  for (int c = 0; c < (1 << D); ++c)
+    for (int u = 0; u < kCandidates<D>; ++u) {
+      bool near = true;
+      for (int a = 0, v = u; a < D; ++a, v /= 6) {
+        R[a] = v % 6 + ((c >> a) & 1) - 3;
+        near = near && R[a] >= -1 && R[a] <= 1;
+      }
+      if (!near) weight[std::size_t(orders.at<D>(R))] += 1.0;
+    }
+  std::vector<std::pair<int, double>> classes;
+  for (int o = 0; o <= kMaxOrder; ++o)
+    if (weight[std::size_t(o)] > 0) classes.emplace_back(o, weight[std::size_t(o)]);
+  return classes;
 }
 
-// Splits the quads' columns among `warps` warps of at most U units each, every warp taking about
-// the same number of columns (contiguous runs, a quad split between neighbouring warps where it
-// crosses a share). False when U units a warp are too few.
-bool plan_units(const std::vector<int>& columns, const std::vector<int>& start, int warps, int U, std::vector<int>& plan) {
+// A plan of the quads' columns for `warps` warps of at most U units each: the quads cut into pieces
+// of about `piece` columns, each piece given (largest first) to the warp where it adds least to the
+// per-order loads' spread (sum over orders of weight x piece's columns x the warp's load at that
+// order). Its cost: the sum over orders of weight x the largest warp load, the columns the block's
+// slowest warp sums per offset. False where the pieces need more than warps x U units.
+template <int D>
+bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int warps, int U, int piece,
+                std::vector<int>& plan, double& cost) {
+  struct Piece {
+    int q, n0, n1;
+    std::vector<double> cols;  // per class
+    double weighted = 0;
+  };
+  const std::size_t K = classes.size();
+  std::vector<Piece> pieces;
+  for (int q = 0; q < int(quads.columns.size()); ++q) {
+    const int c = quads.columns[std::size_t(q)], k = std::max(1, (c + piece - 1) / piece);
+    for (int i = 0; i < k; ++i) {
+      Piece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
+      for (std::size_t j = 0; j < K; ++j) {
+        pc.cols[j] = std::max(0, std::min(pc.n1, quads.columns_at(q, classes[j].first)) - pc.n0);
+        pc.weighted += classes[j].second * pc.cols[j];
+      }
+      pieces.push_back(std::move(pc));
+    }
+  }
+  if (pieces.size() > std::size_t(warps) * U) return false;
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.weighted > b.weighted; });
+  std::vector<std::vector<double>> load(std::size_t(warps), std::vector<double>(K, 0.0));
+  std::vector<int> units(std::size_t(warps), 0);
+  plan.assign(std::size_t(2) * warps * U, 0);
+  for (const Piece& pc : pieces) {
+    int best = -1;
+    double best_add = 0;
+    for (int w = 0; w < warps; ++w) {
+      if (units[std::size_t(w)] == U) continue;
+      double add = 0;
+      for (std::size_t j = 0; j < K; ++j) add += classes[j].second * pc.cols[j] * load[std::size_t(w)][j];
+      if (best < 0 || add < best_add) best = w, best_add = add;
+    }
+    const std::size_t slot = std::size_t(best) * U + std::size_t(units[std::size_t(best)]++);
+    plan[2 * slot] = pack_unit(pc.q, pc.n0, pc.n1);
+    plan[2 * slot + 1] = quads.start[std::size_t(pc.q)] | quads.degree[std::size_t(pc.q)] << 26;
+    for (std::size_t j = 0; j < K; ++j) load[std::size_t(best)][j] += pc.cols[j];
+  }
+  cost = 0;
+  for (std::size_t j = 0; j < K; ++j) {
+    double most = 0;
+    for (const auto& l : load) most = std::max(most, l[j]);
+    cost += classes[j].second * most;
+  }
+  return true;
+}
+
+// The contiguous plan (the plan before the orders per offset): the quads' columns in order, every
+// warp taking about the same number of them (a quad split between neighbouring warps where it
+// crosses a share), the share raised until U units a warp suffice; warps from about 1.25 quads'
+// worth of units a warp (at least 8) up to kMaxWarps. 0 warps where none fits.
+template <int D>
+int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
+  const std::vector<int>& columns = quads.columns;
   long total = 0;
   for (int c : columns) total += c;
-  for (long share = (total + warps - 1) / warps; share <= total; share += std::max(1L, share / 10)) {
-    plan.assign(std::size_t(2) * warps * U, 0);
-    int w = 0, u = 0;
-    long load = 0;
-    bool fits = true;
-    for (std::size_t q = 0; q < columns.size() && fits; ++q) {
-      for (int n = 0; n < columns[q];) {
-        const long take = std::min<long>(columns[q] - n, share - load);
-        if (take <= 0 || u == U) {
-          if (++w == warps) {
-            fits = false;
-            break;
+  for (int warps = std::max(8, (5 * int(columns.size()) + 4 * U - 1) / (4 * U)); warps <= kMaxWarps; ++warps)
+    for (long share = (total + warps - 1) / warps; share <= total; share += std::max(1L, share / 10)) {
+      plan.assign(std::size_t(2) * warps * U, 0);
+      int w = 0, u = 0;
+      long load = 0;
+      bool fits = true;
+      for (std::size_t q = 0; q < columns.size() && fits; ++q) {
+        for (int n = 0; n < columns[q];) {
+          const long take = std::min<long>(columns[q] - n, share - load);
+          if (take <= 0 || u == U) {
+            if (++w == warps) {
+              fits = false;
+              break;
+            }
+            u = 0, load = 0;
+            continue;
           }
-          u = 0, load = 0;
-          continue;
+          const std::size_t slot = std::size_t(w) * U + u;
+          plan[2 * slot] = pack_unit(int(q), n, n + int(take));
+          plan[2 * slot + 1] = quads.start[q] | quads.degree[q] << 26;
+          ++u, load += take, n += int(take);
         }
-        const std::size_t slot = std::size_t(w) * U + u;
-        plan[2 * slot] = pack_unit(int(q), n, n + int(take));
-        plan[2 * slot + 1] = start[q];
-        ++u, load += take, n += int(take);
       }
+      if (fits) return warps;
     }
-    if (fits) return true;
-  }
-  return false;
+  return 0;
+}
+
+// The cheapest balanced plan over 8..kMaxWarps warps and a few piece sizes (fewer warps on ties); 0 warps
+// where none fits.
+template <int D>
+int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan) {
+  int warps = 0;
+  double best = 0;
+  std::vector<int> trial;
+  for (int w = 8; w <= kMaxWarps; ++w)
+    for (int piece : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096}) {
+      double cost = 0;
+      if (!plan_units<D>(quads, classes, w, U, piece, trial, cost)) continue;
+      if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
+    }
+  return warps;
 }
 
 // Pipeline shapes (the kernel's Stages): 1, one offset's moments and table at a time; 2, the next
@@ -88,13 +194,18 @@ int env_int(const char* name, int otherwise) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : otherwise;
 }
 
-// ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0), for every offset o.
-template <class T>
-__global__ void expand_kernel(int table_size, int terms, const int* __restrict__ map, const T* __restrict__ derivatives,
-                              T* __restrict__ ops) {
+// ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0 or the entry's degree |n| +
+// |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a).
+template <int D, class T>
+__global__ void expand_kernel(int table_size, int terms, const int* __restrict__ map,
+                              const unsigned char* __restrict__ degree, OffsetOrders orders,
+                              const T* __restrict__ derivatives, T* __restrict__ ops) {
   const int o = blockIdx.y;
+  int R[D];
+  for (int a = 0, v = o; a < D; ++a, v /= 7) R[a] = v % 7 - 3;
+  const int order = orders.at<D>(R);
   for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < table_size; e += gridDim.x * blockDim.x) {
-    const int m = map[e];
+    const int m = degree[e] > order ? 0 : map[e];
     const T d = m == 0 ? T(0) : derivatives[std::size_t(o) * terms + (m > 0 ? m : -m) - 1];
     ops[std::size_t(o) * table_size + e] = m < 0 ? -d : d;
   }
@@ -114,11 +225,13 @@ void M2LOperators<D, T>::dispatch(F&& f) const {
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
-  if (p != p_) {
-    p_ = p, terms_ = terms<D>(p), targets_per_lane_ = 0;
-    std::vector<int> columns, start;
-    quads<D>(p, columns, start, table_size_);
-    const int count = int(columns.size());
+  const OffsetOrders orders = offset_orders(D, p);
+  if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
+    p_ = p, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
+    const Quads<D> quads(p);
+    table_size_ = quads.table_size;
+    const int count = int(quads.columns.size());
+    const auto classes = order_classes<D>(orders);
     std::vector<int> plan;
     const int optin = gpu::shared_memory_optin();
     // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: see below).
@@ -130,14 +243,21 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       std::vector<int> plan;
     };
     std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
+    // The balanced plan where a translation has at least 3000 multiply-adds (3D p >= 8, 2D p >= 14),
+    // the contiguous one below (H100, 3D float uniform 2^24 level 6, M2L ms, contiguous /
+    // balanced, orders p at every offset: p = 4 8.0 / 14.6, p = 6 12.3 / 18.4, p = 8 32.0 / 31.0,
+    // p = 10 57.4 / 56.0, level 5 p = 12 26.5 / 22.2). NEARFIELD_M2L_PLAN=contiguous|balanced
+    // forces one (comparisons).
+    const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
+    const std::string plan_kind = plan_env ? plan_env : "";
+    const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= 3000);
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
       const int U = tl == 2 ? kUnits<2> : kUnits<1>;
       const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, table_size_);
       if (bytes > std::size_t(optin)) continue;
-      int w = std::max(8, (5 * count + 4 * U - 1) / (4 * U));  // about 1.25 quads' worth of units a warp
-      while (w <= kMaxWarps && !plan_units(columns, start, w, U, plan)) ++w;
-      if (w > kMaxWarps) continue;
+      const int w = balanced ? best_plan<D>(quads, classes, U, plan) : contiguous_plan<D>(quads, U, plan);
+      if (w == 0) continue;
       // Two stages (the next offset's operands copied during this one's sums) where they fit, else
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
@@ -164,22 +284,36 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const Shape& pick = shapes.size() == 2 && shapes[0].blocks < shapes[1].blocks ? shapes[1] : shapes[0];
       targets_per_lane_ = pick.tl, warps_ = pick.warps, stages_ = pick.stages, shared_bytes_ = pick.bytes;
       plan = pick.plan;
+      if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
+                     D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, pick.warps, pick.stages, pick.blocks,
+                     balanced ? "balanced" : "contiguous");
     }
     if (grouped()) {
       // map[e]: +-(index(n + k) + 1), the sign (-1)^|n|; 0 where the entry is padding.
+      // degree[e]: |n| + |k| (the offsets of lower order zero it); chunk_order[e / 4]: the quad's
+      // first row degree plus |n|, the lowest order that reads the column.
       std::vector<int> map(std::size_t(table_size_), 0);
+      std::vector<unsigned char> degree(std::size_t(table_size_), 0), chunk_order(std::size_t(table_size_) / 4, 0);
       for (int q = 0; q < count; ++q)
-        for (int n = 0; n < columns[q]; ++n)
+        for (int n = 0; n < quads.columns[std::size_t(q)]; ++n) {
+          const MultiIndex mn = multi_index<D>(n);
+          const std::size_t at = std::size_t(quads.start[std::size_t(q)]) + 4 * std::size_t(n);
+          chunk_order[at / 4] = static_cast<unsigned char>(quads.degree[std::size_t(q)] + mn.degree());
           for (int j = 0; j < 4; ++j) {
             const int k = 4 * q + j;
             if (k >= terms_) continue;
-            const MultiIndex mn = multi_index<D>(n), mk = multi_index<D>(k);
+            const MultiIndex mk = multi_index<D>(k);
             if (mn.degree() + mk.degree() > p) continue;
             const int index1 = index<D>(mn + mk) + 1;
-            map[std::size_t(start[q]) + 4 * n + j] = mn.degree() % 2 ? -index1 : index1;
+            map[at + std::size_t(j)] = mn.degree() % 2 ? -index1 : index1;
+            degree[at + std::size_t(j)] = static_cast<unsigned char>(mn.degree() + mk.degree());
           }
+        }
       plan_ = gpu::DeviceBuffer<int>(plan);
       map_ = gpu::DeviceBuffer<int>(map);
+      degree_ = gpu::DeviceBuffer<unsigned char>(degree);
+      chunk_order_ = gpu::DeviceBuffer<unsigned char>(chunk_order);
       dispatch([&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
       });
@@ -208,8 +342,8 @@ void M2LOperators<D, T>::build(int l, const T* derivatives) {
   derivatives_.at(std::size_t(l)) = derivatives;
   if (!grouped()) return;
   const dim3 grid(gpu::div_up(std::uint32_t(table_size_), 256), kOffsets<D>);
-  expand_kernel<T><<<grid, 256>>>(table_size_, terms_, map_.data(), derivatives,
-                                  ops_.data() + std::size_t(l) * kOffsets<D> * table_size_);
+  expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_, derivatives,
+                                     ops_.data() + std::size_t(l) * kOffsets<D> * table_size_);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -218,7 +352,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
                                const T* M, T* L) {
   if (level.boxes == 0 || list.links == 0) return;
   if (!grouped()) {
-    m2l<D, T>(level, list, p_, derivatives_.at(std::size_t(l)), M, L);
+    m2l<D, T>(level, list, p_, orders_, derivatives_.at(std::size_t(l)), M, L);
     return;
   }
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
@@ -235,7 +369,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   const std::uint32_t splits = std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
   dispatch([&](auto kernel) {
     kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, over, list, terms_, table_size_, plan_.data(), ops,
-                                                                M, L);
+                                                                orders_, chunk_order_.data(), M, L);
   });
   NF_CUDA(cudaGetLastError());
 }

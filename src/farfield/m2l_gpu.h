@@ -29,6 +29,7 @@
 
 #include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/offset_order.h"
 #include "tree/levels_gpu.h"
 
 namespace nf::farfield {
@@ -56,9 +57,11 @@ class M2LOperators {
   void reset(int p, int leaf);
   void build(int l, const T* derivatives);
 
+  OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
   std::size_t shared_bytes_ = 0;
   gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
+  gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
   std::vector<const T*> derivatives_;  // per level (the fallback's input)

@@ -7,6 +7,8 @@
 #include <cuda_pipeline.h>
 
 #include "farfield/lists_gpu.h"
+#include "farfield/multi_index.h"
+#include "farfield/offset_order.h"
 #include "tree/levels_gpu.h"
 #include "tree/morton.h"
 
@@ -62,12 +64,16 @@ __device__ __forceinline__ void copy_async(void* to, const void* from, bool zero
 // sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
 // offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
 // once); the list of candidates that have a source. With 2 stages the next offset's operands are
-// copied while the current one is computed.
+// copied while the current one is computed. An offset R of order q = orders.at(R) below p
+// (farfield/offset_order.h) copies the moments of degree <= q and the table's columns whose
+// chunk_order (the quad's first row degree plus the column's) is <= q, and each unit sums the
+// columns n < terms(q - its quad's first row degree) (the table holds zeros where |n| + |k| > q).
 template <int D, class T, int TL, int Stages>
 __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
                                                      int table_size, const int* __restrict__ plan,
-                                                     const T* __restrict__ ops, const T* __restrict__ M,
-                                                     T* __restrict__ L) {
+                                                     const T* __restrict__ ops, OffsetOrders orders,
+                                                     const unsigned char* __restrict__ chunk_order,
+                                                     const T* __restrict__ M, T* __restrict__ L) {
   constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
@@ -134,6 +140,12 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
   const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
 
+  // The order of candidate active[i]'s offset R0 = u's digits + cc - 3.
+  auto order_of = [&](int i) {
+    int R[D];
+    for (int a = 0, v = active[i]; a < D; ++a, v /= 6) R[a] = v % 6 + int(cc[a]) - 3;
+    return orders.at<D>(R);
+  };
   // Where stage st's moments and table live.
   auto moments_at = [&](int st) { return Stages == 3 ? stages + st * moments_size : stages + st * stage_size; };
   auto table_at = [&](int st) {
@@ -145,15 +157,17 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
     for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
     const T* table = ops + std::size_t(o) * table_size;
+    const int q = order_of(i);
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
-    for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(to + e, table + e, false);
+    for (int e = tid * kPer; e < table_size; e += threads * kPer)
+      if (chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
   };
   auto enqueue_moments = [&](int i, T* to) {
-    const int u = active[i];
+    const int u = active[i], count = nf::farfield::terms<D>(order_of(i));
     for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
       const std::uint32_t src = source[u * TB + s];
       const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
-      for (int n = lane; n < terms; n += 32) copy_async<sizeof(T)>(to + n * S + s, m + n, src == kNoBox);
+      for (int n = lane; n < count; n += 32) copy_async<sizeof(T)>(to + n * S + s, m + n, src == kNoBox);
     }
   };
   // Both operands of candidate active[i] into stage st, committed as one group.
@@ -163,7 +177,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     __pipeline_commit();
   };
 
-  int unit[U], first[U];
+  int unit[U], first[U];  // first: the quad's table offset | its first row's degree << 26
 #pragma unroll
   for (int v = 0; v < U; ++v) unit[v] = plan[2 * (warp * U + v)], first[v] = plan[2 * (warp * U + v) + 1];
   T acc[U][4][TL];
@@ -192,10 +206,12 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     __syncthreads();  // every thread's copies into stage st have landed
     const T* Ms = moments_at(st);
     const T* Ts = table_at(st);
+    const int order = order_of(i);
 #pragma unroll
     for (int v = 0; v < U; ++v) {
-      const int n1 = (unit[v] >> 20) & 0xfff;
-      const T* quad = Ts + first[v];
+      const int left = order - (first[v] >> 26);  // the degree left for this quad's columns
+      const int n1 = min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : nf::farfield::terms<D>(left));
+      const T* quad = Ts + (first[v] & 0x3ffffff);
       auto step = [&](int n) {
         T t[4], m[TL];
         load4(quad + 4 * n, t);

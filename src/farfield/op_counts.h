@@ -9,7 +9,9 @@
 //!   P2M, per particle:         terms(p) + D p    (a product per moment; the D p factors y_a^j / j!)
 //!   M2M, L2L, per child box:   C(p+2D, 2D) + D p (a product per pair (k, n - k) with |n| <= p;
 //!                                                 the shift's factors)
-//!   M2L, per translation:      C(p+2D, 2D)       (a product per pair (n, k), |n| + |k| <= p; the
+//!   M2L, per translation:      C(q+2D, 2D)       (a product per pair (n, k), |n| + |k| <= q, q the
+//!                                                 offset's order (farfield/offset_order.h), counted
+//!                                                 as the mean over a full level's list offsets; the
 //!                                                 derivatives of the offset not counted: the GPU
 //!                                                 tabulates them per level and offset)
 //!   L2P, per particle:         (D + 1) terms(p - 1) + D p (the potential and the D gradient
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "farfield/multi_index.h"
+#include "farfield/offset_order.h"
 
 namespace nf::farfield {
 
@@ -47,6 +50,28 @@ static_assert(coefficient_pairs(3, 8) == 3003 && coefficient_pairs(3, 16) == 746
 constexpr std::uint64_t p2m_madds(int dim, int p) { return terms_of(dim, p) + std::uint64_t(dim) * p; }
 constexpr std::uint64_t shift_madds(int dim, int p) { return coefficient_pairs(dim, p) + std::uint64_t(dim) * p; }
 constexpr std::uint64_t m2l_madds(int dim, int p) { return coefficient_pairs(dim, p); }
+//! M2L's multiply-adds per translation at order p with the orders per offset: the mean of
+//! C(q(R)+2D, 2D) over the 6^d - 3^d list offsets R of each of the 2^d child positions (a full
+//! level's lists; a level's boundary and an adaptive level hold a different mix), rounded.
+inline std::uint64_t m2l_madds_mean(int dim, int p) {
+  const OffsetOrders orders = offset_orders(dim, p);
+  double sum = 0;
+  int count = 0;
+  for (int c = 0; c < (1 << dim); ++c)
+    for (int u = 0; u < (dim == 3 ? 216 : 36); ++u) {
+      int r2 = 0;
+      bool near = true;
+      for (int a = 0, v = u; a < dim; ++a, v /= 6) {
+        const int r = v % 6 + ((c >> a) & 1) - 3;
+        r2 += r * r;
+        near = near && r >= -1 && r <= 1;
+      }
+      if (near) continue;
+      sum += double(coefficient_pairs(dim, orders[r2]));
+      ++count;
+    }
+  return std::uint64_t(sum / count + 0.5);
+}
 constexpr std::uint64_t l2p_madds(int dim, int p) {
   return (std::uint64_t(dim) + 1) * terms_of(dim, p - 1) + std::uint64_t(dim) * p;
 }
@@ -75,7 +100,7 @@ inline OpCounts op_counts(int dim, int p, std::uint64_t n, const std::vector<std
   for (int l = 3; l <= leaf; ++l) shifted += boxes[l];
   c.upward = n * p2m_madds(dim, p) + shifted * shift_madds(dim, p);
   c.translations = translations;
-  c.m2l = translations * m2l_madds(dim, p);
+  c.m2l = translations * m2l_madds_mean(dim, p);
   c.downward = shifted * shift_madds(dim, p) + n * l2p_madds(dim, p);
   return c;
 }

@@ -190,8 +190,9 @@ __device__ __forceinline__ void m2l_quad(const Quad& u, int p, const T* Mt, cons
 // stride; the offset's derivatives (4 zeros after them); the quads; for each (offset, target) the
 // source's position in the target's list (kNone: none; a list has at most 189 entries).
 template <int D, class T, int TB>
-__global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceList list, int p, int terms, const T* __restrict__ table,
-                           const T* __restrict__ M, T* __restrict__ L) {
+__global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceList list, int p, OffsetOrders orders,
+                                                     int terms, const T* __restrict__ table, const T* __restrict__ M,
+                                                     T* __restrict__ L) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int kOff = kOffsets<D>;
   constexpr int S = TB + 1;
@@ -227,6 +228,9 @@ __global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceLi
   const int target = lane % TB, qstep = warps * kSub, nq = quad_count;
   for (int o = 0; o < kOff; ++o) {
     if (!__syncthreads_or(tid < TB && pos[o * TB + tid] != kNone)) continue;
+    int R[D];  // offset o's order
+    for (int a = 0, v = o; a < D; ++a, v /= 7) R[a] = v % 7 - 3;
+    const int order = orders.at<D>(R);
     for (int n = tid; n < terms; n += threads) Dt[n] = table[std::size_t(o) * terms + n];
     for (int t = warp; t < TB; t += warps) {  // a warp per target: coalesced, no division
       const int j = pos[o * TB + t];
@@ -237,7 +241,7 @@ __global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceLi
     for (int q = warp * kSub + lane / TB; q < nq; q += qstep) {
       const Quad u = unpack(quads[q]);
       T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
-      m2l_quad<D, T, S>(u, p, Mt, Dt, target, a0, a1, a2, a3);
+      m2l_quad<D, T, S>(u, order, Mt, Dt, target, a0, a1, a2, a3);
       T* out = Lt + (D == 3 ? row_start<3>(u.dk, u.bk) + u.z0 : degree_start<2>(u.dk) + u.bk) * S + target;
       out[0] += a0;
       if (u.count > 1) out[S] += a1;
@@ -259,14 +263,15 @@ std::size_t m2l_shared_bytes(int terms) {
 }
 
 template <int D, class T, int TB>
-bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
+bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const OffsetOrders& orders, const T* table,
+                const T* M, T* L) {
   const int terms = farfield::terms<D>(p);
   const std::size_t bytes = m2l_shared_bytes<D, T, TB>(terms);
   if (bytes > std::size_t(gpu::shared_memory_optin())) return false;
   NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   constexpr int kSub = 32 / TB;
   const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp
-  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes>>>(level, list, p, terms, table, M, L);
+  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes>>>(level, list, p, orders, terms, table, M, L);
   NF_CUDA(cudaGetLastError());
   return true;
 }
@@ -290,12 +295,13 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
 }
 
 template <int D, class T>
-void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L) {
+void m2l(const DeviceLevel& level, const DeviceList& list, int p, const OffsetOrders& orders, const T* table, const T* M,
+         T* L) {
   if (level.boxes == 0 || list.links == 0) return;
-  if (launch_m2l<D, T, 32>(level, list, p, table, M, L)) return;
-  if (launch_m2l<D, T, 16>(level, list, p, table, M, L)) return;
-  if (launch_m2l<D, T, 8>(level, list, p, table, M, L)) return;
-  if (launch_m2l<D, T, 4>(level, list, p, table, M, L)) return;
+  if (launch_m2l<D, T, 32>(level, list, p, orders, table, M, L)) return;
+  if (launch_m2l<D, T, 16>(level, list, p, orders, table, M, L)) return;
+  if (launch_m2l<D, T, 8>(level, list, p, orders, table, M, L)) return;
+  if (launch_m2l<D, T, 4>(level, list, p, orders, table, M, L)) return;
   throw std::runtime_error("m2l: the expansion of order " + std::to_string(p) + " does not fit in shared memory");
 }
 
@@ -310,7 +316,7 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 #define NF_PASSES(D, T)                                                                                          \
   template void derivative_table<D, T>(int, T, T*);                                                              \
   template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*);                     \
-  template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const T*, const T*, T*);                   \
+  template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const OffsetOrders&, const T*, const T*, T*); \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
                           int, const T*, Acc4<T>*);
 NF_PASSES(2, float)

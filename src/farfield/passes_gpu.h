@@ -27,6 +27,7 @@
 #include "core/body.h"
 #include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/offset_order.h"
 #include "farfield/shift_tables.h"
 #include "tree/levels_gpu.h"
 
@@ -50,8 +51,10 @@ void derivative_table(int p, T eps2, T* table);
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M);
 
+//! An offset R translates at order orders.at(R) <= p (farfield/offset_order.h).
 template <int D, class T>
-void m2l(const DeviceLevel& level, const DeviceList& list, int p, const T* table, const T* M, T* L);
+void m2l(const DeviceLevel& level, const DeviceList& list, int p, const OffsetOrders& orders, const T* table, const T* M,
+         T* L);
 
 //! One product of a shift's sums: acc[io >> 16] += coef * x[io & 0xffff].
 template <class T>

@@ -59,7 +59,7 @@ std::vector<Count> adaptive_method_counts(const AdaptiveShape& shape, int order,
   const std::uint64_t shift = farfield::shift_madds(d, order);
   return {{"upward_madds", far ? p2m * farfield::p2m_madds(d, order) + shifted_up * shift : 0},
           {"m2l_translations", translations},
-          {"m2l_madds", translations * farfield::m2l_madds(d, order)},
+          {"m2l_madds", translations * farfield::m2l_madds_mean(d, order)},
           {"downward_madds", far ? shifted_down * shift + l2p * farfield::l2p_madds(d, order) : 0},
           {"near_pairs", near}};
 }

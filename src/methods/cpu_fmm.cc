@@ -5,12 +5,14 @@
 // same boxes, its forces added to the far field's. Every expansion is kept in units of its box's
 // side (farfield/expansion.h: "Units"), so float works at any depth.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/bodies.h"
 #include "core/errors.h"
 #include "farfield/expansion.h"
 #include "farfield/lists.h"
+#include "farfield/offset_order.h"
 #include "farfield/order.h"
 #include "methods/full_method.h"
 #include "methods/registry.h"
@@ -158,6 +160,7 @@ class CpuFmmMethod final : public HostMethod {
   // Every level's M2L: each box's local coefficients from the multipoles of its interaction list.
   void m2l() {
     const int p = setup_.order;
+    const farfield::OffsetOrders orders = farfield::offset_orders(D, p);  // the order per offset length
     for (int l = 2; l <= levels_.leaf; ++l) {
       const TreeLevel& level = levels_.level[l];
       const NeighborLists& list = lists_[l];
@@ -177,8 +180,14 @@ class CpuFmmMethod final : public HostMethod {
             double cs[3];
             levels_.centre(l, level.key[src], cs);
             T R0[D];
-            for (int a = 0; a < D; ++a) R0[a] = T((c[a] - cs[a]) / h);
-            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, p, L, scratch.data());
+            int r2 = 0;  // |R0|^2 in box sides, an integer
+            for (int a = 0; a < D; ++a) {
+              const double r = (c[a] - cs[a]) / h;
+              R0[a] = T(r);
+              r2 += int(std::lround(r * r));
+            }
+            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, orders[r2], L,
+                                scratch.data());
           }
         }
       }

@@ -4,11 +4,13 @@
 // in the setup's precision, and the leaves' near field summed directly here (one-sided: a leaf's
 // particles against every particle of the boxes adjacent to it at its level), OpenMP over boxes.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/bodies.h"
 #include "farfield/expansion.h"
 #include "farfield/lists.h"
+#include "farfield/offset_order.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
@@ -148,6 +150,7 @@ class CpuFmmAdaptiveMethod final : public HostMethod {
   // The targets' M2L (every source of a target's list is kept).
   void m2l() {
     const int p = setup_.order;
+    const farfield::OffsetOrders orders = farfield::offset_orders(D, p);  // the order per offset length
     for (int l = 2; l <= levels_.leaf; ++l) {
       const TreeLevel& level = levels_.level[l];
       const NeighborLists& list = lists_[l];
@@ -168,8 +171,14 @@ class CpuFmmAdaptiveMethod final : public HostMethod {
             double cs[3];
             levels_.centre(l, level.key[src], cs);
             T R0[D];
-            for (int a = 0; a < D; ++a) R0[a] = T((c[a] - cs[a]) / h);
-            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, p, L, scratch.data());
+            int r2 = 0;  // |R0|^2 in box sides, an integer
+            for (int a = 0; a < D; ++a) {
+              const double r = (c[a] - cs[a]) / h;
+              R0[a] = T(r);
+              r2 += int(std::lround(r * r));
+            }
+            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, orders[r2], L,
+                                scratch.data());
           }
         }
       }

@@ -45,7 +45,7 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
              (!rates.m2l_by_slots               ? rates.m2l_ms(double(run.translations), double(ops.m2l))
               : run.translations == 0 ? 0.0
-                                      : 1e3 * run.slots * rates.m2l_slot_s(double(ops.m2l) / double(run.translations)));
+                                      : 1e3 * run.slots * rates.m2l_slot_s(double(farfield::m2l_madds(h.dim, order))));
   return c;
 }
 
@@ -60,9 +60,11 @@ FullMethodRates FullMethodCostModel::rates(bool gpu, Precision precision, const 
 }
 
 std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates) {
-  const double madds = double(farfield::m2l_madds(dim, order));
-  const double translation_s = rates.m2l_by_slots ? rates.m2l_slot_s(madds)
-                                                  : madds / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
+  // The slot curve is labelled by the full order's multiply-adds; the CPU's time follows the mean
+  // multiply-adds of a translation with the orders per offset.
+  const double translation_s =
+      rates.m2l_by_slots ? rates.m2l_slot_s(double(farfield::m2l_madds(dim, order)))
+                         : double(farfield::m2l_madds_mean(dim, order)) / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
   const double size = (dim == 2 ? 7.5 : 8.8) * std::sqrt(std::max(translation_s, 0.0) * rates.adaptive_near_pairs_per_s);
   return static_cast<std::uint32_t>(std::clamp(std::round(size), 16.0, 4096.0));
 }

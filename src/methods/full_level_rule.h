@@ -91,6 +91,13 @@ struct FullMethodRates {
 //!   b2edfff, farfield/m2l_gpu.cu): past p = 10 the kernel takes one target a lane and fewer blocks
 //!   fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
 //!   last point continues its last segment (no change).
+//! - Since M2L's orders per offset and its balanced warp plan (farfield/offset_order.h,
+//!   farfield/m2l_gpu.cu) the points at p = 8, 10, 12 are scaled by the measured M2L time over the
+//!   earlier kernel's on the same H100 (3D float, fmm uniform 2^24 level 6 at p = 8 and 10, level
+//!   5 at p = 12: 0.679, 0.581, 0.461; from 0.569, 1.034, 3.9 ns), not refitted; the curve's
+//!   abscissa stays the multiply-adds of a translation at the full order p (the order's label).
+//!   The balanced plan takes two targets a lane at 3D float p = 8 (the mask's bit 8). The GPU
+//!   double curve is not rescaled (not measured).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
 //!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
 //!   clusters 2^22: 0.58 to 0.79 ps a pair, results/fmm-adaptive-leaf); GPU double that times the
@@ -102,9 +109,9 @@ struct FullMethodCostModel {
                                              1.2e12,
                                              0.123e-9,
                                              true,
-                                             {0x1CFFFE, 0x67E},
+                                             {0x1CFFFE, 0x77E},
                                              {210, 924, 3003, 8008, 18564},
-                                             {0.136e-9, 0.211e-9, 0.569e-9, 1.034e-9, 3.9e-9},
+                                             {0.136e-9, 0.211e-9, 0.386e-9, 0.601e-9, 1.80e-9},
                                              1.35e12};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,

@@ -1,0 +1,81 @@
+#pragma once
+//! M2L's order per offset (docs/design.md §16, "Orders per offset").
+//!
+//! A translation between boxes of one level whose centres lie r box sides apart (2 <= r <= 3
+//! sqrt(d) in the interaction lists) truncated at total degree q errs by about (a / r)^(q+1) / r:
+//! the expansions' terms of degree q fall like the particles' distances from their centres over r.
+//! The nearest offsets (r = 2, the faces) set the method's error at order p; the farther ones reach
+//! the same error at a lower degree. So the translation across offset R keeps the terms
+//! |n| + |k| <= q(R), the smallest q whose modelled error is at most f times the nearest offsets'
+//! at p: L_k (|k| <= q) += sum over |n| <= q - |k|. The expansions keep order p (P2M, M2M, L2L and
+//! L2P are unchanged); only M2L's sums get shorter. a and f are calibrated against measured errors
+//! (scripts/fmm-order.sh): the error at every order stays within a few percent of the full sums',
+//! and 3D M2L does about a third of the multiply-adds at p = 10.
+//! NEARFIELD_M2L_ORDERS=full keeps order p at every offset (comparisons).
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/hd.h"
+
+namespace nf::farfield {
+
+//! The largest squared offset length (box sides) of an interaction list: 3^2 d.
+inline constexpr int kMaxOffsetR2 = 27;
+
+//! Order q(R) for every squared offset length r2 = |R|^2 in 0..kMaxOffsetR2, at order p in dimension
+//! dim: p for r2 <= 4 (and for every r2 when NEARFIELD_M2L_ORDERS=full), else the rule above. A
+//! plain struct: kernels take it by value.
+struct OffsetOrders {
+  int q[kMaxOffsetR2 + 1];
+  NF_HD int operator[](int r2) const { return q[r2]; }
+  //! The order of the offset R (box sides).
+  template <int D>
+  NF_HD int at(const int (&R)[D]) const {
+    int r2 = 0;
+    for (int a = 0; a < D; ++a) r2 += R[a] * R[a];
+    return q[r2];
+  }
+};
+
+//! The rule's constants a and f per dimension (NEARFIELD_M2L_GRADE=a,f overrides both, calibration).
+struct OffsetRule {
+  double a, f;
+};
+
+inline OffsetRule offset_rule(int dim) {
+  OffsetRule r = dim == 2 ? OffsetRule{1.0, 0.25} : OffsetRule{1.0, 0.25};
+  if (const char* v = std::getenv("NEARFIELD_M2L_GRADE")) {
+    double a = 0, f = 0;
+    if (std::sscanf(v, "%lf,%lf", &a, &f) == 2 && a > 0 && f > 0) r = OffsetRule{a, f};
+  }
+  return r;
+}
+
+//! Whether NEARFIELD_M2L_ORDERS=full asks for order p at every offset.
+inline bool offset_orders_full() {
+  const char* v = std::getenv("NEARFIELD_M2L_ORDERS");
+  return v && std::strcmp(v, "full") == 0;
+}
+
+inline OffsetOrders offset_orders(int dim, int p) {
+  OffsetOrders q;
+  for (int& o : q.q) o = p;
+  if (offset_orders_full()) return q;
+  const OffsetRule rule = offset_rule(dim);
+  // log of the nearest offsets' modelled error at p, times f
+  const double bound = std::log(rule.f) + (p + 1) * std::log(rule.a / 2) - std::log(2.0);
+  for (int r2 = 5; r2 <= kMaxOffsetR2; ++r2) {
+    const double r = std::sqrt(double(r2));
+    if (rule.a >= r) continue;
+    int o = p;
+    while (o > 0 && o * std::log(rule.a / r) - std::log(r) <= bound) --o;  // degree o - 1 suffices
+    q.q[r2] = o;
+  }
+  return q;
+}
+
+}  // namespace nf::farfield
