@@ -458,6 +458,14 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
       CAPTURE(p);
       const nf::farfield::OffsetOrders q = nf::farfield::offset_orders(dim, p);
       for (int r2 = 0; r2 <= 4; ++r2) CHECK(q[r2] == p);
+      // only from kOffsetOrdersFrom multiply-adds a translation on: 3D p >= 8, 2D p >= 14
+      const bool graded = p >= (dim == 3 ? 8 : 14);
+      CHECK(graded == (nf::farfield::translation_madds(dim, p) >= nf::farfield::kOffsetOrdersFrom));
+      CHECK(nf::farfield::translation_madds(dim, p) == double(nf::farfield::m2l_madds(dim, p)));
+      if (!graded) {
+        for (int r2 = 0; r2 <= nf::farfield::kMaxOffsetR2; ++r2) CHECK(q[r2] == p);
+        continue;
+      }
       for (int r2 = 5; r2 <= nf::farfield::kMaxOffsetR2; ++r2) {
         CHECK(q[r2] <= q[r2 - 1]);
         CHECK(q[r2] >= 0);

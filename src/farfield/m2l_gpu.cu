@@ -243,14 +243,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       std::vector<int> plan;
     };
     std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
-    // The balanced plan where a translation has at least 3000 multiply-adds (3D p >= 8, 2D p >= 14),
+    // The balanced plan where the orders per offset apply (kOffsetOrdersFrom: 3D p >= 8, 2D p >= 14),
     // the contiguous one below (H100, 3D float uniform 2^24 level 6, M2L ms, contiguous /
     // balanced, orders p at every offset: p = 4 8.0 / 14.6, p = 6 12.3 / 18.4, p = 8 32.0 / 31.0,
     // p = 10 57.4 / 56.0, level 5 p = 12 26.5 / 22.2). NEARFIELD_M2L_PLAN=contiguous|balanced
     // forces one (comparisons).
     const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
     const std::string plan_kind = plan_env ? plan_env : "";
-    const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= 3000);
+    const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && translation_madds(D, p) >= kOffsetOrdersFrom);
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
       const int U = tl == 2 ? kUnits<2> : kUnits<1>;

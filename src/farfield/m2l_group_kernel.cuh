@@ -157,10 +157,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
     for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
     const T* table = ops + std::size_t(o) * table_size;
-    const int q = order_of(i);
+    const int q = order_of(i), p = orders[4];  // the nearest offsets take order p
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
     for (int e = tid * kPer; e < table_size; e += threads * kPer)
-      if (chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
+      if (q == p || chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
   };
   auto enqueue_moments = [&](int i, T* to) {
     const int u = active[i], count = nf::farfield::terms<D>(order_of(i));

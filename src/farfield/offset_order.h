@@ -9,8 +9,9 @@
 //! |n| + |k| <= q(R), the smallest q whose modelled error is at most f times the nearest offsets'
 //! at p: L_k (|k| <= q) += sum over |n| <= q - |k|. The expansions keep order p (P2M, M2M, L2L and
 //! L2P are unchanged); only M2L's sums get shorter. a and f are calibrated against measured errors
-//! (scripts/fmm-order.sh): the error at every order stays within a few percent of the full sums',
-//! and 3D M2L does about a third of the multiply-adds at p = 10.
+//! (scripts/fmm-order.sh): the error stays within 1.28x of the full sums' at every order, and 3D
+//! M2L does about a third of the multiply-adds at p = 10. Only from 3D p = 8 and 2D p = 14 on
+//! (kOffsetOrdersFrom).
 //! NEARFIELD_M2L_ORDERS=full keeps order p at every offset (comparisons).
 
 #include <array>
@@ -27,8 +28,8 @@ namespace nf::farfield {
 inline constexpr int kMaxOffsetR2 = 27;
 
 //! Order q(R) for every squared offset length r2 = |R|^2 in 0..kMaxOffsetR2, at order p in dimension
-//! dim: p for r2 <= 4 (and for every r2 when NEARFIELD_M2L_ORDERS=full), else the rule above. A
-//! plain struct: kernels take it by value.
+//! dim: p for r2 <= 4 (and for every r2 below kOffsetOrdersFrom multiply-adds a translation or when
+//! NEARFIELD_M2L_ORDERS=full), else the rule above. A plain struct: kernels take it by value.
 struct OffsetOrders {
   int q[kMaxOffsetR2 + 1];
   NF_HD int operator[](int r2) const { return q[r2]; }
@@ -61,10 +62,23 @@ inline bool offset_orders_full() {
   return v && std::strcmp(v, "full") == 0;
 }
 
+//! C(p + 2d, 2d): the multiply-adds of a translation at order p (farfield/op_counts.h's m2l_madds).
+inline double translation_madds(int dim, int p) {
+  double c = 1;
+  for (int i = 1; i <= 2 * dim; ++i) c = c * (p + i) / i;
+  return c;
+}
+
+//! The orders per offset apply where a translation at order p has at least this many multiply-adds
+//! (3D p >= 8, 2D p >= 14). Below it the GPU kernel's per-offset work is small and the shorter sums
+//! did not pay for their bookkeeping (H100, 3D float uniform 2^24 level 6: M2L 8.0 -> 9.5 ms at
+//! p = 4, 12.3 -> 12.9 at p = 6, 0.62 -> 0.66 ms at 2D p = 8 on 2^22), so order p stays everywhere.
+inline constexpr double kOffsetOrdersFrom = 3000;
+
 inline OffsetOrders offset_orders(int dim, int p) {
   OffsetOrders q;
   for (int& o : q.q) o = p;
-  if (offset_orders_full()) return q;
+  if (offset_orders_full() || translation_madds(dim, p) < kOffsetOrdersFrom) return q;
   const OffsetRule rule = offset_rule(dim);
   // log of the nearest offsets' modelled error at p, times f
   const double bound = std::log(rule.f) + (p + 1) * std::log(rule.a / 2) - std::log(2.0);
