@@ -185,7 +185,7 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
   const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
   const std::size_t operands = stages == 3 ? 2 * moments + table_size : stages * (moments + table_size);
   return operands * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t) +
-         kCandidates<D> * sizeof(int);
+         2 * kCandidates<D> * sizeof(int);  // the active candidates and their orders
 }
 
 // A positive integer from the environment variable `name`, or `otherwise`.

@@ -84,6 +84,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
   std::uint32_t* source = target + TB;
   int* active = reinterpret_cast<int*>(source + kCand * TB);
+  int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
   __shared__ int active_count;
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
@@ -131,7 +132,13 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       if (u < kCand)
         for (int s = 0; s < TB && !any; ++s) any = source[u * TB + s] != kNoBox;
       const unsigned mask = __ballot_sync(0xffffffffu, any);
-      if (any) active[count + __popc(mask & ((1u << lane) - 1))] = u;
+      if (any) {
+        int R[D];  // the offset R0 = u's digits + cc - 3, and its order
+        for (int a = 0, v = u; a < D; ++a, v /= 6) R[a] = v % 6 + int(cc[a]) - 3;
+        const int at = count + __popc(mask & ((1u << lane) - 1));
+        active[at] = u;
+        active_order[at] = orders.at<D>(R);
+      }
       count += __popc(mask);
     }
     if (lane == 0) active_count = count;
@@ -140,12 +147,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
   const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
 
-  // The order of candidate active[i]'s offset R0 = u's digits + cc - 3.
-  auto order_of = [&](int i) {
-    int R[D];
-    for (int a = 0, v = active[i]; a < D; ++a, v /= 6) R[a] = v % 6 + int(cc[a]) - 3;
-    return orders.at<D>(R);
-  };
+  auto order_of = [&](int i) { return active_order[i]; };
+  const int full_order = orders[4];  // p: the nearest offsets' order
   // Where stage st's moments and table live.
   auto moments_at = [&](int st) { return Stages == 3 ? stages + st * moments_size : stages + st * stage_size; };
   auto table_at = [&](int st) {
@@ -157,10 +160,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
     for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
     const T* table = ops + std::size_t(o) * table_size;
-    const int q = order_of(i), p = orders[4];  // the nearest offsets take order p
+    const int q = order_of(i);
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
     for (int e = tid * kPer; e < table_size; e += threads * kPer)
-      if (q == p || chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
+      if (q == full_order || chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
   };
   auto enqueue_moments = [&](int i, T* to) {
     const int u = active[i], count = nf::farfield::terms<D>(order_of(i));
