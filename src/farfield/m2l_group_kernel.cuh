@@ -86,6 +86,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   int* active = reinterpret_cast<int*>(source + kCand * TB);
   int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
   __shared__ int active_count;
+  __shared__ int term_count[kMaxOrder + 1];  // terms<D>(d): the coefficients of degree <= d
+  for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
   // The parents whose children are targets: every box of a uniform level, the split ones of an
@@ -166,7 +168,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       if (q == full_order || chunk_order[e / 4] <= q) copy_async<16>(to + e, table + e, false);
   };
   auto enqueue_moments = [&](int i, T* to) {
-    const int u = active[i], count = nf::farfield::terms<D>(order_of(i));
+    const int u = active[i], count = term_count[order_of(i)];
     for (int s = warp; s < TB; s += warps) {  // a warp per slot: one source's moments, coalesced
       const std::uint32_t src = source[u * TB + s];
       const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
@@ -212,8 +214,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     const int order = order_of(i);
 #pragma unroll
     for (int v = 0; v < U; ++v) {
-      const int left = order - (first[v] >> 26);  // the degree left for this quad's columns
-      const int n1 = min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : nf::farfield::terms<D>(left));
+      // below order p: the columns n with |n| <= the degree left for this quad's first row
+      const int left = order - (first[v] >> 26);
+      const int n1 = order == full_order ? (unit[v] >> 20) & 0xfff
+                                         : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
       const T* quad = Ts + (first[v] & 0x3ffffff);
       auto step = [&](int n) {
         T t[4], m[TL];
