@@ -28,12 +28,12 @@ struct ErrorModel {
 //! Fitted as an upper envelope (scripts/fmm-order.sh) to cpu-fmm's error against float64 all
 //! pairs on uniform, Plummer and clustered inputs of 10 particles per leaf box, orders 4..12, at 2D
 //! levels 4 and 6 and 3D levels 3 and 4 (results/fmm-order/), with M2L's orders per offset
-//! (farfield/offset_order.h): 2D c = 0.02811, rho = 0.4979; 3D c = 0.01349, rho = 0.6128, rounded
-//! up here (with order p at every offset they were 0.02453, 0.5092 and 0.01197, 0.6182). At the
-//! default 1e-4 the model picks p = 9 in 2D and 11 in 3D (the 3D model's error at p = 10 is 1.01e-4;
-//! 10 before).
+//! (farfield/offset_order.h; in 3D from p = 8, in 2D from p = 14, beyond the fit): 2D c = 0.02453,
+//! rho = 0.5092; 3D c = 0.01163, rho = 0.6227, rounded up here (3D with order p at every offset:
+//! 0.01197, 0.6182). At the default 1e-4 the model picks p = 9 in 2D and 11 in 3D (the 3D model's
+//! error at p = 10 is 1.02e-4; 10 before the orders per offset).
 inline ErrorModel error_model(int dim) {
-  return dim == 2 ? ErrorModel{0.0282, 0.498} : ErrorModel{0.0135, 0.613};
+  return dim == 2 ? ErrorModel{0.0246, 0.510} : ErrorModel{0.0117, 0.623};
 }
 
 //! The smallest order p in 1..kMaxOrder whose modeled error is at most `accuracy` (kMaxOrder when

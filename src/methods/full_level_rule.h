@@ -92,10 +92,11 @@ struct FullMethodRates {
 //!   fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
 //!   last point continues its last segment (no change).
 //! - Since M2L's orders per offset and its balanced warp plan (farfield/offset_order.h,
-//!   farfield/m2l_gpu.cu) the points at p = 8, 10, 12 are scaled by the measured M2L time over the
-//!   earlier kernel's on the same H100 (3D float, fmm uniform 2^24 level 6 at p = 8 and 10, level
-//!   5 at p = 12: 0.679, 0.581, 0.461; from 0.569, 1.034, 3.9 ns), not refitted; the curve's
-//!   abscissa stays the multiply-adds of a translation at the full order p (the order's label).
+//!   farfield/m2l_gpu.cu) every point is scaled by the measured M2L time over the earlier kernel's
+//!   on the same H100 in one call (results/fmm-m2l-orders; 3D float, fmm uniform 2^24 level 6 at
+//!   p = 4, 6, 8, 10 (dd5b2b9): 1.07, 1.05, 0.604, 0.550; level 5 at p = 12 (a3a4ccb): 0.461; from
+//!   0.136, 0.211, 0.569, 1.034, 3.9 ns), not refitted; the curve's abscissa stays the multiply-adds
+//!   of a translation at the full order p (the order's label).
 //!   The balanced plan takes two targets a lane at 3D float p = 8 (the mask's bit 8). The GPU
 //!   double curve is not rescaled (not measured).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
@@ -111,7 +112,7 @@ struct FullMethodCostModel {
                                              true,
                                              {0x1CFFFE, 0x77E},
                                              {210, 924, 3003, 8008, 18564},
-                                             {0.136e-9, 0.211e-9, 0.386e-9, 0.601e-9, 1.80e-9},
+                                             {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
                                              1.35e12};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
