@@ -13,6 +13,7 @@ from .figures import plt
 from .fmm_common import AUTO_TARGET, FIGURE_ORDER, NEAR_FACTORS, FMA_PER_SM_CLOCK, STAGES, HOW, on, bench_rows, order_of, is_auto, share, per_s, fmt_rate, pct, sm_count, fp32_peak, case_name, spread, coverage_text
 from .fmm_growth import scaling_part, accuracy_part
 from .fmm_adaptive import adaptive_part, leaf_part
+from .fmm_orders import orders_part
 
 
 
@@ -346,6 +347,7 @@ def fmm_hopper(report):
     parts = [intro]
     for title, fn in (("The leaf level: near against far, and the automatic level", levels_part),
                       ("Stages and their rates", stages_part),
+                      ("M2L's orders per offset", orders_part),
                       ("The near-field kernel inside the method", near_part),
                       ("Against N, beside all pairs", scaling_part),
                       ("Error against the order", accuracy_part),
