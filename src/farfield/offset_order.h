@@ -92,4 +92,17 @@ inline OffsetOrders offset_orders(int dim, int p) {
   return q;
 }
 
+//! The offset R0 = (c - cs) / h from a source box centred at cs to a target box centred at c (box
+//! side h; R0 in box sides, integers), and its order.
+template <int D, class T>
+int offset_order(const double* c, const double* cs, double h, const OffsetOrders& orders, T (&R0)[D]) {
+  int r2 = 0;
+  for (int a = 0; a < D; ++a) {
+    const double r = (c[a] - cs[a]) / h;
+    R0[a] = T(r);
+    r2 += int(std::lround(r * r));
+  }
+  return orders[r2];
+}
+
 }  // namespace nf::farfield

@@ -5,7 +5,6 @@
 // same boxes, its forces added to the far field's. Every expansion is kept in units of its box's
 // side (farfield/expansion.h: "Units"), so float works at any depth.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "core/bodies.h"
@@ -180,14 +179,8 @@ class CpuFmmMethod final : public HostMethod {
             double cs[3];
             levels_.centre(l, level.key[src], cs);
             T R0[D];
-            int r2 = 0;  // |R0|^2 in box sides, an integer
-            for (int a = 0; a < D; ++a) {
-              const double r = (c[a] - cs[a]) / h;
-              R0[a] = T(r);
-              r2 += int(std::lround(r * r));
-            }
-            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, orders[r2], L,
-                                scratch.data());
+            const int order = farfield::offset_order<D>(c, cs, h, orders, R0);
+            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, order, L, scratch.data());
           }
         }
       }
