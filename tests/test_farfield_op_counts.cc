@@ -7,6 +7,7 @@
 #include <map>
 
 #include "farfield/lists.h"
+#include "farfield/offset_order.h"
 #include "farfield/op_counts.h"
 #include "helpers.h"
 #include "methods/registry.h"
@@ -171,4 +172,41 @@ TEST_CASE("bench rows of a full method carry the counts per stage; near-field ro
   CHECK(rows[1][test::column(h, "near_pairs")] == rows[2][test::column(h, "interactions")]);
   CHECK(std::stoull(rows[1][test::column(h, "m2l_madds")]) ==
         std::stoull(rows[1][test::column(h, "m2l_translations")]) * mean_m2l_pairs(2, 4));
+}
+
+TEST_CASE("orders per offset: p at the nearest offsets, never rising with the distance, p everywhere when asked") {
+  for (int dim : {2, 3})
+    for (int p = 1; p <= nf::farfield::kMaxOrder; ++p) {
+      CAPTURE(dim);
+      CAPTURE(p);
+      const nf::farfield::OffsetOrders q = nf::farfield::offset_orders(dim, p);
+      for (int r2 = 0; r2 <= 4; ++r2) CHECK(q[r2] == p);
+      // only from kOffsetOrdersFrom multiply-adds a translation on: 3D p >= 8, 2D p >= 14
+      const bool graded = p >= (dim == 3 ? 8 : 14);
+      CHECK(graded == (nf::farfield::translation_madds(dim, p) >= nf::farfield::kOffsetOrdersFrom));
+      CHECK(nf::farfield::translation_madds(dim, p) == double(nf::farfield::m2l_madds(dim, p)));
+      if (!graded) {
+        for (int r2 = 0; r2 <= nf::farfield::kMaxOffsetR2; ++r2) CHECK(q[r2] == p);
+        continue;
+      }
+      for (int r2 = 5; r2 <= nf::farfield::kMaxOffsetR2; ++r2) {
+        CHECK(q[r2] <= q[r2 - 1]);
+        CHECK(q[r2] >= 0);
+      }
+      // The rule: the smallest order whose modelled error (a / r)^(q+1) / r is within f of the
+      // nearest offsets' at p, here with its own arithmetic.
+      const nf::farfield::OffsetRule rule = nf::farfield::offset_rule(dim);
+      for (int r2 = 5; r2 <= nf::farfield::kMaxOffsetR2; ++r2) {
+        const double r = std::sqrt(double(r2)), target = rule.f * std::pow(rule.a / 2, p + 1) / 2;
+        int want = p;
+        for (int o = p; o >= 0; --o)
+          if (std::pow(rule.a / r, o + 1) / r <= target * (1 + 1e-12)) want = o;
+        CHECK(q[r2] == want);
+      }
+      nf::test::EnvScope full("NEARFIELD_M2L_ORDERS", "full");
+      const nf::farfield::OffsetOrders all = nf::farfield::offset_orders(dim, p);
+      for (int r2 = 0; r2 <= nf::farfield::kMaxOffsetR2; ++r2) CHECK(all[r2] == p);
+    }
+  // What it buys in 3D at p = 10: under 0.4 of the full sums' multiply-adds.
+  CHECK(double(nf::farfield::m2l_madds_mean(3, 10)) < 0.4 * double(nf::farfield::m2l_madds(3, 10)));
 }
