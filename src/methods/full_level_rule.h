@@ -36,7 +36,8 @@ struct FullMethodRates {
   //! take 64 targets a block, the others 32 (farfield/m2l_gpu.h: two targets a lane where the
   //! occupancy query finds they keep as many blocks on an SM as one; the masks are what that query
   //! gives on the H100, reproduced from the kernel's shared memory and registers: 3D float p <= 6
-  //! and 9..10, 2D float p <= 15 and 18..20; 3D double p <= 4 and 7..9, 2D double p <= 10 and 14..20).
+  //! and 8..11 (8 and 11 since the balanced warp plan, NEARFIELD_M2L_VERBOSE=1 on the H100), 2D float
+  //! p <= 15 and 18..20; 3D double p <= 4 and 7..9, 2D double p <= 10 and 14..20).
   bool m2l_by_slots = false;
   std::array<std::uint32_t, 2> m2l_wide_orders{};
   bool m2l_wide(int dim, int order) const {
@@ -97,7 +98,7 @@ struct FullMethodRates {
 //!   p = 4, 6, 8, 10 (dd5b2b9): 1.07, 1.05, 0.604, 0.550; level 5 at p = 12 (a3a4ccb): 0.461; from
 //!   0.136, 0.211, 0.569, 1.034, 3.9 ns), not refitted; the curve's abscissa stays the multiply-adds
 //!   of a translation at the full order p (the order's label).
-//!   The balanced plan takes two targets a lane at 3D float p = 8 (the mask's bit 8). The GPU
+//!   The balanced plan takes two targets a lane at 3D float p = 8 and 11 (the mask's bits). The GPU
 //!   double curve is not rescaled (not measured).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
 //!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
@@ -110,7 +111,7 @@ struct FullMethodCostModel {
                                              1.2e12,
                                              0.123e-9,
                                              true,
-                                             {0x1CFFFE, 0x77E},
+                                             {0x1CFFFE, 0xF7E},
                                              {210, 924, 3003, 8008, 18564},
                                              {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
                                              1.35e12};
