@@ -183,8 +183,7 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
       for (int r2 = 0; r2 <= 4; ++r2) CHECK(q[r2] == p);
       // only from kOffsetOrdersFrom multiply-adds a translation on: 3D p >= 8, 2D p >= 14
       const bool graded = p >= (dim == 3 ? 8 : 14);
-      CHECK(graded == (nf::farfield::translation_madds(dim, p) >= nf::farfield::kOffsetOrdersFrom));
-      CHECK(nf::farfield::translation_madds(dim, p) == double(nf::farfield::m2l_madds(dim, p)));
+      CHECK(graded == (nf::farfield::coefficient_pairs(dim, p) >= nf::farfield::kOffsetOrdersFrom));
       if (!graded) {
         for (int r2 = 0; r2 <= nf::farfield::kMaxOffsetR2; ++r2) CHECK(q[r2] == p);
         continue;
@@ -195,7 +194,7 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
       }
       // The rule: the smallest order whose modelled error (a / r)^(q+1) / r is within f of the
       // nearest offsets' at p, here with its own arithmetic.
-      const nf::farfield::OffsetRule rule = nf::farfield::offset_rule(dim);
+      const nf::farfield::OffsetRule rule = nf::farfield::offset_rule();
       for (int r2 = 5; r2 <= nf::farfield::kMaxOffsetR2; ++r2) {
         const double r = std::sqrt(double(r2)), target = rule.f * std::pow(rule.a / 2, p + 1) / 2;
         int want = p;

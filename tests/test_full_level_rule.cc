@@ -208,8 +208,8 @@ TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, gr
         CHECK(auto_leaf_size(d, p, r) <= 4096);
         // Dearer translations, larger leaves; but on the CPU (time by multiply-adds) the orders per
         // offset make the first order they apply to cheaper than the one below it.
-        const bool first_graded = farfield::translation_madds(d, p) < farfield::kOffsetOrdersFrom &&
-                                  farfield::translation_madds(d, p + 1) >= farfield::kOffsetOrdersFrom;
+        const bool first_graded = farfield::coefficient_pairs(d, p) < farfield::kOffsetOrdersFrom &&
+                                  farfield::coefficient_pairs(d, p + 1) >= farfield::kOffsetOrdersFrom;
         if (!first_graded || r.m2l_by_slots) CHECK(auto_leaf_size(d, p + 1, r) >= auto_leaf_size(d, p, r));
       }
   // Faster pairs ask for larger leaves: the size follows sqrt(t_translation / t_pair).

@@ -48,21 +48,11 @@ struct Quads {
   }
 };
 
-// The offsets' orders as a weighted list (order, share of a level's candidate offsets): the
-// 6^d - 3^d candidates of each of the 2^d child positions, every one counted once.
+// The offsets' orders as a weighted list (order, how many of a full level's list offsets take it:
+// farfield::offset_order_weights), the orders no offset takes left out.
 template <int D>
 std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
-  std::vector<double> weight(std::size_t(kMaxOrder) + 1, 0.0);
-  int R[D];
-  for (int c = 0; c < (1 << D); ++c)
-    for (int u = 0; u < kCandidates<D>; ++u) {
-      bool near = true;
-      for (int a = 0, v = u; a < D; ++a, v /= 6) {
-        R[a] = v % 6 + ((c >> a) & 1) - 3;
-        near = near && R[a] >= -1 && R[a] <= 1;
-      }
-      if (!near) weight[std::size_t(orders.at<D>(R))] += 1.0;
-    }
+  const OffsetOrderWeights weight = offset_order_weights(D, orders);
   std::vector<std::pair<int, double>> classes;
   for (int o = 0; o <= kMaxOrder; ++o)
     if (weight[std::size_t(o)] > 0) classes.emplace_back(o, weight[std::size_t(o)]);
@@ -250,7 +240,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // forces one (comparisons).
     const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
     const std::string plan_kind = plan_env ? plan_env : "";
-    const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && translation_madds(D, p) >= kOffsetOrdersFrom);
+    const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
       const int U = tl == 2 ? kUnits<2> : kUnits<1>;

@@ -25,6 +25,8 @@
 //! 20, not 16: the 3D Plummer sphere needs p = 20 in double to reach a relative L2 error of 1e-6
 //! (the error falls about 2.4x every two orders there; docs/design.md §16).
 
+#include <cstdint>
+
 #include "core/hd.h"
 
 namespace nf::farfield {
@@ -95,6 +97,19 @@ NF_HD constexpr MultiIndex multi_index(int i) {
   while (b < d && row_start<D>(d, b + 1) <= i) ++b;
   const int z = i - row_start<D>(d, b);
   return {d - b, b - z, z};
+}
+
+//! terms<D>(p) for a run-time dimension (2 or 3).
+constexpr std::uint64_t terms_of(int dim, int p) {
+  return p < 0 ? 0 : dim == 2 ? std::uint64_t(terms<2>(p)) : std::uint64_t(terms<3>(p));
+}
+
+//! C(p+2D, 2D): the pairs of multi-indices (n, k) with |n| + |k| <= p, summed as the operators
+//! run them (for each k, the terms(p - |k|) n that contribute): M2L's multiply-adds at order p.
+constexpr std::uint64_t coefficient_pairs(int dim, int p) {
+  std::uint64_t sum = 0;
+  for (int d = 0; d <= p; ++d) sum += (terms_of(dim, d) - terms_of(dim, d - 1)) * terms_of(dim, p - d);
+  return sum;
 }
 
 static_assert(terms<2>(kMaxOrder) == 231 && terms<3>(kMaxOrder) == 1771, "capacity at kMaxOrder");

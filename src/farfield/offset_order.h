@@ -16,11 +16,13 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/hd.h"
+#include "farfield/multi_index.h"
 
 namespace nf::farfield {
 
@@ -42,13 +44,14 @@ struct OffsetOrders {
   }
 };
 
-//! The rule's constants a and f per dimension (NEARFIELD_M2L_GRADE=a,f overrides both, calibration).
+//! The rule's constants a and f, the same in 2D and 3D (NEARFIELD_M2L_GRADE=a,f overrides both,
+//! calibration).
 struct OffsetRule {
   double a, f;
 };
 
-inline OffsetRule offset_rule(int dim) {
-  OffsetRule r = dim == 2 ? OffsetRule{1.0, 0.25} : OffsetRule{1.0, 0.25};
+inline OffsetRule offset_rule() {
+  OffsetRule r{1.0, 0.25};
   if (const char* v = std::getenv("NEARFIELD_M2L_GRADE")) {
     double a = 0, f = 0;
     if (std::sscanf(v, "%lf,%lf", &a, &f) == 2 && a > 0 && f > 0) r = OffsetRule{a, f};
@@ -62,24 +65,17 @@ inline bool offset_orders_full() {
   return v && std::strcmp(v, "full") == 0;
 }
 
-//! C(p + 2d, 2d): the multiply-adds of a translation at order p (farfield/op_counts.h's m2l_madds).
-inline double translation_madds(int dim, int p) {
-  double c = 1;
-  for (int i = 1; i <= 2 * dim; ++i) c = c * (p + i) / i;
-  return c;
-}
-
 //! The orders per offset apply where a translation at order p has at least this many multiply-adds
 //! (3D p >= 8, 2D p >= 14). Below it the GPU kernel's per-offset work is small and the shorter sums
 //! did not pay for their bookkeeping (H100, 3D float uniform 2^24 level 6: M2L 8.0 -> 9.5 ms at
 //! p = 4, 12.3 -> 12.9 at p = 6, 0.62 -> 0.66 ms at 2D p = 8 on 2^22), so order p stays everywhere.
-inline constexpr double kOffsetOrdersFrom = 3000;
+inline constexpr std::uint64_t kOffsetOrdersFrom = 3000;
 
 inline OffsetOrders offset_orders(int dim, int p) {
   OffsetOrders q;
   for (int& o : q.q) o = p;
-  if (offset_orders_full() || translation_madds(dim, p) < kOffsetOrdersFrom) return q;
-  const OffsetRule rule = offset_rule(dim);
+  if (offset_orders_full() || coefficient_pairs(dim, p) < kOffsetOrdersFrom) return q;
+  const OffsetRule rule = offset_rule();
   // log of the nearest offsets' modelled error at p, times f
   const double bound = std::log(rule.f) + (p + 1) * std::log(rule.a / 2) - std::log(2.0);
   for (int r2 = 5; r2 <= kMaxOffsetR2; ++r2) {
@@ -90,6 +86,25 @@ inline OffsetOrders offset_orders(int dim, int p) {
     q.q[r2] = o;
   }
   return q;
+}
+
+//! How many of a full level's list offsets take each order 0..kMaxOrder: the 6^d - 3^d candidates
+//! R (c - 3 .. c + 2 per axis, not all within 1) of each of the 2^d child positions c.
+using OffsetOrderWeights = std::array<double, kMaxOrder + 1>;
+inline OffsetOrderWeights offset_order_weights(int dim, const OffsetOrders& orders) {
+  OffsetOrderWeights w{};
+  for (int c = 0; c < (1 << dim); ++c)
+    for (int u = 0; u < (dim == 3 ? 216 : 36); ++u) {
+      int r2 = 0;
+      bool near = true;
+      for (int a = 0, v = u; a < dim; ++a, v /= 6) {
+        const int r = v % 6 + ((c >> a) & 1) - 3;
+        r2 += r * r;
+        near = near && r >= -1 && r <= 1;
+      }
+      if (!near) w[std::size_t(orders[r2])] += 1.0;
+    }
+  return w;
 }
 
 //! The offset R0 = (c - cs) / h from a source box centred at cs to a target box centred at c (box

@@ -30,18 +30,6 @@
 
 namespace nf::farfield {
 
-//! terms<D>(p) for a run-time dimension (2 or 3).
-constexpr std::uint64_t terms_of(int dim, int p) {
-  return p < 0 ? 0 : dim == 2 ? std::uint64_t(terms<2>(p)) : std::uint64_t(terms<3>(p));
-}
-
-//! C(p+2D, 2D): the pairs of multi-indices (n, k) with |n| + |k| <= p, summed as the operators
-//! run them (for each k, the terms(p - |k|) n that contribute).
-constexpr std::uint64_t coefficient_pairs(int dim, int p) {
-  std::uint64_t sum = 0;
-  for (int d = 0; d <= p; ++d) sum += (terms_of(dim, d) - terms_of(dim, d - 1)) * terms_of(dim, p - d);
-  return sum;
-}
 static_assert(coefficient_pairs(3, 8) == 3003 && coefficient_pairs(3, 16) == 74613 && coefficient_pairs(2, 8) == 495 &&
                   coefficient_pairs(2, 16) == 4845,
               "C(p+2D, 2D), as farfield/expansion.h quotes it");
@@ -51,25 +39,12 @@ constexpr std::uint64_t p2m_madds(int dim, int p) { return terms_of(dim, p) + st
 constexpr std::uint64_t shift_madds(int dim, int p) { return coefficient_pairs(dim, p) + std::uint64_t(dim) * p; }
 constexpr std::uint64_t m2l_madds(int dim, int p) { return coefficient_pairs(dim, p); }
 //! M2L's multiply-adds per translation at order p with the orders per offset: the mean of
-//! C(q(R)+2D, 2D) over the 6^d - 3^d list offsets R of each of the 2^d child positions (a full
-//! level's lists; a level's boundary and an adaptive level hold a different mix), rounded.
+//! C(q(R)+2D, 2D) over a full level's list offsets (farfield::offset_order_weights; a level's
+//! boundary and an adaptive level hold a different mix), rounded.
 inline std::uint64_t m2l_madds_mean(int dim, int p) {
-  const OffsetOrders orders = offset_orders(dim, p);
-  double sum = 0;
-  int count = 0;
-  for (int c = 0; c < (1 << dim); ++c)
-    for (int u = 0; u < (dim == 3 ? 216 : 36); ++u) {
-      int r2 = 0;
-      bool near = true;
-      for (int a = 0, v = u; a < dim; ++a, v /= 6) {
-        const int r = v % 6 + ((c >> a) & 1) - 3;
-        r2 += r * r;
-        near = near && r >= -1 && r <= 1;
-      }
-      if (near) continue;
-      sum += double(coefficient_pairs(dim, orders[r2]));
-      ++count;
-    }
+  const OffsetOrderWeights w = offset_order_weights(dim, offset_orders(dim, p));
+  double sum = 0, count = 0;
+  for (int o = 0; o <= kMaxOrder; ++o) sum += w[std::size_t(o)] * double(coefficient_pairs(dim, o)), count += w[std::size_t(o)];
   return std::uint64_t(sum / count + 0.5);
 }
 constexpr std::uint64_t l2p_madds(int dim, int p) {
