@@ -2,15 +2,16 @@
 //! The order of a full method's expansions (docs/design.md §16): given, or chosen from a target
 //! accuracy by an error model of the far field's truncation.
 //!
-//! The model: the relative L2 error of the accelerations of a fast multipole method over this
-//! project's tree (one box of separation, Cartesian expansions of total degree p) falls
-//! geometrically, err(p) ~ c rho^p, with c and rho per dimension from measurements of cpu-fmm
-//! against float64 all pairs. The chosen order is the smallest p whose modelled error is at most
-//! the target. Mass piled at a box's corner converges more slowly than any calibrated input (the
-//! one-box separation's worst case, (sqrt(d)/2)^p); deeper trees than the calibrated ones may lie
-//! somewhat above the model (the error grew about 1.5x from 2D level 4 to 6).
+//! The model: for each order p, the largest relative L2 error of the accelerations measured for
+//! a fast multipole method over this project's tree (one box of separation, Cartesian expansions of
+//! total degree p, M2L's orders per offset) against float64 all pairs, over every calibrated input:
+//! uniform, Plummer and clustered, 10 particles per leaf box at 2D levels 4 and 6 and 3D levels 3
+//! and 4 (cpu-fmm, orders 1..16), and N = 2^20 at level 5 (fmm in double). The chosen order is the
+//! smallest p whose measured worst case is at most the target. Mass piled at a box's corner
+//! converges more slowly than any calibrated input (the one-box separation's worst case,
+//! (sqrt(d)/2)^p), and inputs unlike the calibrated ones may lie above the table.
 
-#include <cmath>
+#include <algorithm>
 
 #include "farfield/multi_index.h"
 
@@ -19,21 +20,27 @@ namespace nf::farfield {
 //! The accuracy a full method aims at when none is asked for.
 inline constexpr double kDefaultAccuracy = 1e-4;
 
-//! The error model's constants for dimension d: err(p) = c * rho^p.
+//! The error model of dimension d: the worst measured error at each order.
 struct ErrorModel {
-  double c, rho;
-  double error(int p) const { return c * std::pow(rho, p); }
+  const double* worst;  //!< [kMaxOrder]: order p at index p - 1
+  double error(int p) const { return worst[std::clamp(p, 1, kMaxOrder) - 1]; }
 };
 
-//! Fitted as an upper envelope (scripts/fmm-order.sh) to cpu-fmm's error against float64 all
-//! pairs on uniform, Plummer and clustered inputs of 10 particles per leaf box, orders 4..12, at 2D
-//! levels 4 and 6 and 3D levels 3 and 4 (results/fmm-order/), with M2L's orders per offset
-//! (farfield/offset_order.h; in 3D from p = 8, in 2D from p = 14, beyond the fit): 2D c = 0.02453,
-//! rho = 0.5092; 3D c = 0.01163, rho = 0.6227, rounded up here (3D with order p at every offset:
-//! 0.01197, 0.6182). At the default 1e-4 the model picks p = 9 in 2D and 11 in 3D (the 3D model's
-//! error at p = 10 is 1.02e-4; 10 before the orders per offset).
+//! The tables come from scripts/fmm-order.sh (results/fmm-order/ and the double rows of
+//! results/fmm-accuracy/; how it fills orders a source did not run is written there), rounded up to
+//! 3 digits and non-increasing in p. They replace a fit err(p) = c rho^p (3D c = 0.0117, rho =
+//! 0.623) that bounded the orders 4..12 it was fitted on but not the others: the CPU measured up to
+//! 9.7x its value at p = 1 and 1.34x at p = 16 in 3D, and the GPU at N = 2^20 1.6x at p = 4 (3D
+//! Plummer). At the default 1e-4 the table picks p = 8 in 2D and 10 in 3D (the fit: 9 and 11);
+//! at 1e-3 in 3D, p = 6 (p = 5 reached 1.22e-3, interpolated, on 3D Plummer at N = 2^20).
 inline ErrorModel error_model(int dim) {
-  return dim == 2 ? ErrorModel{0.0246, 0.510} : ErrorModel{0.0117, 0.623};
+  static constexpr double k2[kMaxOrder] = {0.0384,  0.0144,   0.00492,  0.00169,  0.000718, 0.000306, 0.000138,
+                                           6.28e-05, 4.61e-05, 3.42e-05, 1.37e-05, 5.89e-06, 4e-06,    3e-06,
+                                           1.42e-06, 6.51e-07, 4.17e-07, 3.16e-07, 1.44e-07, 7.21e-08};
+  static constexpr double k3[kMaxOrder] = {0.0712,   0.0275,   0.00885,  0.00286,  0.00122,  0.00052,  0.000295,
+                                           0.000183, 0.000113, 8.34e-05, 5.47e-05, 3.43e-05, 2.32e-05, 1.66e-05,
+                                           1.19e-05, 8.1e-06,  5.65e-06, 3.94e-06, 2.75e-06, 1.92e-06};
+  return ErrorModel{dim == 2 ? k2 : k3};
 }
 
 //! The smallest order p in 1..kMaxOrder whose modeled error is at most `accuracy` (kMaxOrder when
