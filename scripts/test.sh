@@ -24,7 +24,7 @@ if [ "${NEARFIELD_SANITIZE:-1}" != 0 ]; then
   # The repository checks build nothing: the normal pass ran them. Leaks fail a test (but
   # test_mpi's, which are OpenMPI's: tests/CMakeLists.txt).
   export ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1"
-  if ! ctest --output-on-failure -j "$(nproc)" -L cpu -E '^(doc_paths|layering|file_size)$' "$@"; then
+  if ! ctest --output-on-failure -j "$(nproc)" -L cpu -E '^(doc_paths|layering|file_size|error_model)$' "$@"; then
     # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's exit after
     # the test passed ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal
     # error"; google/sanitizers#1353): a runtime failure, not a leak report. Only when that is

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The far field's error model (src/farfield/order.h) from measured rows.
+
+For each dimension and order p = 1..20, the largest relative L2 error over every calibrated input:
+cpu-fmm against float64 all pairs (RESULTS/fmm-order/, scripts/fmm-order.sh) and fmm in double
+(RESULTS/fmm-accuracy/, scripts/fmm-bench.sh accuracy). Each source is first filled between its
+measured orders by log-linear interpolation (the GPU's committed rows hold even orders only) and past
+its highest order at the mean ratio of its last four; then the sources' maxima are taken, the table
+is made non-increasing in p (an order never promises less than a higher one) and rounded up to 3
+digits.
+
+Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
+       fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 equal them
+"""
+import csv
+import glob
+import math
+import os
+import re
+import sys
+
+MAX_ORDER = 20
+
+
+def sources(results):
+    def rows(pattern, keep):
+        return [r for f in sorted(glob.glob(os.path.join(results, pattern))) for r in csv.DictReader(open(f))
+                if keep(r)]
+    return {
+        "cpu-fmm against float64 all pairs (fmm-order)": rows("fmm-order/*.csv", lambda r: r.get("kernel") == "cpu-fmm"),
+        "fmm in double, N = 2^20 (fmm-accuracy)": rows(
+            "fmm-accuracy/*.csv", lambda r: r.get("kernel") == "fmm" and r.get("precision") == "double"),
+    }
+
+
+def round_up(x):
+    e = math.floor(math.log10(x)) - 2
+    return float(f"{math.ceil(round(x / 10 ** e, 9)) * 10 ** e:.3g}")
+
+
+def fit(results):
+    """{dim: ([error at p = 1..MAX_ORDER], [what each source gave])} for the dimensions measured."""
+    out = {}
+    for dim in ("2", "3"):
+        env, used = {}, []
+        for name, rs in sources(results).items():
+            worst = {}
+            for r in rs:
+                if r["dim"] == dim and r.get("p") and r.get("rel_l2"):
+                    p = int(r["p"])
+                    worst[p] = max(worst.get(p, 0.0), float(r["rel_l2"]))
+            if not worst:
+                continue
+            ps = sorted(worst)
+            used.append(f"{name}: orders {ps[0]}..{ps[-1]} ({len(ps)} measured)")
+            for a, b in zip(ps, ps[1:]):
+                for p in range(a + 1, b):
+                    t = (p - a) / (b - a)
+                    worst[p] = math.exp((1 - t) * math.log(worst[a]) + t * math.log(worst[b]))
+            top = ps[-1]
+            if top < MAX_ORDER:
+                lo = max(ps[0], top - 4)
+                rho = (worst[top] / worst[lo]) ** (1.0 / (top - lo))
+                for p in range(top + 1, MAX_ORDER + 1):
+                    worst[p] = worst[top] * rho ** (p - top)
+                used[-1] += f", extrapolated to {MAX_ORDER} at {rho:.3f} an order"
+            for p, e in worst.items():
+                env[p] = max(env.get(p, 0.0), e)
+        if not env:
+            continue
+        lowest = min(env)
+        for p in range(MAX_ORDER - 1, lowest - 1, -1):
+            env[p] = max(env.get(p, 0.0), env[p + 1])
+        for p in range(1, lowest):  # below every source: the lowest measured order's error
+            env[p] = env[lowest]
+        out[dim] = ([round_up(env[p]) for p in range(1, MAX_ORDER + 1)], used)
+    return out
+
+
+def tables_in(path):
+    text = open(path).read()
+    found = {}
+    for dim in ("2", "3"):
+        m = re.search(r"k%s\[kMaxOrder\]\s*=\s*\{([^}]*)\}" % dim, text)
+        if m:
+            found[dim] = [float(v) for v in m.group(1).replace("\n", " ").split(",") if v.strip()]
+    return found
+
+
+def main():
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--check"):
+        sys.exit(__doc__)
+    fitted = fit(sys.argv[1])
+    if len(sys.argv) == 2:
+        for dim, (table, used) in fitted.items():
+            print(f"{dim}D from " + "; ".join(used))
+            print(f"  k{dim}[kMaxOrder] = {{" + ", ".join(f"{v:.3g}" for v in table) + "};")
+        return
+    have = tables_in(sys.argv[3])
+    bad = False
+    for dim in ("2", "3"):
+        if dim not in fitted:
+            print(f"{dim}D: no calibration rows under {sys.argv[1]}")
+            bad = True
+        elif have.get(dim) != fitted[dim][0]:
+            print(f"{dim}D: {sys.argv[3]} holds {have.get(dim)}\n    the rows give {fitted[dim][0]}")
+            bad = True
+    if bad:
+        print("error_model: order.h's tables differ from the measured rows; rerun scripts/fmm-order.sh (FIT_ONLY=1 "
+              "fits the rows there) and copy its tables into src/farfield/order.h")
+        sys.exit(1)
+    print(f"error_model: the 2D and 3D tables of {sys.argv[3]} are the fit of the rows under {sys.argv[1]}")
+
+
+if __name__ == "__main__":
+    main()
