@@ -12,6 +12,10 @@ NEAR_FACTORS = (2, 4)  # "a near field k times faster": the what-ifs computed fr
 # taken from the device name, and the text says so.
 FMA_PER_SM_CLOCK = {"9.0": 128}  # FP32 lanes (one FMA each per clock) per SM, by compute capability
 SM_COUNT_BY_NAME = (("H100 80GB HBM3", 132), ("H100 SXM", 132), ("H100 NVL", 132), ("H100 PCIe", 114), ("H200", 132))
+# The memory bus in bits by device name (not in the CSV either): with the row's memory clock, the
+# nominal bandwidth = clock x 2 (double data rate) x bits / 8.
+BUS_BITS_BY_NAME = (("H100 80GB HBM3", 5120), ("H100 SXM", 5120), ("H100 NVL", 6144), ("H100 PCIe", 5120),
+                    ("H200", 6144))
 STAGES = (("near_ms", "near field", "tab:red"), ("m2l_ms", "M2L", "tab:blue"),
           ("upward_ms", "upward (P2M + M2M)", "tab:green"), ("downward_ms", "downward (L2L + L2P)", "tab:olive"))
 DIST_STYLE = {"uniform": "tab:blue", "plummer": "tab:red", "clusters": "tab:green"}
@@ -78,6 +82,13 @@ def fp32_peak(r):
     lanes = FMA_PER_SM_CLOCK.get(r.get("compute_capability", ""))
     clock = num(r, "sm_clock_mhz")
     return sms * lanes * clock * 1e6 if sms and lanes and not math.isnan(clock) else math.nan
+
+
+def memory_bandwidth(r):
+    """Nominal bytes per second at the row's memory clock, or nan where the device is not known."""
+    bits = next((b for key, b in BUS_BITS_BY_NAME if key in r.get("device", "")), None)
+    clock = num(r, "mem_clock_mhz")
+    return clock * 1e6 * 2 * bits / 8 if bits and not math.isnan(clock) else math.nan
 
 
 def case_name(r):
