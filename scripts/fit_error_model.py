@@ -5,9 +5,12 @@ For each dimension and order p = 1..20, the largest relative L2 error over every
 cpu-fmm against float64 all pairs (RESULTS/fmm-order/, scripts/fmm-order.sh) and fmm in double
 (RESULTS/fmm-accuracy/, scripts/fmm-bench.sh accuracy). Each source is first filled between its
 measured orders by log-linear interpolation (the GPU's committed rows hold even orders only) and past
-its highest order at the mean ratio of its last four; then the sources' maxima are taken, the table
+its highest order at the mean ratio of its last four (at most 1); then the sources' maxima are taken, the table
 is made non-increasing in p (an order never promises less than a higher one) and rounded up to 3
 digits.
+
+Orders below every source's lowest take that order's error. The tables hold one entry per order
+1..kMaxOrder (src/farfield/multi_index.h).
 
 Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
        fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 equal them
@@ -19,7 +22,13 @@ import os
 import re
 import sys
 
-MAX_ORDER = 20
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def max_order():
+    """kMaxOrder of src/farfield/multi_index.h: the table has one entry per order 1..kMaxOrder."""
+    text = open(os.path.join(ROOT, "src", "farfield", "multi_index.h")).read()
+    return int(re.search(r"constexpr int kMaxOrder = (\d+);", text).group(1))
 
 
 def sources(results):
@@ -39,7 +48,8 @@ def round_up(x):
 
 
 def fit(results):
-    """{dim: ([error at p = 1..MAX_ORDER], [what each source gave])} for the dimensions measured."""
+    """{dim: ([error at p = 1..kMaxOrder], [what each source gave])} for the dimensions measured."""
+    MAX_ORDER = max_order()
     out = {}
     for dim in ("2", "3"):
         env, used = {}, []
@@ -47,8 +57,11 @@ def fit(results):
             worst = {}
             for r in rs:
                 if r["dim"] == dim and r.get("p") and r.get("rel_l2"):
-                    p = int(r["p"])
-                    worst[p] = max(worst.get(p, 0.0), float(r["rel_l2"]))
+                    p, e = int(r["p"]), float(r["rel_l2"])
+                    if not e > 0 or math.isinf(e):
+                        sys.exit(f"fit_error_model: {name}, {dim}D p = {p}: relative L2 error {r['rel_l2']} "
+                                 "(a model needs a finite, positive error at every measured order)")
+                    worst[p] = max(worst.get(p, 0.0), e)
             if not worst:
                 continue
             ps = sorted(worst)
@@ -60,7 +73,10 @@ def fit(results):
             top = ps[-1]
             if top < MAX_ORDER:
                 lo = max(ps[0], top - 4)
-                rho = (worst[top] / worst[lo]) ** (1.0 / (top - lo))
+                if lo == top:
+                    sys.exit(f"fit_error_model: {name}, {dim}D: one order measured ({top}); nothing to extrapolate from")
+                # at most flat: a source on its rounding floor does not lift the higher orders
+                rho = min(1.0, (worst[top] / worst[lo]) ** (1.0 / (top - lo)))
                 for p in range(top + 1, MAX_ORDER + 1):
                     worst[p] = worst[top] * rho ** (p - top)
                 used[-1] += f", extrapolated to {MAX_ORDER} at {rho:.3f} an order"

@@ -15,6 +15,11 @@ if [ "${FIT_ONLY:-0}" = 0 ]; then
   rm -f "$RESULTS"/fmm-order/*.csv
   "$BIN/nearfield" experiment experiments/fmm-order.ini --results-dir "$RESULTS" --dim 2 --level 4,6 || true
   "$BIN/nearfield" experiment experiments/fmm-order.ini --results-dir "$RESULTS" --dim 3 --level 3,4 || true
+  rows=$(cat "$RESULTS"/fmm-order/*.csv 2>/dev/null | grep -c '^cpu-fmm,' || true)
+  if [ "$rows" != 192 ]; then  # 2 dimensions x 2 levels x 3 distributions x 16 orders
+    echo "fmm-order: $rows rows written, not 192 ($BIN/nearfield failed?): no table fitted" >&2
+    exit 1
+  fi
 fi
 # The model's tables from the rows (how: scripts/fit_error_model.py); FIT_ONLY=1 skips the runs
 # and fits the rows already there. The ctest check error_model holds order.h to this fit.

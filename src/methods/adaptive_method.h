@@ -11,7 +11,7 @@
 namespace nf {
 
 //! An adaptive method's setup as it runs on the GPU (`gpu`) or the CPU: without --order, the order
-//! that the error model (farfield/order.h, fitted on uniform trees) gives for half the accuracy,
+//! that the error model (farfield/order.h, measured on uniform trees) gives for half the accuracy,
 //! which is kept as the target (the model's margin is thin on an adaptive tree: on 3D "corners",
 //! piles in the corners with levels down to 12, p = 10 reached 1.04e-4 against 1e-4); without
 //! --leaf-size, the leaf size of methods/full_level_rule.h's auto_leaf_size at that order.
