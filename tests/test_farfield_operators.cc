@@ -321,7 +321,7 @@ std::vector<double> m2l_errors(double eps) {
   std::vector<double> out;
   for (int p = 0; p <= ff::kMaxOrder; ++p) {
     const std::vector<T> M = moments<D, T>(src, zs, p);
-    std::vector<T> L(ff::terms<D>(p), T(0)), scratch(ff::terms<D>(p));
+    std::vector<T> L(ff::terms<D>(p), T(0)), scratch(ff::terms<D>(p) + ff::kContractPad);
     T R0[D];
     offset<D, T>(zt, zs, R0);
     ff::m2l<D, T>(M.data(), R0, static_cast<T>(eps2), p, L.data(), scratch.data());
@@ -378,7 +378,7 @@ void check_l2l(double eps) {
   const auto src = uniform_box<D>(zs, 1, 50, 13), tgt = uniform_box<D>(zc, 0.5, 30, 17);
   for (int p : {0, 1, 2, 4, 8, 12, 16, 20}) {
     const std::vector<T> M = moments<D, T>(src, zs, p);
-    std::vector<T> L(ff::terms<D>(p), T(0)), Lc(ff::terms<D>(p), T(0)), scratch(ff::terms<D>(p));
+    std::vector<T> L(ff::terms<D>(p), T(0)), Lc(ff::terms<D>(p), T(0)), scratch(ff::terms<D>(p) + ff::kContractPad);
     T R0[D], shift[D];
     offset<D, T>(z, zs, R0);
     offset<D, T>(zc, z, shift);
@@ -413,7 +413,7 @@ double chain_error(double h, bool box_units, double eps, int p) {
   const T ratio = static_cast<T>(box_units ? 0.5 : 1.0);
   const std::vector<T> Mc = moments<D, T>(src, zs, p, uh);
   std::vector<T> Mp(ff::terms<D>(p), T(0)), Lp(ff::terms<D>(p), T(0)), Lc(ff::terms<D>(p), T(0));
-  std::vector<T> scratch(ff::terms<D>(p));
+  std::vector<T> scratch(ff::terms<D>(p) + ff::kContractPad);
   T s1[D], R0[D], s2[D];
   offset<D, T>(zs, zps, s1, uH);
   offset<D, T>(zpt, zps, R0, uH);

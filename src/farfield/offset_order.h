@@ -107,17 +107,11 @@ inline OffsetOrderWeights offset_order_weights(int dim, const OffsetOrders& orde
   return w;
 }
 
-//! The offset R0 = (c - cs) / h from a source box centred at cs to a target box centred at c (box
-//! side h; R0 in box sides, integers), and its order.
-template <int D, class T>
-int offset_order(const double* c, const double* cs, double h, const OffsetOrders& orders, T (&R0)[D]) {
-  int r2 = 0;
-  for (int a = 0; a < D; ++a) {
-    const double r = (c[a] - cs[a]) / h;
-    R0[a] = T(r);
-    r2 += int(std::lround(r * r));
-  }
-  return orders[r2];
+//! The offset R = (c - cs) / h, in whole box sides, from a source box centred at cs to a target
+//! box centred at c (box side h).
+template <int D>
+void box_offset(const double* c, const double* cs, double h, int (&R)[D]) {
+  for (int a = 0; a < D; ++a) R[a] = int(std::lround((c[a] - cs[a]) / h));
 }
 
 }  // namespace nf::farfield

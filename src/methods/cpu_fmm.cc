@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "farfield/expansion.h"
 #include "farfield/lists.h"
+#include "farfield/offset_derivatives.h"
 #include "farfield/offset_order.h"
 #include "farfield/order.h"
 #include "methods/full_method.h"
@@ -165,23 +166,18 @@ class CpuFmmMethod final : public HostMethod {
       const NeighborLists& list = lists_[l];
       const double h = levels_.side(l);
       const T eps2 = T(setup_.softening * setup_.softening / (h * h));
-#pragma omp parallel
-      {
-        std::vector<T> scratch(terms_);
-#pragma omp for schedule(dynamic, 16)
-        for (long lb = 0; lb < long(level.boxes()); ++lb) {
-          const std::uint32_t b = std::uint32_t(lb);
-          double c[3];
-          levels_.centre(l, level.key[b], c);
-          T* L = &local_[l][std::size_t(b) * terms_];
-          for (std::uint32_t k = list.offset[b]; k < list.offset[b + 1]; ++k) {
-            const std::uint32_t src = list.ids[k];
-            double cs[3];
-            levels_.centre(l, level.key[src], cs);
-            T R0[D];
-            const int order = farfield::offset_order<D>(c, cs, h, orders, R0);
-            farfield::m2l<D, T>(&multipole_[l][std::size_t(src) * terms_], R0, eps2, order, L, scratch.data());
-          }
+      const farfield::OffsetDerivatives<D, T> table(p, eps2);  // the level's offsets
+#pragma omp parallel for schedule(dynamic, 16)
+      for (long lb = 0; lb < long(level.boxes()); ++lb) {
+        const std::uint32_t b = std::uint32_t(lb);
+        double c[3];
+        levels_.centre(l, level.key[b], c);
+        T* L = &local_[l][std::size_t(b) * terms_];
+        for (std::uint32_t k = list.offset[b]; k < list.offset[b + 1]; ++k) {
+          const std::uint32_t src = list.ids[k];
+          double cs[3];
+          levels_.centre(l, level.key[src], cs);
+          table.translate(orders, c, cs, h, &multipole_[l][std::size_t(src) * terms_], L);
         }
       }
     }

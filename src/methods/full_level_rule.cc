@@ -53,7 +53,7 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
 
 FullMethodRates FullMethodCostModel::rates(bool gpu, Precision precision, const std::string& near) {
   const bool f64 = precision == Precision::f64;
-  FullMethodRates r = !gpu ? kCpu : f64 ? kGpuDouble : kGpuFloat;
+  FullMethodRates r = !gpu ? (f64 ? kCpuDouble : kCpu) : f64 ? kGpuDouble : kGpuFloat;
   for (const NearRate& k : kNearKernels)
     if (near == k.kernel) r.near_pairs_per_s = f64 ? k.double_pairs_per_s : k.float_pairs_per_s;
   return r;

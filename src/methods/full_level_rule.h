@@ -84,8 +84,18 @@ struct FullMethodRates {
 //!   n3-rotate's float rate times its measured double/float ratio (results/newton3-3d: 1.10e12
 //!   against 2.74e12 interactions/s); M2L 0.5 ns a slot plus its multiply-adds at 2e12/s; passes
 //!   0.3e12;
-//! - CPU (cpu-omp, the CPU default near kernel, on the H100 host's 16 cores): near 2e9 pairs/s,
-//!   M2L and passes 5e9 multiply-adds/s, float and double alike.
+//! - CPU (cpu-fmm's bench rows on this project's 2-core AMD EPYC development machine, OpenMP on 2
+//!   threads, at 3D uniform 2^18 levels 4 and 5 (64 and 8 a box; p = 4, 8, 12), 3D Plummer 2^18
+//!   levels 5 and 6 and 2D uniform 2^20 levels 6 to 8 (p = 8); absolute rates scale with the cores,
+//!   the rule weighs their ratios): near 6e9 directed pairs/s in float, 3e9 in double (the default
+//!   near kernel, cpu-simd-omp-n3: 8.1e9 / 3.6e9 at 64 a box in 3D, 1.9e9 / 1.6e9 at 8, 5.8e9 / 3.7e9
+//!   at 64 in 2D, 1.3e10 / 4.3e9 at 256); M2L 2.3e9 multiply-adds/s plus 110 ns a translation in
+//!   float, 2.6e9 plus 100 ns in double (least squares over the 3D rows, within 0.91x to 1.33x of
+//!   them; 2D translations measured 0.5x the line); passes 2.5e9 (1.4e9 to 4.7e9). cpu-omp as the near
+//!   kernel: 6e8 / 4.7e8 pairs/s (5.4e8 to 6.5e8 / 4.4e8 to 5.0e8, 64 a box); the adaptive methods'
+//!   own near field 5.3e8 / 4.3e8 (cpu-fmm-adaptive, 3D Plummer 2^18, leaf sizes 64 and 128, p = 8).
+//!   (Before cpu-simd-omp-n3 was the default near kernel and M2L summed four coefficients at a time
+//!   these were provisional: near 2e9, M2L and passes 5e9, float and double alike.)
 //! - The p = 12 point of the GPU float curve (3.9 ns a slot at 18564 multiply-adds) is fmm-adaptive's
 //!   M2L time a translation on 3D clusters of 2^22 at leaf sizes 64 to 512 (4.4 to 5.8 ns, 4.7 taken;
 //!   results/fmm-adaptive-leaf at e39cfb7) scaled by the speed-up of M2L's pipeline shape 3 (0.83,
@@ -103,7 +113,7 @@ struct FullMethodRates {
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
 //!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
 //!   clusters 2^22: 0.58 to 0.79 ps a pair, results/fmm-adaptive-leaf); GPU double that times the
-//!   double/float ratio of n3-rotate (0.3): 0.4e12, not measured; CPU 2e9, cpu-omp's.
+//!   double/float ratio of n3-rotate (0.3): 0.4e12, not measured; CPU as above.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
@@ -124,13 +134,15 @@ struct FullMethodCostModel {
                                               {0, 1000, 4000, 10000, 20000},
                                               {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
                                               0.4e12};
-  static constexpr FullMethodRates kCpu{2e9, 5e9, 5e9, 0, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 2e9};
+  static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
+  static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
+                                              {0, 0, 0, 0, 0}, 4.3e8};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
   struct NearRate {
     const char* kernel;
     double float_pairs_per_s, double_pairs_per_s;
   };
-  static constexpr std::array<NearRate, 0> kNearKernels{};
+  static constexpr std::array<NearRate, 1> kNearKernels{{{"cpu-omp", 6e8, 4.7e8}}};
   //! The rates of a full method on the GPU or the CPU at `precision` with near kernel `near`.
   static FullMethodRates rates(bool gpu, Precision precision, const std::string& near);
 };

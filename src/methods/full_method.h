@@ -26,11 +26,12 @@ inline MethodSetup near_part_setup(MethodSetup s) {
   return s;
 }
 
-//! The near-field kernel full method k runs with setup s: --near, or k's default: cpu-omp on the
-//! CPU (OpenMP, full lists), n3-rotate on the GPU (the fastest of the framework's GPU kernels on the
-//! H100 from 16 particles per box up: results/table3, results/ppb).
+//! The near-field kernel full method k runs with setup s: --near, or k's default: on the CPU
+//! default_cpu_near_kernel() (cpu-simd-omp-n3 where the build has it), on the GPU n3-rotate (the
+//! fastest of the framework's GPU kernels on the H100 from 16 particles per box up: results/table3,
+//! results/ppb).
 inline std::string full_near_kernel(const KernelInfo& k, const MethodSetup& s) {
-  return !s.near.empty() ? s.near : k.gpu() ? "n3-rotate" : "cpu-omp";
+  return !s.near.empty() ? s.near : k.gpu() ? "n3-rotate" : default_cpu_near_kernel();
 }
 
 //! A full method's counts() (docs/design.md §16): one evaluation's operations per stage,

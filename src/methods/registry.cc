@@ -122,6 +122,14 @@ std::list<KernelInfo>& registry() {
 
 const std::list<KernelInfo>& all_kernels() { return registry(); }
 
+const char* default_cpu_near_kernel() {
+#if defined(NF_HAVE_HWY)
+  return "cpu-simd-omp-n3";
+#else
+  return "cpu-omp";
+#endif
+}
+
 const KernelInfo& find_kernel(const std::string& name) {
   for (const KernelInfo& k : registry())
     if (k.name == name) return k;

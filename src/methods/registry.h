@@ -114,6 +114,10 @@ MethodFamily gpu_fmm_adaptive();
 const std::list<KernelInfo>& all_kernels();
 //! The kernel of this name; UsageError listing the names otherwise.
 const KernelInfo& find_kernel(const std::string& name);
+//! The near-field kernel a CPU full method (cpu-fmm) runs without --near: the fastest CPU kernel of
+//! this build, cpu-simd-omp-n3 (built with Google Highway; 10x to 20x cpu-omp as cpu-fmm's near
+//! field, results/cpu-simd and methods/full_level_rule.h's rates), else cpu-omp.
+const char* default_cpu_near_kernel();
 //! Kernels this machine can run (GPU ones only with a device).
 std::vector<std::string> available_kernels();
 //! Splits "a,b,c" and checks every name (empty or "all": every available kernel).
