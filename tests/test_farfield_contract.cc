@@ -1,9 +1,10 @@
 // farfield/expansion.h's m2l_contract, which sums four local coefficients of a run at a time,
-// against the contraction written pair by pair from the multi-indices: L_k += sum over |n| <=
+// against the old contraction one coefficient at a time (to the bit) and against the contraction
+// written pair by pair from the multi-indices: L_k += sum over |n| <=
 // p - |k| of (-1)^|n| M_n D_{n+k}, D = 2 and 3, every order 0 .. kMaxOrder, random moments and
 // derivatives; and the padding it may read (never use) past terms(p). farfield/offset_derivatives.h's
 // translations by a level's table against m2l computing the derivatives at the offset, and its
-// refusal of an offset outside {-3..3}^d.
+// refusal of an offset outside {-3..3}^d or adjacent.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -22,6 +23,27 @@ namespace ff = nf::farfield;
 
 namespace {
 
+// The contraction one coefficient at a time, as it was before it took four: the new one must give
+// these very bits (each coefficient's terms in the same order).
+template <int D>
+void one_at_a_time(const double* M, const double* Dn, int p, double* L) {
+  for (int dk = 0; dk <= p; ++dk)
+    for (int bk = 0; bk <= dk; ++bk)
+      for (int zk = 0; zk < ff::row_length<D>(bk); ++zk) {
+        double sum = 0;
+        for (int dn = 0; dn <= p - dk; ++dn) {
+          double part = 0;
+          for (int bn = 0; bn <= dn; ++bn) {
+            const double* m = M + ff::row_start<D>(dn, bn);
+            const double* g = Dn + ff::row_start<D>(dk + dn, bk + bn) + zk;
+            for (int z = 0; z < ff::row_length<D>(bn); ++z) part += m[z] * g[z];
+          }
+          sum += (dn & 1) ? -part : part;
+        }
+        L[ff::row_start<D>(dk, bk) + zk] += sum;
+      }
+}
+
 template <int D>
 void check_orders() {
   std::mt19937_64 rng(17 + D);
@@ -38,6 +60,9 @@ void check_orders() {
     for (double& v : L0) v = u(rng);
     L = L0;
     ff::m2l_contract<D, double>(M.data(), Dn.data(), p, L.data());
+    std::vector<double> bits = L0;
+    one_at_a_time<D>(M.data(), Dn.data(), p, bits.data());
+    for (int k = 0; k < terms; ++k) CHECK(L[k] == bits[k]);
     std::vector<ff::MultiIndex> at(terms);
     for (int i = 0; i < terms; ++i) at[i] = ff::multi_index<D>(i);
     for (int k = 0; k < terms; ++k) {
@@ -65,41 +90,48 @@ TEST_CASE("m2l_contract: four coefficients a run at a time equal the contraction
   check_orders<3>();
 }
 
-TEST_CASE("OffsetDerivatives: a translation by the level's table equals m2l at its offset; none outside {-3..3}^d") {
+TEST_CASE("OffsetDerivatives: a translation by the level's table equals m2l at its offset; none adjacent or outside") {
   const double h = 0.125, eps2 = 0.3;  // eps^2 in box units
   auto check = [&](auto dim) {
     constexpr int D = decltype(dim)::value;
     std::mt19937_64 rng(5 + D);
     std::uniform_real_distribution<double> u(-1, 1);
-    for (int p : {1, 5, 12}) {
+    for (int p : {1, 5, 12, 16}) {  // 3D from 8, 2D from 14: lower orders at the farther offsets
       const ff::OffsetOrders orders = ff::offset_orders(D, p);
       const ff::OffsetDerivatives<D, double> table(p, eps2);
       const int terms = ff::terms<D>(p);
       std::vector<double> M(terms), scratch(terms + ff::kContractPad);
       for (double& v : M) v = u(rng);
-      for (const auto& R : std::vector<std::array<int, 3>>{{2, 0, 1}, {-3, 3, -2}, {0, -2, 3}, {4, 0, 0}, {-1, 3, -3}}) {
+      for (const auto& R : std::vector<std::array<int, 3>>{
+               {2, 0, 1}, {-3, 3, -2}, {0, -2, 3}, {4, 0, 0}, {-1, 3, -3}, {1, -1, 0}, {0, 0, 0}, {3, 3, 3}}) {
         CAPTURE(D);
         CAPTURE(p);
         CAPTURE(R[0]);
         CAPTURE(R[1]);
         double c[3], cs[3], R0[D];
         int Ri[D];
-        for (int a = 0; a < D; ++a) {
-          cs[a] = (3.5 + a) * h;
-          c[a] = cs[a] + R[a] * h;
+        for (int a = 0; a < D; ++a) {  // centres as a tree computes them: not exact multiples of h
+          cs[a] = 0.1 + (3.5 + a) * h;
+          c[a] = 0.1 + (3.5 + a + R[a]) * h;
           R0[a] = R[a];
           Ri[a] = R[a];
         }
         std::vector<double> got(terms, 0.0), want(terms, 0.0);
-        const bool inside = std::abs(R[0]) <= 3 && std::abs(R[1]) <= 3 && (D == 2 || std::abs(R[2]) <= 3);
-        CHECK((table.at(Ri) != nullptr) == inside);
-        if (!inside) {  // no interaction list holds it
-          CHECK_THROWS_AS(table.translate(orders, c, cs, h, M.data(), got.data()), std::logic_error);
+        bool inside = true, adjacent = true;
+        for (int a = 0; a < D; ++a) {
+          inside = inside && std::abs(R[a]) <= 3;
+          adjacent = adjacent && std::abs(R[a]) <= 1;
+        }
+        CHECK((table.at(Ri) != nullptr) == (inside && !adjacent));
+        if (!inside || adjacent) {  // no interaction list holds it: nothing added, and check() fails
+          CHECK_FALSE(table.translate(orders, c, cs, h, M.data(), got.data()));
+          CHECK(got == want);
+          CHECK_THROWS_AS(table.check(false), std::logic_error);
           continue;
         }
-        table.translate(orders, c, cs, h, M.data(), got.data());
+        REQUIRE(table.translate(orders, c, cs, h, M.data(), got.data()));
         ff::m2l<D, double>(M.data(), R0, eps2, orders.at<D>(Ri), want.data(), scratch.data());
-        for (int k = 0; k < terms; ++k) CHECK(std::abs(got[k] - want[k]) <= 1e-15 * (1 + std::abs(want[k])));
+        CHECK(got == want);  // the same derivatives (integer offsets) and the same contraction
       }
     }
   };

@@ -164,6 +164,23 @@ TEST_CASE("full level rule: the order resolved from the accuracy, the device's r
   CHECK(c.order == farfield::order_for_accuracy(3, 1e-6));
   CHECK(c.near == default_cpu_near_kernel());
   CHECK(c.rates.near_pairs_per_s == FullMethodCostModel::rates(false, Precision::f32, c.near).near_pairs_per_s);
+  // The CPU's rates per precision; a near kernel with a line of its own takes its line's rate.
+  for (Precision prec : {Precision::f32, Precision::f64}) {
+    const FullMethodRates& cpu = prec == Precision::f64 ? FullMethodCostModel::kCpuDouble : FullMethodCostModel::kCpu;
+    const FullMethodRates got = FullMethodCostModel::rates(false, prec, "cpu-simd-omp-n3");
+    CHECK(got.near_pairs_per_s == cpu.near_pairs_per_s);
+    CHECK(got.m2l_madds_per_s == cpu.m2l_madds_per_s);
+    CHECK(got.m2l_s_per_translation == cpu.m2l_s_per_translation);
+    CHECK(got.adaptive_near_pairs_per_s == cpu.adaptive_near_pairs_per_s);
+    for (const auto& line : FullMethodCostModel::kNearKernels) {
+      CAPTURE(line.kernel);
+      const FullMethodRates own = FullMethodCostModel::rates(false, prec, line.kernel);
+      CHECK(own.near_pairs_per_s == (prec == Precision::f64 ? line.double_pairs_per_s : line.float_pairs_per_s));
+      CHECK(own.near_pairs_per_s < cpu.near_pairs_per_s);  // every other CPU kernel is slower than the default
+      CHECK(own.m2l_madds_per_s == cpu.m2l_madds_per_s);
+    }
+  }
+  CHECK(FullMethodCostModel::kCpuDouble.near_pairs_per_s < FullMethodCostModel::kCpu.near_pairs_per_s);
   // cpu-omp reads the dense layout: levels stop where its arrays would pass 1 GiB.
   s.near = "cpu-omp";
   c = choose_full_level_for(scan, k, s);

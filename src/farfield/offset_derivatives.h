@@ -40,25 +40,35 @@ class OffsetDerivatives {
     }
   }
 
-  //! D_n(R) for |n| <= p (then the padding), or nullptr when R lies outside {-3..3}^d.
+  //! D_n(R) for |n| <= p (then the padding), or nullptr when R lies outside {-3..3}^d or is
+  //! adjacent (|R_a| <= 1 on every axis: the near field's, never translated).
   const T* at(const int (&R)[D]) const {
     int o = 0;
+    bool adjacent = true;
     for (int a = D - 1; a >= 0; --a) {
       if (R[a] < -kReach || R[a] > kReach) return nullptr;
+      adjacent = adjacent && R[a] >= -1 && R[a] <= 1;
       o = o * kSide + R[a] + kReach;
     }
-    return &values_[std::size_t(o) * stride_];
+    return adjacent ? nullptr : &values_[std::size_t(o) * stride_];
   }
 
   //! M2L of the moments M about the source box centred at cs into L about the target box centred
-  //! at c (box side h), at the order `orders` gives the offset. std::logic_error for an offset
-  //! outside the table, which no interaction list holds (farfield/lists.h).
-  void translate(const OffsetOrders& orders, const double* c, const double* cs, double h, const T* M, T* L) const {
+  //! at c (box side h), at the order `orders` gives the offset; false (nothing added) for an offset
+  //! the table lacks, which no interaction list holds (farfield/lists.h): the caller fails after
+  //! its parallel loop (check()).
+  bool translate(const OffsetOrders& orders, const double* c, const double* cs, double h, const T* M, T* L) const {
     int R[D];
     box_offset<D>(c, cs, h, R);
     const T* Dn = at(R);
-    if (!Dn) throw std::logic_error("M2L: an offset outside {-3..3}^d, which no interaction list holds");
+    if (!Dn) return false;
     m2l_contract<D, T>(M, Dn, orders.at<D>(R), L);
+    return true;
+  }
+
+  //! std::logic_error unless every translation of a level found its offset (`all` false).
+  static void check(bool all) {
+    if (!all) throw std::logic_error("M2L: an offset adjacent or outside {-3..3}^d, which no interaction list holds");
   }
 
  private:

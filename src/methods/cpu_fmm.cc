@@ -167,6 +167,7 @@ class CpuFmmMethod final : public HostMethod {
       const double h = levels_.side(l);
       const T eps2 = T(setup_.softening * setup_.softening / (h * h));
       const farfield::OffsetDerivatives<D, T> table(p, eps2);  // the level's offsets
+      bool all = true;                                         // every offset found in the table
 #pragma omp parallel for schedule(dynamic, 16)
       for (long lb = 0; lb < long(level.boxes()); ++lb) {
         const std::uint32_t b = std::uint32_t(lb);
@@ -177,9 +178,13 @@ class CpuFmmMethod final : public HostMethod {
           const std::uint32_t src = list.ids[k];
           double cs[3];
           levels_.centre(l, level.key[src], cs);
-          table.translate(orders, c, cs, h, &multipole_[l][std::size_t(src) * terms_], L);
+          if (!table.translate(orders, c, cs, h, &multipole_[l][std::size_t(src) * terms_], L)) {
+#pragma omp atomic write
+            all = false;
+          }
         }
       }
+      table.check(all);
     }
   }
 

@@ -91,9 +91,13 @@ struct FullMethodRates {
 //!   near kernel, cpu-simd-omp-n3: 8.1e9 / 3.6e9 at 64 a box in 3D, 1.9e9 / 1.6e9 at 8, 5.8e9 / 3.7e9
 //!   at 64 in 2D, 1.3e10 / 4.3e9 at 256); M2L 2.3e9 multiply-adds/s plus 110 ns a translation in
 //!   float, 2.6e9 plus 100 ns in double (least squares over the 3D rows, within 0.91x to 1.33x of
-//!   them; 2D translations measured 0.5x the line); passes 2.5e9 (1.4e9 to 4.7e9). cpu-omp as the near
-//!   kernel: 6e8 / 4.7e8 pairs/s (5.4e8 to 6.5e8 / 4.4e8 to 5.0e8, 64 a box); the adaptive methods'
-//!   own near field 5.3e8 / 4.3e8 (cpu-fmm-adaptive, 3D Plummer 2^18, leaf sizes 64 and 128, p = 8).
+//!   them; 2D translations measured 0.5x the line); passes 2.5e9 (1.4e9 to 4.7e9). The other CPU near
+//!   kernels (kNearKernels): their near-field rate inside cpu-fmm over cpu-simd-omp-n3's at one point
+//!   (3D uniform 2^18, level 4, 64 a box, p = 4; float / double: cpu-serial 3.1e8 / 2.2e8, cpu-n3
+//!   3.5e8 / 3.4e8, cpu-omp 5.8e8 / 4.8e8, cpu-omp-n3 7.7e8 / 6.9e8, cpu-simd 4.7e9 / 1.9e9,
+//!   cpu-simd-omp 6.9e9 / 2.2e9, cpu-simd-omp-n3 9.6e9 / 3.8e9) times the rate above; the adaptive
+//!   methods' own near field 5.3e8 / 4.3e8 (cpu-fmm-adaptive, 3D Plummer 2^18, leaf sizes 64 and 128,
+//!   p = 8).
 //!   (Before cpu-simd-omp-n3 was the default near kernel and M2L summed four coefficients at a time
 //!   these were provisional: near 2e9, M2L and passes 5e9, float and double alike.)
 //! - The p = 12 point of the GPU float curve (3.9 ns a slot at 18564 multiply-adds) is fmm-adaptive's
@@ -142,7 +146,12 @@ struct FullMethodCostModel {
     const char* kernel;
     double float_pairs_per_s, double_pairs_per_s;
   };
-  static constexpr std::array<NearRate, 1> kNearKernels{{{"cpu-omp", 6e8, 4.7e8}}};
+  static constexpr std::array<NearRate, 6> kNearKernels{{{"cpu-serial", 1.9e8, 1.8e8},
+                                                         {"cpu-n3", 2.2e8, 2.75e8},
+                                                         {"cpu-omp", 3.6e8, 3.85e8},
+                                                         {"cpu-omp-n3", 4.8e8, 5.5e8},
+                                                         {"cpu-simd", 2.9e9, 1.5e9},
+                                                         {"cpu-simd-omp", 4.3e9, 1.75e9}}};
   //! The rates of a full method on the GPU or the CPU at `precision` with near kernel `near`.
   static FullMethodRates rates(bool gpu, Precision precision, const std::string& near);
 };
