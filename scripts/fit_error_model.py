@@ -4,7 +4,7 @@
 For each dimension and order p = 1..20, the largest relative L2 error over every calibrated input:
 cpu-fmm against float64 all pairs (RESULTS/fmm-order/, scripts/fmm-order.sh) and fmm in double
 (RESULTS/fmm-accuracy/, scripts/fmm-bench.sh accuracy). Each source is first filled between its
-measured orders by log-linear interpolation (the GPU's committed rows hold even orders only) and past
+measured orders by log-linear interpolation (where a source skipped orders) and past
 its highest order at the mean ratio of its last four (at most 1); then the sources' maxima are taken, the table
 is made non-increasing in p (an order never promises less than a higher one) and rounded up to 3
 digits.
