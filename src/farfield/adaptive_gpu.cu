@@ -8,6 +8,7 @@
 #include "core/launch.cuh"
 #include "farfield/adaptive_gpu.h"
 #include "farfield/expansion.h"
+#include "farfield/l2p_fixed.cuh"
 #include "physics/interaction.h"
 #include "tree/adaptive.h"
 #include "tree/morton.h"
@@ -109,7 +110,7 @@ __global__ void leaf_kernel(DeviceLevel lv, int l, std::uint32_t* __restrict__ l
   }
 }
 
-template <int D, class T>
+template <int D, class T, int P>  // P > 0: the order as a template argument (l2p_fixed.cuh)
 __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint32_t n,
                                   const std::uint32_t* __restrict__ leaf_box, const std::uint8_t* __restrict__ leaf_level,
                                   AdaptiveGeometry g, int p, int terms, const T* __restrict__ L,
@@ -127,7 +128,10 @@ __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint3
   T y[D];
   for (int a = 0; a < D; ++a) y[a] = T((x[a] - (g.origin[a] + (ic[a] + 0.5) * h)) / h);
   T a[D] = {};
-  l2p<D, T>(L + g.start[l] + std::size_t(b) * terms, y, p, a);
+  if constexpr (P > 0)
+    l2p_fixed<D, T, P>(L + g.start[l] + std::size_t(b) * terms, y, a);
+  else
+    l2p<D, T>(L + g.start[l] + std::size_t(b) * terms, y, p, a);
   const T scale = T(1.0 / (h * h));
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;
@@ -211,8 +215,10 @@ template <int D, class T>
 void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a, const AdaptiveGeometry& g, int p,
                 const T* L, Acc4<T>* acc) {
   if (n == 0) return;
-  l2p_leaves_kernel<D, T><<<gpu::blocks_for(n, 128), 128>>>(sorted, n, a.leaf_box(), a.leaf_level(), g, p, terms<D>(p),
-                                                             L, acc);
+  dispatch_fixed_order(p, [&](auto order) {
+    l2p_leaves_kernel<D, T, decltype(order)::value><<<gpu::blocks_for(n, 128), 128>>>(
+        sorted, n, a.leaf_box(), a.leaf_level(), g, p, terms<D>(p), L, acc);
+  });
   NF_CUDA(cudaGetLastError());
 }
 

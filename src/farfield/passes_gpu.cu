@@ -1,10 +1,12 @@
 // The far field's passes on the GPU (farfield/passes_gpu.h): kernels and their drivers.
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/derivatives.h"
 #include "farfield/expansion.h"
+#include "farfield/l2p_fixed.cuh"
 #include "farfield/passes_gpu.h"
 #include "tree/adaptive.h"
 #include "tree/morton.h"
@@ -12,7 +14,6 @@
 namespace nf::farfield {
 namespace {
 
-constexpr std::uint32_t kP2MThreads = 128;  // p2m: particles a chunk, and threads over the terms
 
 // Centre of leaf box `key` (double, as the CPU method computes it).
 template <int D>
@@ -41,65 +42,148 @@ __global__ void table_kernel(int p, T eps2, int terms, T* __restrict__ table) {
   derivatives<D, T>(r, eps2, p, out);
 }
 
-// One block per leaf box. The particles' factors go to shared memory, kP2MThreads particles at a
-// time and one particle per thread: mass * r_x^j / j! and r_a^j / j! for the other axes (r in box
-// units). Then each thread owns terms n, n + kP2MThreads, ... and sums its term over the chunk's
-// particles in order, M_n += (m x^a / a!) (y^b / b! z^c / c!), so that the result is the CPU
-// operator's product for every particle. The registers stay few (one sum at a time, the running
-// sum of a term parked in shared memory between chunks): an earlier version kept a register per
-// term slot up to kMaxOrder and ran at 18% occupancy (H100, 3D uniform 2^24, level 6, p = 8: 6.3
-// ms, now 1.8 ms at 74%; p = 5: 4.4 ms). Unrolling the particle loop by 4 cost 8%.
+// P2M's work units: four consecutive x exponents a0 = 4k .. 4k + 3 of one column, the terms with
+// y exponent j and z exponent l (2D: l = 0), tail degree s = j + l. Units run chunk by chunk (k),
+// each chunk over the columns with s <= p - 4k in tail degree order, so that a unit's index
+// decodes in a few operations.
+template <int D>
+__host__ __device__ inline int p2m_columns(int top) {  // columns with tail degree <= top
+  return top < 0 ? 0 : D == 3 ? (top + 1) * (top + 2) / 2 : top + 1;
+}
+
+struct P2MUnit {
+  int j, l, a0;
+};
+
+template <int D>
+__device__ inline P2MUnit p2m_unit(int p, int u) {
+  int k = 0;
+  for (int n = p2m_columns<D>(p); u >= n; n = p2m_columns<D>(p - 4 * k)) u -= n, ++k;
+  if constexpr (D == 2) return {u, 0, 4 * k};
+  int s = int((sqrtf(8.0f * float(u) + 1.0f) - 1.0f) * 0.5f);  // s(s+1)/2 <= u < (s+1)(s+2)/2
+  while (s * (s + 1) / 2 > u) --s;
+  while ((s + 1) * (s + 2) / 2 <= u) ++s;
+  const int l = u - s * (s + 1) / 2;
+  return {s - l, l, 4 * k};
+}
+
+// A P2M block's layout: per particle its factors [x: m y_x^a / a!, zeros to a multiple of 4 | y | z],
+// `groups` groups of threads that each take every groups-th particle, a partial sum per group and term.
+struct P2MShape {
+  int threads, row_x, stride, units, groups;
+};
+
 template <int D, class T>
-__global__ void __launch_bounds__(kP2MThreads) p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
-                                                          LeafGeometry g, int p, int terms, T* __restrict__ M) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  const int row = p + 1, stride = D * row;
-  T* pw = reinterpret_cast<T*>(smem);  // [kP2MThreads][D][p + 1]
-  T* running = pw + kP2MThreads * stride;  // [terms]: a term's sum over the earlier chunks
-  const std::uint32_t b = blockIdx.x;
-  if (leaf.flags && (leaf.flags[b] & adaptive::kExpanded)) return;  // an adaptive tree's box: M2M gives its moments
-  double c[D];
-  leaf_centre<D>(leaf.key[b], g, c);
-  const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
-  for (std::uint32_t base = first; base < last; base += kP2MThreads) {
-    const std::uint32_t count = min(kP2MThreads, last - base);
-    if (threadIdx.x < count) {
-      const Body<T> body = sorted[base + threadIdx.x];
-      const double x[3] = {double(body.x), double(body.y), double(body.z)};
-      T* w = pw + threadIdx.x * stride;
-      for (int a = 0; a < D; ++a) {
-        const T r = T((x[a] - c[a]) / g.side);
-        T f = T(1);  // r^j / j!
-        w[a * row] = a == 0 ? body.m : T(1);
-        for (int j = 1; j <= p; ++j) {
-          f = f * r * (T(1) / T(j));
-          w[a * row + j] = a == 0 ? body.m * f : f;
-        }
-      }
-    }
-    __syncthreads();
-    const bool more = base + kP2MThreads < last;
-    for (int n = threadIdx.x; n < terms; n += kP2MThreads) {
-      const MultiIndex m = multi_index<D>(n);
-      const T* w = pw;
-      const int ex = m.x, ey = row + m.y, ez = 2 * row + m.z;
-      T sum = base == first ? T(0) : running[n];
-      for (std::uint32_t i = 0; i < count; ++i, w += stride) {
-        if constexpr (D == 3)
-          sum += w[ex] * (w[ey] * w[ez]);
-        else
-          sum += w[ex] * w[ey];
-      }
-      if (more)
-        running[n] = sum;
-      else
-        M[std::size_t(b) * terms + n] += sum;
-    }
-    __syncthreads();
-  }
+P2MShape p2m_shape(int p, int threads) {
+  P2MShape s;
+  s.threads = threads;
+  s.row_x = (p + 4) & ~3;
+  s.stride = (s.row_x + (D - 1) * (p + 1) + 3) & ~3;
+  if (s.stride % 32 == 0) s.stride += 4;  // neighbouring particles' rows in other banks
+  s.units = 0;
+  for (int k = 0; 4 * k <= p; ++k) s.units += p2m_columns<D>(p - 4 * k);
+  s.groups = s.units >= threads ? 1 : std::min(threads / s.units, 8);
+  return s;
 }
 
 template <int D, class T>
+std::size_t p2m_shared_bytes(const P2MShape& s, int p) {
+  return (std::size_t(s.threads) * s.stride + std::size_t(s.groups) * terms<D>(p)) * sizeof(T);
+}
+
+// 1 / j for the powers' recurrences (j = 1 .. kMaxOrder; a warp reads one entry at a time).
+__constant__ double kInverse[kMaxOrder + 1] = {0,       1,        1. / 2,  1. / 3,  1. / 4,  1. / 5,  1. / 6,
+                                              1. / 7,  1. / 8,   1. / 9,  1. / 10, 1. / 11, 1. / 12, 1. / 13,
+                                              1. / 14, 1. / 15,  1. / 16, 1. / 17, 1. / 18, 1. / 19, 1. / 20};
+
+template <class T>
+__device__ __forceinline__ void load4(const T* p, T (&v)[4]) {
+  if constexpr (std::is_same_v<T, float>) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+    const double2 q0 = *reinterpret_cast<const double2*>(p), q1 = *reinterpret_cast<const double2*>(p + 2);
+    v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+  }
+}
+
+// One block of Threads per leaf box. Threads particles at a time put their factors in shared memory
+// (r in box units, the mass folded into the x factors); then each thread sums its unit's four
+// terms M_(a,j,l) += (m x^a / a!) (y^j / j! z^l / l!) over its group's particles in order: one
+// product of the y and z factors and one 4-wide load of x factors for four independent
+// multiply-adds. The groups' partial sums stay in shared memory across chunks and are added in
+// group order at the end. The shared loads bound it (ncu: 86% of the memory throughput at 128
+// threads); a thread per term (three loads and a dependent multiply-add a product) took 1.89 ms at
+// p = 8 on 3D uniform 2^24, level 6 (H100), this kernel about 1.1 ms (docs/design.md §16).
+template <int D, class T, int Threads>
+__global__ void __launch_bounds__(Threads) p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
+                                                          LeafGeometry g, int p, int terms, P2MShape shape,
+                                                          T* __restrict__ M) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* pw = reinterpret_cast<T*>(smem);     // [Threads][stride]
+  T* part = pw + Threads * shape.stride;  // [groups][terms]
+  const std::uint32_t b = blockIdx.x;
+  if (leaf.flags && (leaf.flags[b] & adaptive::kExpanded)) return;  // an adaptive tree's box: M2M gives its moments
+  for (int i = threadIdx.x; i < shape.groups * terms; i += Threads) part[i] = T(0);
+  __syncthreads();
+  double c[D];
+  leaf_centre<D>(leaf.key[b], g, c);
+  const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
+  const int work = shape.groups * shape.units, row_y = shape.row_x, row_z = shape.row_x + p + 1;
+  for (std::uint32_t base = first; base < last; base += Threads) {
+    const int count = int(min(std::uint32_t(Threads), last - base));
+    if (threadIdx.x < count) {
+      const Body<T> body = sorted[base + threadIdx.x];
+      const double x[3] = {double(body.x), double(body.y), double(body.z)};
+      T* w = pw + threadIdx.x * shape.stride;
+      for (int a = 0; a < D; ++a) {
+        const T r = T((x[a] - c[a]) / g.side);
+        T* out = w + (a == 0 ? 0 : a == 1 ? row_y : row_z);
+        T f = T(1);  // r^j / j!
+        out[0] = a == 0 ? body.m : T(1);
+        for (int j = 1; j <= p; ++j) {
+          f = f * r * T(kInverse[j]);
+          out[j] = a == 0 ? body.m * f : f;
+        }
+        if (a == 0)
+          for (int j = p + 1; j < shape.row_x; ++j) out[j] = T(0);
+      }
+    }
+    __syncthreads();
+    for (int wi = threadIdx.x; wi < work; wi += Threads) {
+      const int group = wi / shape.units;
+      const auto [j, l, a0] = p2m_unit<D>(p, wi - group * shape.units);
+      T s0 = T(0), s1 = T(0), s2 = T(0), s3 = T(0);
+      const T* w = pw + group * shape.stride;
+#pragma unroll 4
+      for (int i = group; i < count; i += shape.groups, w += shape.groups * shape.stride) {
+        T xv[4];
+        load4(w + a0, xv);
+        const T yz = D == 3 ? w[row_y + j] * w[row_z + l] : w[row_y + j];
+        s0 += xv[0] * yz;
+        s1 += xv[1] * yz;
+        s2 += xv[2] * yz;
+        s3 += xv[3] * yz;
+      }
+      T* out = part + group * terms;
+      const int s = j + l, top = p - s;  // x exponents a0 .. min(a0 + 3, top)
+      out[row_start<D>(s + a0, s) + l] += s0;
+      if (a0 + 1 <= top) out[row_start<D>(s + a0 + 1, s) + l] += s1;
+      if (a0 + 2 <= top) out[row_start<D>(s + a0 + 2, s) + l] += s2;
+      if (a0 + 3 <= top) out[row_start<D>(s + a0 + 3, s) + l] += s3;
+    }
+    __syncthreads();
+  }
+  for (int n = threadIdx.x; n < terms; n += Threads) {
+    T sum = part[n];
+    for (int group = 1; group < shape.groups; ++group) sum += part[group * terms + n];
+    M[std::size_t(b) * terms + n] += sum;
+  }
+}
+
+// One thread per particle; P > 0: the order as a template argument (farfield/l2p_fixed.cuh), 0: the
+// generic operator at run-time p.
+template <int D, class T, int P>
 __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32_t* __restrict__ particle_box,
                            std::uint32_t n, DeviceLevel leaf, LeafGeometry g, int p, int terms, const T* __restrict__ L,
                            Acc4<T>* __restrict__ acc) {
@@ -113,7 +197,10 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
   T y[D];
   for (int a = 0; a < D; ++a) y[a] = T((x[a] - c[a]) / g.side);
   T a[D] = {};
-  l2p<D, T>(L + std::size_t(b) * terms, y, p, a);
+  if constexpr (P > 0)
+    l2p_fixed<D, T, P>(L + std::size_t(b) * terms, y, a);
+  else
+    l2p<D, T>(L + std::size_t(b) * terms, y, p, a);
   const T scale = T(1.0 / (g.side * g.side));
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;
@@ -284,14 +371,32 @@ void derivative_table(int p, T eps2, T* table) {
   NF_CUDA(cudaGetLastError());
 }
 
+template <int D, class T, int Threads>
+void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
+  const P2MShape shape = p2m_shape<D, T>(p, Threads);
+  const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p);
+  if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
+    NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  p2m_kernel<D, T, Threads><<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M);
+  NF_CUDA(cudaGetLastError());
+}
+
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
   if (leaf.boxes == 0) return;
-  const std::size_t bytes = (kP2MThreads * D * (p + 1) + terms<D>(p)) * sizeof(T);
-  if (bytes > 48 * 1024)  // 3D double from p = 14 on (79 KB at p = 20)
-    NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  p2m_kernel<D, T><<<leaf.boxes, kP2MThreads, bytes>>>(sorted, leaf, g, p, terms<D>(p), M);
-  NF_CUDA(cudaGetLastError());
+  // A block's threads: 64 (NEARFIELD_P2M_THREADS=128|256 for comparisons). On the H100 (3D float,
+  // 2^24) 64 were fastest on uniform level 6 (P2M + M2M at p = 8: 1.36 ms against 1.59 and 2.50)
+  // and on fmm-adaptive's Plummer (p = 10, S = 244: 3.06 ms against 3.24 and 4.53).
+  static const int threads = [] {
+    const char* v = std::getenv("NEARFIELD_P2M_THREADS");
+    return v ? std::atoi(v) : 64;
+  }();
+  if (threads == 128)
+    launch_p2m<D, T, 128>(sorted, leaf, g, p, M);
+  else if (threads == 256)
+    launch_p2m<D, T, 256>(sorted, leaf, g, p, M);
+  else
+    launch_p2m<D, T, 64>(sorted, leaf, g, p, M);
 }
 
 template <int D, class T>
@@ -309,7 +414,10 @@ template <int D, class T>
 void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t n, const DeviceLevel& leaf,
          const LeafGeometry& g, int p, const T* L, Acc4<T>* acc) {
   if (n == 0) return;
-  l2p_kernel<D, T><<<gpu::blocks_for(n, 128), 128>>>(sorted, particle_box, n, leaf, g, p, terms<D>(p), L, acc);
+  dispatch_fixed_order(p, [&](auto order) {
+    l2p_kernel<D, T, decltype(order)::value>
+        <<<gpu::blocks_for(n, 128), 128>>>(sorted, particle_box, n, leaf, g, p, terms<D>(p), L, acc);
+  });
   NF_CUDA(cudaGetLastError());
 }
 

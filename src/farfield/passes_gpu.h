@@ -4,8 +4,9 @@
 //! pass adding into its output. Coefficients of level l are terms<D>(p) per box, box-major, from
 //! the level's own pointer. Enqueued on the default stream. CUDA builds only.
 //!
-//! - p2m: one block per leaf box, a thread per term; its particles' per-axis powers in shared
-//!   memory, 32 particles at a time.
+//! - p2m: one block per leaf box; its particles' per-axis powers in shared memory, a block's
+//!   threads of particles at a time; each thread sums four terms of one (y, z) exponent pair (four
+//!   consecutive x exponents) over its share of the particles.
 //! - Shifts (m2m / l2l): one block per parent box. A child sits +-1/4 of its parent's side from it
 //!   per axis, so the shift's factors differ between children only by signs that depend on the
 //!   parities of the shift's multi-index; the children are combined first under each parity's
@@ -20,7 +21,7 @@
 //!   summing the same k for its own target (no divergence, the derivatives read as broadcasts),
 //!   4 k at a time: k consecutive in memory have consecutive D_{n+k}, so a window of 4
 //!   derivatives slides along each run of n (2 shared loads per 4 multiply-adds, not 2 per 1).
-//! - l2p: one thread per particle.
+//! - l2p: one thread per particle, the order a template argument (farfield/l2p_fixed.cuh).
 
 #include <cstdint>
 
