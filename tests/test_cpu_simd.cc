@@ -66,6 +66,10 @@ TEST_CASE("cpu-simd kernels match the float64 reference with every instruction s
       test::check_near_field(k, test::make_exact(2, level, ppb, 40 + ppb), level, "", test::kBothPrecisions);
       test::check_near_field(k, test::make_exact(3, 1, ppb, 50 + ppb), 1, "", {Precision::f32});
     }
+    // Crowded boxes (more than 1024 particles: cpu-simd-omp-n3 cuts their targets into chunks of
+    // 512 computed apart, the last one partial).
+    test::check_near_field(k, test::make_exact(2, 1, 1100, 71), 1, "", test::kBothPrecisions);
+    test::check_near_field(k, test::make_exact(3, 1, 1030, 72), 1, "", {Precision::f32});
     // Coincident points, eps = 0: finite, and the coincident pairs contribute zero.
     std::vector<std::vector<double>> flat(40, {0.3, 0.3});
     for (int i = 0; i < 40; ++i) flat.push_back({0.6 + 0.001 * i, 0.7});
@@ -74,21 +78,26 @@ TEST_CASE("cpu-simd kernels match the float64 reference with every instruction s
   omp_set_num_threads(before);
 }
 
-TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phases)") {
+TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phases, crowded boxes' chunks)") {
   if (!simd_kernels_built()) return;
-  const Particles p = test::make("clusters", 3, 5000, 12);
-  MethodSetup s;
-  s.level = 3;
-  s.domain = default_domain(p);
-  s.precision = Precision::f32;
+  // Clusters at level 3, and a level-1 input whose every box holds 1100 particles (crowded: chunks).
+  const std::vector<std::pair<Particles, int>> inputs = {{test::make("clusters", 3, 5000, 12), 3},
+                                                         {test::make_exact(3, 1, 1100, 13), 1}};
   const int before = omp_get_max_threads();
-  std::vector<double> first;
-  for (int threads : {1, 2, 3, 4}) {
-    CAPTURE(threads);
-    omp_set_num_threads(threads);
-    const std::vector<double> a = test::forces(find_kernel("cpu-simd-omp-n3"), p, s);
-    if (first.empty()) first = a;
-    CHECK(test::same_bits(a, first));
+  for (const auto& [p, level] : inputs) {
+    CAPTURE(level);
+    MethodSetup s;
+    s.level = level;
+    s.domain = default_domain(p);
+    s.precision = Precision::f32;
+    std::vector<double> first;
+    for (int threads : {1, 2, 3, 4}) {
+      CAPTURE(threads);
+      omp_set_num_threads(threads);
+      const std::vector<double> a = test::forces(find_kernel("cpu-simd-omp-n3"), p, s);
+      if (first.empty()) first = a;
+      CHECK(test::same_bits(a, first));
+    }
   }
   omp_set_num_threads(before);
 }

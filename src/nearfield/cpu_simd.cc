@@ -219,21 +219,25 @@ HWY_INLINE void n3_tile(D d, const HostNearField<hn::TFromD<D>>& f, std::size_t 
 }
 
 //! Newton-3: box k's own pairs once (i < j) and each pair with a half-list neighbor once, in
-//! tiles of targets.
+//! tiles of targets. With begin < end only the targets of local indices [begin, end) (a chunk of a
+//! crowded box), their sums and reactions left in s for the caller to scatter; otherwise every
+//! target, scattered here.
 template <int Dim, class T, bool Guarded>
-HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, std::uint32_t, std::uint32_t,
-                                       Sources<T>& s) {
+HWY_NOINLINE unsigned long long box_n3(const HostNearField<T>& f, std::uint32_t k, std::uint32_t begin,
+                                       std::uint32_t end, Sources<T>& s) {
   const hn::ScalableTag<T> d;
   const Tree& t = *f.tree;
   gather<Dim>(t, f.bodies, k, t.near_half, hn::Lanes(d), true, true, s);
-  const std::size_t own = s.own;
+  const std::size_t own = s.own, lo = begin < end ? std::min<std::size_t>(begin, own) : 0,
+                    hi = begin < end ? std::min<std::size_t>(end, own) : own;
   constexpr int tile = kTile<Dim>;
-  std::size_t li = 0;
-  for (; li + tile <= own; li += tile) n3_tile<Dim, Guarded, tile>(d, f, li, s);
-  for (; li < own; ++li) n3_tile<Dim, Guarded, 1>(d, f, li, s);
-  scatter<Dim>(t, k, t.near_half, s, f.acc);
-  const unsigned long long n = own;
-  return n * (n - (n > 0)) / 2 + n * (s.size - s.own_end);
+  std::size_t li = lo;
+  for (; li + tile <= hi; li += tile) n3_tile<Dim, Guarded, tile>(d, f, li, s);
+  for (; li < hi; ++li) n3_tile<Dim, Guarded, 1>(d, f, li, s);
+  if (begin >= end) scatter<Dim>(t, k, t.near_half, s, f.acc);
+  // targets li in [lo, hi): own - 1 - li pairs in their box, and the gathered neighbors
+  const unsigned long long n = hi - lo;
+  return n * (own - 1) - (lo + hi - 1) * n / 2 + n * (s.size - s.own_end);
 }
 
 #define NF_SIMD_SHAPES(fn, guarded) \
@@ -363,7 +367,7 @@ void cpu_simd(const HostNearField<T>& f) {
   simd::Sources<T>& s = simd::thread_sources<T>();
   unsigned long long count = 0;
   const std::uint32_t m = simd::computed_boxes(f);
-  for (std::uint32_t k = 0; k < m; ++k) count += box(f, k, f.tree->box_first[k], f.tree->box_first[k + 1], s);
+  for (std::uint32_t k = 0; k < m; ++k) count += box(f, k, 0, 0, s);  // Newton-3: the whole box
   if (f.counter) *f.counter += count;
 }
 
@@ -377,11 +381,28 @@ void omp_boxes(const HostNearField<T>& f) {
   unsigned long long count = 0;
   if constexpr (Newton3) {
     const std::vector<simd::BoxRun> blocks = simd::colour_phases(t, m, first);
-    count = simd::over_threads<T>(first, [&](long q, simd::Sources<T>& s) {
-      unsigned long long n = 0;
-      for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k) n += box(f, k, 0, 0, s);
-      return n;
-    });
+    const simd::CrowdedChunks chunks = simd::crowded_chunks(t, blocks);
+    std::vector<simd::Sources<T>> parts(chunks.item.size());  // a chunk's sums and reactions
+    count = simd::over_threads<T>(
+        first,
+        [&](long q, simd::Sources<T>& s) {
+          unsigned long long n = 0;
+          std::uint32_t c = chunks.of_block[q];
+          for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k)
+            if (!simd::crowded(t, k))
+              n += box(f, k, 0, 0, s);
+            else  // its chunks, computed before the phase, scattered in order
+              for (; c < chunks.of_block[q + 1] && chunks.item[c].box == k; ++c)
+                simd::scatter<D>(t, k, t.near_half, parts[c], f.acc);
+          return n;
+        },
+        [&](std::size_t phase, long i) {  // before phase c: the chunks of its crowded boxes
+          const long c = chunks.of_block[first[phase]] + i;
+          if (c >= long(chunks.of_block[first[phase + 1]])) return 0ull;
+          const simd::Item& it = chunks.item[std::size_t(c)];
+          return box(f, it.box, it.begin, it.end, parts[std::size_t(c)]);
+        },
+        [&](std::size_t phase) { return long(chunks.of_block[first[phase + 1]] - chunks.of_block[first[phase]]); });
   } else {
     std::vector<simd::Item> items;
     items.reserve(m);
