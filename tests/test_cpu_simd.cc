@@ -84,7 +84,9 @@ TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phase
   const std::vector<std::pair<Particles, int>> inputs = {{test::make("clusters", 3, 5000, 12), 3},
                                                          {test::make_exact(3, 1, 1100, 13), 1}};
   const int before = omp_get_max_threads();
-  for (const auto& [p, level] : inputs) {
+  for (const auto& input : inputs) {
+    const Particles& p = input.first;
+    const int level = input.second;  // not a structured binding: CAPTURE's lambda takes it (clang, C++17)
     CAPTURE(level);
     MethodSetup s;
     s.level = level;
