@@ -380,29 +380,7 @@ void omp_boxes(const HostNearField<T>& f) {
   std::vector<std::uint32_t> first;
   unsigned long long count = 0;
   if constexpr (Newton3) {
-    const std::vector<simd::BoxRun> blocks = simd::colour_phases(t, m, first);
-    const simd::CrowdedChunks chunks = simd::crowded_chunks(t, blocks);
-    std::vector<simd::Sources<T>> parts(chunks.item.size());  // a chunk's sums and reactions
-    count = simd::over_threads<T>(
-        first,
-        [&](long q, simd::Sources<T>& s) {
-          unsigned long long n = 0;
-          std::uint32_t c = chunks.of_block[q];
-          for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k)
-            if (!simd::crowded(t, k))
-              n += box(f, k, 0, 0, s);
-            else  // its chunks, computed before the phase, scattered in order
-              for (; c < chunks.of_block[q + 1] && chunks.item[c].box == k; ++c)
-                simd::scatter<D>(t, k, t.near_half, parts[c], f.acc);
-          return n;
-        },
-        [&](std::size_t phase, long i) {  // before phase c: the chunks of its crowded boxes
-          const long c = chunks.of_block[first[phase]] + i;
-          if (c >= long(chunks.of_block[first[phase + 1]])) return 0ull;
-          const simd::Item& it = chunks.item[std::size_t(c)];
-          return box(f, it.box, it.begin, it.end, parts[std::size_t(c)]);
-        },
-        [&](std::size_t phase) { return long(chunks.of_block[first[phase + 1]] - chunks.of_block[first[phase]]); });
+    count = simd::newton3_over_threads<D>(f, box, m);
   } else {
     std::vector<simd::Item> items;
     items.reserve(m);

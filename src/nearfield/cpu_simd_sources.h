@@ -202,4 +202,35 @@ unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& 
       first, std::forward<Work>(work), [](std::size_t, long) { return 0ull; }, [](std::size_t) { return 0L; });
 }
 
+//! Newton-3 over threads: the first m compact boxes in colour phases of blocks (colour_phases),
+//! crowded boxes in chunks computed before their phase (crowded_chunks) and scattered in order
+//! where the box runs. Returns the interactions evaluated.
+template <int D, class T>
+unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box, std::uint32_t m) {
+  const Tree& t = *f.tree;
+  std::vector<std::uint32_t> first;
+  const std::vector<BoxRun> blocks = colour_phases(t, m, first);
+  const CrowdedChunks chunks = crowded_chunks(t, blocks);
+  std::vector<Sources<T>> parts(chunks.item.size());  // a chunk's sums and reactions
+  const auto chunk0 = [&](std::size_t phase) { return chunks.of_block[first[phase]]; };
+  return over_threads<T>(
+      first,
+      [&](long q, Sources<T>& s) {
+        unsigned long long n = 0;
+        std::uint32_t c = chunks.of_block[q];
+        for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k)
+          if (!crowded(t, k))
+            n += box(f, k, 0, 0, s);
+          else  // its chunks, computed before the phase, scattered in order
+            for (; c < chunks.of_block[q + 1] && chunks.item[c].box == k; ++c)
+              scatter<D>(t, k, t.near_half, parts[c], f.acc);
+        return n;
+      },
+      [&](std::size_t phase, long i) {  // before a phase: the chunks of its crowded boxes
+        const Item& it = chunks.item[chunk0(phase) + std::size_t(i)];
+        return box(f, it.box, it.begin, it.end, parts[chunk0(phase) + std::size_t(i)]);
+      },
+      [&](std::size_t phase) { return long(chunk0(phase + 1) - chunk0(phase)); });
+}
+
 }  // namespace nf::simd
