@@ -130,8 +130,8 @@ inline std::vector<BoxRun> colour_phases(const Tree& t, std::uint32_t m, std::ve
 
 //! Full lists over threads: a box's targets [begin, end) against its whole near field. Boxes of more
 //! than 256 particles are cut into items of 256 targets (each gathers the near field again, 1/256 of
-//! its work), so one crowded box spreads over threads. (Newton-3 takes whole boxes: two items of
-//! one box would write the same reactions.)
+//! its work), so one crowded box spreads over threads. (Newton-3 cuts crowded boxes differently:
+//! two items of one box would write the same reactions, so its chunks get buffers of their own.)
 struct Item {
   std::uint32_t box, begin, end;
 };
