@@ -110,7 +110,7 @@ __global__ void leaf_kernel(DeviceLevel lv, int l, std::uint32_t* __restrict__ l
   }
 }
 
-template <int D, class T, int P>  // P > 0: the order as a template argument (l2p_fixed.cuh)
+template <int D, class T, int P>  // the order P a template argument (l2p_fixed.cuh)
 __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint32_t n,
                                   const std::uint32_t* __restrict__ leaf_box, const std::uint8_t* __restrict__ leaf_level,
                                   AdaptiveGeometry g, int p, int terms, const T* __restrict__ L,
@@ -128,10 +128,7 @@ __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint3
   T y[D];
   for (int a = 0; a < D; ++a) y[a] = T((x[a] - (g.origin[a] + (ic[a] + 0.5) * h)) / h);
   T a[D] = {};
-  if constexpr (P > 0)
-    l2p_fixed<D, T, P>(L + g.start[l] + std::size_t(b) * terms, y, a);
-  else
-    l2p<D, T>(L + g.start[l] + std::size_t(b) * terms, y, p, a);
+  l2p_fixed<D, T, P>(L + g.start[l] + std::size_t(b) * terms, y, a);
   const T scale = T(1.0 / (h * h));
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;

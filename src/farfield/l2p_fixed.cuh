@@ -11,6 +11,8 @@
 //! coefficient three times (once per component) and indexes its powers at run time, from the
 //! stack, and was bound by instruction issue.
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -18,8 +20,6 @@
 
 namespace nf::farfield {
 
-//! Every order gets a kernel of its own (the generic operator stays for p = 0).
-inline constexpr int kFixedL2POrder = kMaxOrder;
 
 template <int D, class T, int P>
 __device__ __forceinline__ void l2p_fixed(const T* __restrict__ L, const T (&y)[D], T (&acc)[D]) {
@@ -57,18 +57,18 @@ __device__ __forceinline__ void l2p_fixed(const T* __restrict__ L, const T (&y)[
   if constexpr (D == 3) acc[2] += az;
 }
 
-//! Calls f(std::integral_constant<int, P>{}) for P = p when 1 <= p <= kFixedL2POrder, and
-//! f(std::integral_constant<int, 0>{}) otherwise (0: the generic operator at run-time p).
+//! Calls f(std::integral_constant<int, P>{}) for P = p, 1 <= p <= kMaxOrder (the orders a full
+//! method takes: --order is checked before any work).
 template <class F, int... P>
 void dispatch_fixed_order(int p, F&& f, std::integer_sequence<int, P...>) {
-  bool done = false;
-  ((p == P + 1 ? (f(std::integral_constant<int, P + 1>{}), done = true) : false), ...);
-  if (!done) f(std::integral_constant<int, 0>{});
+  if (p < 1 || p > kMaxOrder)
+    throw std::logic_error("l2p: order " + std::to_string(p) + " out of 1.." + std::to_string(kMaxOrder));
+  ((p == P + 1 ? (f(std::integral_constant<int, P + 1>{}), true) : false) || ...);
 }
 
 template <class F>
 void dispatch_fixed_order(int p, F&& f) {
-  dispatch_fixed_order(p, std::forward<F>(f), std::make_integer_sequence<int, kFixedL2POrder>{});
+  dispatch_fixed_order(p, std::forward<F>(f), std::make_integer_sequence<int, kMaxOrder>{});
 }
 
 }  // namespace nf::farfield

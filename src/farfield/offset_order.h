@@ -33,7 +33,8 @@ inline constexpr int kMaxOffsetR2 = 27;
 
 //! Order q(R) for every squared offset length r2 = |R|^2 in 0..kMaxOffsetR2, at order p in dimension
 //! dim: p for r2 <= 4 (and for every r2 below kOffsetOrdersFrom multiply-adds a translation, at
-//! p = kMaxOrder, or when NEARFIELD_M2L_ORDERS=full), else the rule above. A plain struct: kernels take it by value.
+//! p = kMaxOrder, or when NEARFIELD_M2L_ORDERS=full), else the rule above. A plain struct: kernels
+//! take it by value.
 struct OffsetOrders {
   int q[kMaxOffsetR2 + 1];
   NF_HD int operator[](int r2) const { return q[r2]; }

@@ -70,13 +70,12 @@ __device__ inline P2MUnit p2m_unit(int p, int u) {
 // A P2M block's layout: per particle its factors [x: m y_x^a / a!, zeros to a multiple of 4 | y | z],
 // `groups` groups of threads that each take every groups-th particle, a partial sum per group and term.
 struct P2MShape {
-  int threads, row_x, stride, units, groups;
+  int row_x, stride, units, groups;
 };
 
 template <int D, class T>
 P2MShape p2m_shape(int p, int threads) {
   P2MShape s;
-  s.threads = threads;
   s.row_x = (p + 4) & ~3;
   s.stride = (s.row_x + (D - 1) * (p + 1) + 3) & ~3;
   if (s.stride % 32 == 0) s.stride += 4;  // neighbouring particles' rows in other banks
@@ -87,8 +86,8 @@ P2MShape p2m_shape(int p, int threads) {
 }
 
 template <int D, class T>
-std::size_t p2m_shared_bytes(const P2MShape& s, int p) {
-  return (std::size_t(s.threads) * s.stride + std::size_t(s.groups) * terms<D>(p)) * sizeof(T);
+std::size_t p2m_shared_bytes(const P2MShape& s, int p, int threads) {
+  return (std::size_t(threads) * s.stride + std::size_t(s.groups) * terms<D>(p)) * sizeof(T);
 }
 
 // 1 / j for the powers' recurrences (j = 1 .. kMaxOrder; a warp reads one entry at a time).
@@ -181,8 +180,7 @@ __global__ void __launch_bounds__(Threads) p2m_kernel(const Body<T>* __restrict_
   }
 }
 
-// One thread per particle; P > 0: the order as a template argument (farfield/l2p_fixed.cuh), 0: the
-// generic operator at run-time p.
+// One thread per particle, the order P a template argument (farfield/l2p_fixed.cuh).
 template <int D, class T, int P>
 __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32_t* __restrict__ particle_box,
                            std::uint32_t n, DeviceLevel leaf, LeafGeometry g, int p, int terms, const T* __restrict__ L,
@@ -197,10 +195,7 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
   T y[D];
   for (int a = 0; a < D; ++a) y[a] = T((x[a] - c[a]) / g.side);
   T a[D] = {};
-  if constexpr (P > 0)
-    l2p_fixed<D, T, P>(L + std::size_t(b) * terms, y, a);
-  else
-    l2p<D, T>(L + std::size_t(b) * terms, y, p, a);
+  l2p_fixed<D, T, P>(L + std::size_t(b) * terms, y, a);
   const T scale = T(1.0 / (g.side * g.side));
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;
@@ -374,7 +369,7 @@ void derivative_table(int p, T eps2, T* table) {
 template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
-  const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p);
+  const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
   if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
     NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   p2m_kernel<D, T, Threads><<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M);
