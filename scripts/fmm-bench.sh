@@ -12,14 +12,14 @@
 #   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
 #             level 6 and Plummer 2^24 at level 7, order 8 -> RESULTS/fmm-near/<device>.csv
 #   accuracy  experiments/fmm-accuracy.ini (error against the order, 2D and 3D, float and double)
-#   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 64, 128, 192, 256; orders 6, 8, 10) and 3D
+#   adaptive  fmm-adaptive on 3D Plummer 2^24 (leaf sizes 128, 192, 256, 320; orders 6, 8, 10) and 3D
 #             uniform 2^24 (leaf size 128; orders 5, 8) -> RESULTS/fmm-adaptive/<device>.csv
 #   adaptive-leaf  fmm-adaptive against its leaf size S (the data of the automatic leaf size, whose
 #             rows, leaf_rule = auto, come first for each input): 3D
 #             Plummer 2^24 (S = 128..768; orders 6, 8, 10, and 12 from S = 256), 3D uniform 2^24 (S = 64..512; orders 5, 8,
 #             10), 3D clusters 2^22 and 2D clusters and uniform 2^22 (orders 8, 12); every point three
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
-#   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 64 to 256,
+#   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
 # the sections stages to accuracy, in that order)
@@ -80,7 +80,7 @@ for s in $sections; do
     adaptive)
       out="$RESULTS/fmm-adaptive/$device.csv"
       fresh "$out"
-      for size in 64 128 192 256; do
+      for size in 128 192 256 320; do
         "$NF" bench --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
           --order 6,8,10 --reps 5 --output "$out"
       done
@@ -113,7 +113,7 @@ for s in $sections; do
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"
       fresh "$out"
-      for size in 64 128 192 256; do
+      for size in 128 192 256 320; do
         "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --leaf-size "$size" \
           --order 6,8,10 --sample 1000 --output "$out" || true  # a row above its tolerance is still a row
       done

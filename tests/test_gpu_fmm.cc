@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/errors.h"
 #include "farfield/lists.h"
 #include "farfield/lists_gpu.h"
 #include "farfield/multi_index.h"
@@ -169,12 +170,17 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
                                    // boxes: dozens of leaves a level see more than 4096 sources.
                                    {"plummer 3D, big leaves", test::make("plummer", 3, 20000, 74), 6, 200},
                                    {"coincident pile of 4500, 2D", test::from_points(2, big_pile), 8, 16}};
+  // The near field's two forms (farfield/adaptive_gpu.h): the leaves' mutual pairs by n3-rotate's
+  // kernel and the rest one-sided (the default), and every pair one-sided.
+  for (const char* near : {"mutual", "one-sided"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 8, 12}) {
+        CAPTURE(near);
         CAPTURE(c.what);
         CAPTURE(to_string(prec));
         CAPTURE(order);
+        test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", near);
         MethodSetup s;
         s.level = c.level;
         s.domain = default_domain(c.p);
@@ -184,6 +190,7 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
         s.leaf_size = c.leaf_size;
         auto cpu = make_method(find_kernel("cpu-fmm-adaptive"), s, c.p);
         auto gpu = make_method(find_kernel("fmm-adaptive"), s, c.p);
+        CHECK(gpu->near_kernel() == (std::string(near) == "mutual" ? "leaf-n3" : "leaf-direct"));
         cpu->prepare(c.p);
         cpu->evaluate();
         for (int rebuild = 0; rebuild < 2; ++rebuild) {  // the second prepare reuses every buffer
@@ -201,4 +208,16 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
           CHECK(counts[i].value == expected[i].value);
         }
       }
+}
+
+TEST_CASE("fmm-adaptive refuses an unknown NEARFIELD_ADAPTIVE_NEAR" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", "both");
+  const Particles p = test::make("plummer", 3, 500, 75);
+  MethodSetup s;
+  s.level = 4;
+  s.domain = default_domain(p);
+  s.order = 4;
+  s.leaf_size = 16;
+  CHECK_THROWS_AS(make_method(find_kernel("fmm-adaptive"), s, p), UsageError);
 }

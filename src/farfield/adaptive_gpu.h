@@ -36,14 +36,29 @@ class DeviceAdaptive {
   //! Per sorted particle: the compact id of its leaf among its level's kept boxes, and that level.
   const std::uint32_t* leaf_box() const { return leaf_box_.data(); }
   const std::uint8_t* leaf_level() const { return leaf_level_.data(); }
-  //! Plans the near field of the tree built last: each leaf's source count and work items (a
-  //! chunk of at most 128 targets against a segment of at most 4096 sources), bucketed by the
-  //! targets a lane holds (1..4). Throws UsageError past 2^32 items.
-  void plan_near();
+  //! Plans the near field of the tree built last (n particles): each leaf's one-sided source
+  //! count and work items (a chunk of at most 128 targets against a segment of at most 4096
+  //! sources), bucketed by the targets a lane holds (1..4). Throws UsageError past 2^32 items.
+  //! With `mutual`, the pairs of two leaves of one level adjacent to each other (a leaf and itself
+  //! included) are left to a Newton-3 near-field kernel over the leaf graph below, and the items
+  //! take only the other kept boxes (split ones, and those below a coarser leaf) as sources.
+  void plan_near(std::uint32_t n, bool mutual);
+  bool mutual() const { return mutual_; }
+  //! The leaf graph of the mutual pairs (planned with `mutual`): the non-empty leaves in particle
+  //! order, leaf k holding the sorted particles [leaf_first()[k], leaf_first()[k + 1]), and the
+  //! half lists of each (leaf_half_offset(), leaves() + 1 entries, into leaf_half_ids()): the
+  //! adjacent non-empty leaves of its own level with larger ids, ascending. The layout of a
+  //! compact tree's half lists (nearfield/nearfield_gpu.h), so the Newton-3 kernels run on it.
+  std::uint32_t leaves() const { return leaves_; }
+  const std::uint32_t* leaf_first() const { return leaf_first_.data(); }
+  const std::uint32_t* leaf_half_offset() const { return leaf_half_offset_.data(); }
+  const std::uint32_t* leaf_half_ids() const { return leaf_half_ids_.data(); }
   const NearItem* near_items() const { return near_items_.data(); }
   const std::uint32_t* near_sources() const { return near_sources_.data(); }
   //! Bucket r (r = 0..3: r + 1 targets a lane) is near_items()[near_buckets()[r], near_buckets()[r + 1]).
   const std::uint64_t* near_buckets() const { return near_bucket_; }
+  //! The stream of bucket r's launch (a blocking stream, farfield::near_leaves).
+  void* near_stream(int r) const { return near_streams_[r].handle(); }
 
  private:
   struct Storage {
@@ -60,6 +75,11 @@ class DeviceAdaptive {
   gpu::DeviceBuffer<std::uint64_t> near_at_, near_bounds_;  // the items' counts, scanned; the buckets
   gpu::DeviceBuffer<NearItem> near_items_;
   std::uint64_t near_bucket_[5] = {};
+  void plan_leaf_pairs(std::uint32_t n);
+  bool mutual_ = false;
+  gpu::Stream near_streams_[4];
+  std::uint32_t leaves_ = 0;
+  gpu::DeviceBuffer<std::uint32_t> leaf_first_, leaf_half_offset_, leaf_half_ids_, leaf_count_;
   gpu::Workspace temp_;
 };
 
@@ -82,8 +102,13 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
                 const T* L, Acc4<T>* acc);
 
 //! acc[i] += the near field of sorted particle i: every particle of the kept boxes adjacent to its
-//! leaf at the leaf's level, and of the leaf itself (softened gravity, physics/interaction.h).
-//! Runs the items a.plan_near() planned, a warp each, one launch per bucket over all levels.
+//! leaf at the leaf's level, and of the leaf itself (softened gravity, physics/interaction.h);
+//! when a.mutual(), of those boxes only the ones that are not leaves (the rest is the leaf graph's,
+//! for a Newton-3 kernel). Runs the items a.plan_near() planned, a warp each, one launch per bucket
+//! over all levels, each bucket on a stream of its own (a.near_stream(r): blocking streams, so
+//! the launches overlap one another and a Newton-3 kernel's class streams, and the default
+//! stream's later work waits for them). Targets of more than one item, and every target when
+//! a.mutual() (the Newton-3 kernel adds to them too), add with atomics; the others with a store.
 template <int D, class T>
 void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>* acc);
 

@@ -11,7 +11,17 @@
 // so the small chunks do not pay the registers of R = 4. A leaf whose sources fit one segment has
 // each target in one item and adds with a plain store; a longer list has several items per target,
 // which add with atomics.
+//
+// With `mutual` (the default of fmm-adaptive) the pairs of two adjacent leaves of one level, and
+// of a leaf with itself, are near for both sides: those go to n3-rotate's Newton-3 kernel over
+// the leaf graph planned here (plan_leaf_pairs: the leaves in particle order and their half
+// lists, the layout of a compact tree), and the items keep only the kept boxes that are not
+// leaves as sources, adding with atomics.
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 
 #include <string>
 
@@ -40,10 +50,11 @@ struct NearLevels {
   DeviceLevel level[kMaxAdaptiveLevel + 1] = {};
 };
 
-// Lane k < 3^D: the particles [from, from + size) of the kept box at offset k of box b of level l
-// (offset (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1); size 0 outside the domain or where no box is kept).
+// Lane k < 3^D: the kept box at offset k of box b of level l (offset (k % 3 - 1, k / 3 % 3 - 1,
+// k / 9 - 1)), or kNone outside the domain or where no box is kept.
+constexpr std::uint32_t kNone = ~std::uint32_t(0);
 template <int D>
-__device__ void cell(const DeviceLevel& lv, int l, std::uint32_t b, int k, std::uint32_t& from, std::uint32_t& size) {
+__device__ std::uint32_t neighbor(const DeviceLevel& lv, int l, std::uint32_t b, int k) {
   std::uint32_t c[D];
   morton_coords<D>(lv.key[b], c);
   const std::int64_t side = std::int64_t(1) << l;
@@ -53,11 +64,69 @@ __device__ void cell(const DeviceLevel& lv, int l, std::uint32_t b, int k, std::
     inside = inside && v >= 0 && v < side;
     c[a] = std::uint32_t(v);
   }
-  from = size = 0;
-  if (!inside) return;
+  if (!inside) return kNone;
   const std::uint64_t key = morton_key<D>(c);
   const std::uint32_t q = lower_bound_near(lv.key, lv.boxes, b, key);
-  if (q < lv.boxes && lv.key[q] == key) from = lv.first[q], size = lv.last[q] - lv.first[q];
+  return q < lv.boxes && lv.key[q] == key ? q : kNone;
+}
+
+// The one-sided sources of that box: its particles [from, from + size), none where no box is kept
+// or, with `mutual` (the leaves' mutual pairs planned apart), where the box is a leaf (the target
+// box itself included).
+template <int D>
+__device__ void cell(const DeviceLevel& lv, int l, std::uint32_t b, int k, bool mutual, std::uint32_t& from,
+                     std::uint32_t& size) {
+  const std::uint32_t q = neighbor<D>(lv, l, b, k);
+  from = size = 0;
+  if (q == kNone || (mutual && adaptive::leaf(lv.flags[q]))) return;
+  from = lv.first[q], size = lv.last[q] - lv.first[q];
+}
+
+// The leaf whose particles start at `first` (leaf_first holds the leaves' starts, ascending).
+__device__ std::uint32_t leaf_id(const std::uint32_t* leaf_first, std::uint32_t leaves, std::uint32_t first) {
+  std::uint32_t lo = 0, hi = leaves;
+  while (lo < hi) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (leaf_first[mid] < first) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// Whether sorted particle i starts a leaf (its leaf differs from particle i - 1's).
+struct LeafStart {
+  const std::uint32_t* box;
+  const std::uint8_t* level;
+  __device__ bool operator()(std::uint32_t i) const { return i == 0 || box[i] != box[i - 1] || level[i] != level[i - 1]; }
+};
+
+__global__ void set_kernel(std::uint32_t* p, std::uint32_t v) { *p = v; }
+
+// A warp per kept box of level l that is a non-empty leaf: its half list of mutual pairs, the
+// adjacent non-empty leaves of its level after it (their ids are larger: same-level boxes are in
+// particle order). Without `offset` it counts them into count[its leaf id]; with it, writes their
+// leaf ids ascending from ids + offset[its leaf id].
+template <int D>
+__global__ void half_kernel(DeviceLevel lv, int l, const std::uint32_t* __restrict__ leaf_first, std::uint32_t leaves,
+                            std::uint32_t* __restrict__ count, const std::uint32_t* __restrict__ offset,
+                            std::uint32_t* __restrict__ ids) {
+  constexpr int kCells = D == 2 ? 9 : 27;
+  const std::uint64_t b = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x % 32;
+  if (b >= lv.boxes || !adaptive::leaf(lv.flags[b]) || lv.last[b] == lv.first[b]) return;  // the whole warp
+  std::uint32_t q = lane < kCells ? neighbor<D>(lv, l, std::uint32_t(b), int(lane)) : kNone;
+  const bool take = q != kNone && q > b && adaptive::leaf(lv.flags[q]) && lv.last[q] > lv.first[q];
+  const unsigned mask = __ballot_sync(0xffffffffu, take);
+  const std::uint32_t self = leaf_id(leaf_first, leaves, lv.first[b]);
+  if (!offset) {
+    if (lane == 0) count[self] = __popc(mask);
+    return;
+  }
+  std::uint32_t rank = 0;  // taken lanes with a smaller box
+  for (int k = 0; k < kCells; ++k) {
+    const std::uint32_t other = __shfl_sync(0xffffffffu, q, k);
+    rank += (mask >> k & 1u) && other < q;
+  }
+  if (take) ids[offset[self] + rank] = leaf_id(leaf_first, leaves, lv.first[q]);
 }
 
 __device__ std::uint32_t warp_sum(std::uint32_t v) {
@@ -78,13 +147,13 @@ struct LeafItems {
 // A warp per kept box of level l: its near sources into sources[b], and its items into count[r][b]
 // (bucket r = R - 1; the buckets are `stride` apart).
 template <int D>
-__global__ void count_kernel(DeviceLevel lv, int l, std::uint64_t stride, std::uint64_t* __restrict__ count,
+__global__ void count_kernel(DeviceLevel lv, int l, bool mutual, std::uint64_t stride, std::uint64_t* __restrict__ count,
                              std::uint32_t* __restrict__ sources) {
   const std::uint64_t b = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const unsigned lane = threadIdx.x % 32;
   if (b >= lv.boxes || !adaptive::leaf(lv.flags[b]) || lv.last[b] == lv.first[b]) return;  // the whole warp
   std::uint32_t from = 0, size = 0;
-  if (lane < (D == 2 ? 9u : 27u)) cell<D>(lv, l, std::uint32_t(b), int(lane), from, size);
+  if (lane < (D == 2 ? 9u : 27u)) cell<D>(lv, l, std::uint32_t(b), int(lane), mutual, from, size);
   const std::uint32_t s = warp_sum(size);
   if (lane) return;
   sources[b] = s;
@@ -115,7 +184,7 @@ __global__ void bounds_kernel(const std::uint64_t* __restrict__ at, std::uint64_
 // The items [0, n) of one bucket: a warp each, R targets a lane.
 template <int D, class T, int R>
 __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ NearLevels L, const NearItem* __restrict__ items,
-                                                        std::uint64_t n, const std::uint32_t* __restrict__ sources,
+                                                        std::uint64_t n, bool mutual, const std::uint32_t* __restrict__ sources,
                                                         const Body<T>* __restrict__ sorted, SoftenedGravity<D, T> g,
                                                         Acc4<T>* __restrict__ acc) {
   constexpr int kCells = D == 2 ? 9 : 27;
@@ -132,7 +201,7 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   const std::uint32_t S = sources[item.box];
   const std::uint32_t segments = LeafItems(lv.last[b] - lv.first[b], S).segments;
   const std::uint32_t chunk = item.local / segments, segment = item.local % segments;
-  if (lane < kCells) cell<D>(lv, l, b, int(lane), from_of[w][lane], size_of[w][lane]);
+  if (lane < kCells) cell<D>(lv, l, b, int(lane), mutual, from_of[w][lane], size_of[w][lane]);
   const std::uint32_t t0 = lv.first[b] + chunk * kChunk, t1 = min(lv.last[b], t0 + kChunk);
   Body<T> me[R];
   Acc4<T> a[R];
@@ -163,7 +232,7 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   for (int r = 0; r < R; ++r) {
     const std::uint32_t i = t0 + lane + 32 * r;
     if (i >= t1) break;
-    if (segments == 1) {
+    if (segments == 1 && !mutual) {  // this item alone adds into target i
       add_into(&acc[i], a[r]);
     } else {
       atomicAdd(&acc[i].x, a[r].x);
@@ -186,7 +255,50 @@ NearLevels near_levels(const DeviceAdaptive& a) {
 
 }  // namespace
 
-void DeviceAdaptive::plan_near() {
+void DeviceAdaptive::plan_leaf_pairs(std::uint32_t n) {
+  std::uint64_t bound = 0;  // leaves are kept boxes
+  for (const DeviceLevel& lv : levels.level) bound += lv.boxes;
+  bound = std::min<std::uint64_t>(bound, n);
+  if (leaf_first_.size() < bound + 1) leaf_first_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1);
+  if (leaf_half_offset_.size() < bound + 1) leaf_half_offset_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1);
+  if (leaf_count_.size() < 1) leaf_count_ = gpu::DeviceBuffer<std::uint32_t>(1);
+  leaves_ = 0;
+  if (n > 0) {
+    const thrust::counting_iterator<std::uint32_t> particles(0);
+    const LeafStart start{leaf_box_.data(), leaf_level_.data()};
+    std::size_t bytes = 0;
+    NF_CUDA(cub::DeviceSelect::If(nullptr, bytes, particles, leaf_first_.data(), leaf_count_.data(), n, start));
+    NF_CUDA(cub::DeviceSelect::If(temp_.get(bytes), bytes, particles, leaf_first_.data(), leaf_count_.data(), n, start));
+    gpu::copy_to_host(&leaves_, leaf_count_.data(), sizeof(leaves_));
+  }
+  set_kernel<<<1, 1>>>(leaf_first_.data() + leaves_, n);
+  NF_CUDA(cudaGetLastError());
+  NF_CUDA(cudaMemsetAsync(leaf_half_offset_.data(), 0, (std::size_t(leaves_) + 1) * sizeof(std::uint32_t)));
+  auto half = [&](const std::uint32_t* offset) {
+    for (std::size_t l = 0; l < levels.level.size(); ++l) {
+      const DeviceLevel& lv = levels.level[l];
+      if (lv.boxes == 0) continue;
+      gpu::dispatch_dim(levels.dim, [&](auto d) {
+        half_kernel<decltype(d)::value><<<gpu::blocks_for(std::uint64_t(lv.boxes) * 32, kThreads), kThreads>>>(
+            lv, int(l), leaf_first_.data(), leaves_, leaf_half_offset_.data(), offset, leaf_half_ids_.data());
+      });
+      NF_CUDA(cudaGetLastError());
+    }
+  };
+  half(nullptr);
+  std::size_t bytes = 0;
+  const std::uint32_t m = leaves_ + 1;
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, leaf_half_offset_.data(), leaf_half_offset_.data(), m));
+  NF_CUDA(cub::DeviceScan::ExclusiveSum(temp_.get(bytes), bytes, leaf_half_offset_.data(), leaf_half_offset_.data(), m));
+  std::uint32_t links = 0;
+  gpu::copy_to_host(&links, leaf_half_offset_.data() + leaves_, sizeof(links));
+  if (leaf_half_ids_.size() < links) leaf_half_ids_ = gpu::DeviceBuffer<std::uint32_t>(links + links / 4 + 1);
+  half(leaf_half_offset_.data());
+}
+
+void DeviceAdaptive::plan_near(std::uint32_t n, bool mutual) {
+  mutual_ = mutual;
+  if (mutual) plan_leaf_pairs(n);
   const NearLevels L = near_levels(*this);
   const std::uint64_t m = L.offset[L.count], stride = m + 1;
   if (m >= (std::uint64_t(1) << 32))
@@ -200,7 +312,7 @@ void DeviceAdaptive::plan_near() {
     if (lv.boxes == 0) continue;
     gpu::dispatch_dim(levels.dim, [&](auto d) {
       count_kernel<decltype(d)::value><<<gpu::blocks_for(std::uint64_t(lv.boxes) * 32, kThreads), kThreads>>>(
-          lv, l, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l]);
+          lv, l, mutual, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l]);
     });
     NF_CUDA(cudaGetLastError());
   }
@@ -234,8 +346,9 @@ void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>
     constexpr int R = decltype(r)::value;
     const std::uint64_t n = at[R] - at[R - 1];
     if (n == 0) return;
-    item_kernel<D, T, R><<<gpu::blocks_for(n, kWarps), kThreads>>>(L, a.near_items() + at[R - 1], n,
-                                                                    a.near_sources(), sorted, g, acc);
+    const auto stream = static_cast<cudaStream_t>(a.near_stream(R - 1));
+    item_kernel<D, T, R><<<gpu::blocks_for(n, kWarps), kThreads, 0, stream>>>(L, a.near_items() + at[R - 1], n, a.mutual(),
+                                                                              a.near_sources(), sorted, g, acc);
     NF_CUDA(cudaGetLastError());
   };
   run(std::integral_constant<int, 4>{});

@@ -65,7 +65,7 @@ std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates) {
   const double translation_s =
       rates.m2l_by_slots ? rates.m2l_slot_s(double(farfield::m2l_madds(dim, order)))
                          : double(farfield::m2l_madds_mean(dim, order)) / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
-  const double size = (dim == 2 ? 7.5 : 8.8) * std::sqrt(std::max(translation_s, 0.0) * rates.adaptive_near_pairs_per_s);
+  const double size = (dim == 2 ? 6.8 : 8.8) * std::sqrt(std::max(translation_s, 0.0) * rates.adaptive_near_pairs_per_s);
   return static_cast<std::uint32_t>(std::clamp(std::round(size), 16.0, 4096.0));
 }
 

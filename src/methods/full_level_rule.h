@@ -117,9 +117,12 @@ struct FullMethodRates {
 //!   of a translation at the full order p (the order's label).
 //!   The balanced plan takes two targets a lane at 3D float p = 8 and 11 (the mask's bits). The GPU
 //!   double curve is not rescaled (not measured).
-//! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.35e12 directed pairs/s
-//!   (fmm-adaptive's near stage at leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D
-//!   clusters 2^22: 0.58 to 0.79 ps a pair, results/fmm-adaptive-leaf); GPU double that times the
+//! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.85e12 directed pairs/s, the
+//!   near stage with the leaves' mutual pairs on n3-rotate's kernel (farfield/adaptive_gpu.h) on
+//!   3D Plummer 2^24 at p = 10: 1.82e12 to 2.03e12 at leaf sizes 280 to 512 (H100). Before, all
+//!   one-sided: 1.35e12 (leaf sizes 128 to 512, 3D Plummer and uniform 2^24, 2D and 3D clusters
+//!   2^22, results/fmm-adaptive-leaf, from e39cfb7); the 2D rate with the mutual pairs is
+//!   not measured apart. GPU double: the float rate before the mutual pairs times the
 //!   double/float ratio of n3-rotate (0.3): 0.4e12, not measured; CPU as above.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
@@ -131,7 +134,7 @@ struct FullMethodCostModel {
                                              {0x1CFFFE, 0xF7E},
                                              {210, 924, 3003, 8008, 18564},
                                              {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
-                                             1.35e12};
+                                             1.85e12};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
                                               0.3e12,
@@ -166,11 +169,16 @@ struct FullMethodCostModel {
 //! translation at order p (the slot curve on the GPU; multiply-adds over the M2L rate plus the
 //! fixed cost on the CPU) and t_pair = 1 / adaptive_near_pairs_per_s,
 //!
-//!   S = c_d sqrt(t_translation / t_pair),   c_3 = 8.8, c_2 = 7.5,
+//!   S = c_d sqrt(t_translation / t_pair),   c_3 = 8.8, c_2 = 6.8,
 //!
-//! rounded, within [16, 4096]. c_d is fitted to the best measured leaf sizes of fmm-adaptive on the
-//! H100 (results/fmm-adaptive-leaf): 3D Plummer 2^24 at p = 6, 8, 10 (best S 128, 256, 320..384),
-//! 2D clusters and uniform 2^22 at p = 8, 12 (best 64..128, 128).
+//! rounded, within [16, 4096]. c_d was fitted to the best measured leaf sizes of fmm-adaptive on the
+//! H100 (results/fmm-adaptive-leaf, all pairs one-sided): 3D Plummer 2^24 at p = 6, 8, 10 (best S
+//! 128, 256, 320..384), 2D clusters and uniform 2^22 at p = 8, 12 (best 64..128, 128). With the
+//! leaves' mutual pairs (t_pair below 1.35x smaller) c_3 stays: 3D Plummer 2^24 at p = 10 is best
+//! at S = 280..320 (60.8 ms on the H100; 244: 63.2, 384: 61.5, 512: 67.2), where S comes to 285.
+//! c_2 went from 7.5 to 6.8 to keep 2D where its sizes are best with the mutual pairs: clusters
+//! 2^22 at p = 8 best at 96..160, p = 12 at 160 (192: +2.5%); uniform 2^22 at 128..160 (measured on
+//! an H200, the only card the session got for it).
 std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates);
 
 //! The rule's figures at one level.

@@ -6,6 +6,8 @@
 // own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
 // with fmm's operators, tables and kernels.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "core/errors.h"
 #include "farfield/lists.h"
@@ -23,10 +25,15 @@
 #include "farfield/m2l_gpu.h"
 #include "farfield/passes_gpu.h"
 #include "methods/potential_gpu.h"
+#include "nearfield/nearfield_gpu.h"
+#include "physics/interaction.h"
 #include "tree/levels_gpu.h"
 #endif
 
 namespace nf {
+#if defined(NF_HAVE_CUDA)
+extern const GpuNearFieldKernels n3_rotate_kernels;  // nearfield/n3_rotate.cu
+#endif
 namespace {
 
 #if defined(NF_HAVE_CUDA)
@@ -43,8 +50,20 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     check_setup(tree, ns, like);
     part_ = tree.make_part(tree, ns, like);
     eps2_ = T(setup_.softening * setup_.softening);
+    // The leaves' mutual pairs with n3-rotate's kernel (docs/design.md §16, "Adaptive tree");
+    // NEARFIELD_ADAPTIVE_NEAR=one-sided computes every near pair one-sided, as before (comparisons).
+    const char* near = std::getenv("NEARFIELD_ADAPTIVE_NEAR");
+    if (near && std::string(near) != "one-sided" && std::string(near) != "mutual")
+      throw UsageError(std::string("NEARFIELD_ADAPTIVE_NEAR=") + near + ": expected one-sided or mutual");
+    if (!near || std::string(near) == "mutual") {
+      mutual_ = n3_rotate_kernels.get<D, T>()();
+      view_.eps2 = eps2_;
+      view_.guarded = !unguarded_is_safe<T>(setup_.softening, like.max_mass());
+      view_.lower_neighbors = false;  // every pair through the half lists: no one-sided small-box path
+      view_.workspace = &scratch_;
+    }
   }
-  std::string near_kernel() const override { return "leaf-direct"; }
+  std::string near_kernel() const override { return mutual_ ? "leaf-n3" : "leaf-direct"; }
 
   using DeviceMethod::prepare;
   void prepare(const DeviceParticles& p, std::uint64_t step) override {
@@ -112,6 +131,10 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
     const DeviceLevels& a = adaptive_.levels;
     near_timer_.start();
+    if (mutual_ && view_.computed_boxes) {
+      view_.bodies = bodies, view_.acc = acc;
+      mutual_->launch(view_);
+    }
     farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, acc);
     near_timer_.stop();
     if (!far_ran_) return;
@@ -178,7 +201,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(adaptive_.levels.level[l].boxes) * terms_;
       half_ = start_[K + 1];
       check_far_field_memory();
-      adaptive_.plan_near();
+      adaptive_.plan_near(t.n, mutual_ != nullptr);
+      plan_mutual(t.n);
       lists_.build(adaptive_.levels);
     }
     if (!coeffs_kept()) coeffs_ = gpu::DeviceBuffer<T>(coeffs_wanted());
@@ -194,8 +218,26 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     }
   }
 
+  // The leaf graph as a compact tree's half lists (farfield/adaptive_gpu.h), and the Newton-3
+  // kernel's plan over it. Its chunks are sized by the leaf size (leaves at the deepest level may
+  // hold more: they are cut into chunks like any big box).
+  void plan_mutual(std::uint32_t n) {
+    if (!mutual_) return;
+    view_.box_first = adaptive_.leaf_first();
+    view_.near_offset = adaptive_.leaf_half_offset();
+    view_.near_ids = adaptive_.leaf_half_ids();
+    view_.nonempty_count = view_.computed_boxes = adaptive_.leaves();
+    view_.n = n;
+    view_.max_box_count = leaf_size(setup_);
+    view_.bodies = static_cast<const Body<T>*>(part_->device_bodies());
+    view_.acc = static_cast<Acc4<T>*>(part_->device_acc());
+    if (view_.computed_boxes) mutual_->plan(view_);
+  }
+
   int terms_;
   std::unique_ptr<PartMethod> part_;
+  std::unique_ptr<GpuNearFieldKernel<T>> mutual_;  // null: the near field all one-sided
+  NearFieldView<T> view_;
   T eps2_ = 0;
   DeviceLevels levels_;
   farfield::DeviceAdaptive adaptive_;
