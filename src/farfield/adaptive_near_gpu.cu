@@ -259,8 +259,9 @@ void DeviceAdaptive::plan_leaf_pairs(std::uint32_t n) {
   std::uint64_t bound = 0;  // leaves are kept boxes
   for (const DeviceLevel& lv : levels.level) bound += lv.boxes;
   bound = std::min<std::uint64_t>(bound, n);
-  if (leaf_first_.size() < bound + 1) leaf_first_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1);
-  if (leaf_half_offset_.size() < bound + 1) leaf_half_offset_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1);
+  // Grown with a quarter to spare: a simulation's trees creep, and each reallocation synchronizes.
+  if (leaf_first_.size() < bound + 1) leaf_first_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1 + bound / 4);
+  if (leaf_half_offset_.size() < bound + 1) leaf_half_offset_ = gpu::DeviceBuffer<std::uint32_t>(bound + 1 + bound / 4);
   if (leaf_count_.size() < 1) leaf_count_ = gpu::DeviceBuffer<std::uint32_t>(1);
   leaves_ = 0;
   if (n > 0) {

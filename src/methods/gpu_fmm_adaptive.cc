@@ -219,8 +219,10 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   }
 
   // The leaf graph as a compact tree's half lists (farfield/adaptive_gpu.h), and the Newton-3
-  // kernel's plan over it. Its chunks are sized by the leaf size (leaves at the deepest level may
-  // hold more: they are cut into chunks like any big box).
+  // kernel's plan over it. Its chunks are sized by the largest leaf: the leaf size, or a box of the
+  // deepest level if one holds more (coincident points, or a --level above the automatic one),
+  // so that a big leaf takes chunks of 32 R targets with R as large as the kernel takes, and not
+  // quadratically many small ones.
   void plan_mutual(std::uint32_t n) {
     if (!mutual_) return;
     view_.box_first = adaptive_.leaf_first();
@@ -228,7 +230,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     view_.near_ids = adaptive_.leaf_half_ids();
     view_.nonempty_count = view_.computed_boxes = adaptive_.leaves();
     view_.n = n;
-    view_.max_box_count = leaf_size(setup_);
+    view_.max_box_count = std::max(leaf_size(setup_), part_->device_tree().max_box_count);
     view_.bodies = static_cast<const Body<T>*>(part_->device_bodies());
     view_.acc = static_cast<Acc4<T>*>(part_->device_acc());
     if (view_.computed_boxes) mutual_->plan(view_);
