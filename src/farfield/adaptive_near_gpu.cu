@@ -99,8 +99,6 @@ struct LeafStart {
   __device__ bool operator()(std::uint32_t i) const { return i == 0 || box[i] != box[i - 1] || level[i] != level[i - 1]; }
 };
 
-__global__ void set_kernel(std::uint32_t* p, std::uint32_t v) { *p = v; }
-
 // A warp per kept box of level l that is a non-empty leaf: its half list of mutual pairs, the
 // adjacent non-empty leaves of its level after it (their ids are larger: same-level boxes are in
 // particle order). Without `offset` it counts them into count[its leaf id]; with it, writes their
@@ -272,8 +270,7 @@ void DeviceAdaptive::plan_leaf_pairs(std::uint32_t n) {
     NF_CUDA(cub::DeviceSelect::If(temp_.get(bytes), bytes, particles, leaf_first_.data(), leaf_count_.data(), n, start));
     gpu::copy_to_host(&leaves_, leaf_count_.data(), sizeof(leaves_));
   }
-  set_kernel<<<1, 1>>>(leaf_first_.data() + leaves_, n);
-  NF_CUDA(cudaGetLastError());
+  gpu::copy_to_device(leaf_first_.data() + leaves_, &n, sizeof(n));  // the end of the last leaf
   NF_CUDA(cudaMemsetAsync(leaf_half_offset_.data(), 0, (std::size_t(leaves_) + 1) * sizeof(std::uint32_t)));
   auto half = [&](const std::uint32_t* offset) {
     for (std::size_t l = 0; l < levels.level.size(); ++l) {

@@ -231,8 +231,6 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     view_.nonempty_count = view_.computed_boxes = adaptive_.leaves();
     view_.n = n;
     view_.max_box_count = std::max(leaf_size(setup_), part_->device_tree().max_box_count);
-    view_.bodies = static_cast<const Body<T>*>(part_->device_bodies());
-    view_.acc = static_cast<Acc4<T>*>(part_->device_acc());
     if (view_.computed_boxes) mutual_->plan(view_);
   }
 
