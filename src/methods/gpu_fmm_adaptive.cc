@@ -165,9 +165,9 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     return out;
   }
   // The run's memory check (methods/memory_estimate.h) estimated the kept boxes from the leaf size;
-  // now that they are known, the expansions still to be allocated (and, on the first build, an
-  // upper bound of the interaction lists: 6^d - 3^d entries a box) are checked against the GPU's
-  // free memory before anything is allocated for them.
+  // now that they are known, the expansions still to be allocated (and, on the first build, upper
+  // bounds of the interaction lists, 6^d - 3^d entries a box, and of the mutual pairs' leaf graph)
+  // are checked against the GPU's free memory before anything is allocated for them.
   void check_far_field_memory() const {
     if (coeffs_kept()) return;
     const double boxes = double(half_) / double(terms_);
@@ -175,7 +175,12 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     need.gpu.push_back({"expansions (order " + std::to_string(setup_.order) + ", " +
                             std::to_string(std::uint64_t(boxes)) + " kept boxes)",
                         double(coeffs_wanted()) * sizeof(T)});
-    if (coeffs_.size() == 0) need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
+    if (coeffs_.size() == 0) {
+      need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
+      // The leaf graph of the mutual pairs (farfield/adaptive_gpu.h): two offsets and at most
+      // (3^d - 1) / 2 half-list entries a leaf, the leaves at most the kept boxes, a quarter to spare.
+      if (mutual_) need.gpu.push_back({"near-field leaf graph", 1.25 * 4.0 * (2 + (D == 3 ? 13 : 4)) * boxes});
+    }
     check_memory(need, "fmm-adaptive's far field (checked once its tree is built)",
                  "its expansions were not allocated and the evaluation did not run");
   }

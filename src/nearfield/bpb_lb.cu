@@ -48,9 +48,9 @@ struct LbPlanner {
     return n <= BpbLbPolicy::kMaxThreads ? n : BpbLbPolicy::kMaxThreads;
   }
   __device__ static std::uint32_t segments(std::uint32_t sources) { return gpu::div_up(sources, BpbLbPolicy::kSegment); }
-  __device__ std::uint32_t count(std::uint32_t b) const {
+  __device__ std::uint64_t count(std::uint32_t b) const {  // 64-bit: see plan/work_list.cuh
     const std::uint32_t n = targets(b);
-    return n ? gpu::div_up(n, chunk_of(n)) * segments(g.sources(b)) : 0;
+    return n ? std::uint64_t(gpu::div_up(n, chunk_of(n))) * segments(g.sources(b)) : 0;
   }
   __device__ SourceItem item(std::uint32_t b, std::uint32_t local, std::uint32_t, std::uint32_t& klass) const {
     const std::uint32_t n = targets(b), chunk = chunk_of(n), total = g.sources(b), segs = segments(total);
@@ -66,7 +66,7 @@ struct LbPlanner {
 // Partial-sum rows per box: one per item when its sources split, else none.
 struct PartialCounter {
   LbPlanner p;
-  __device__ std::uint32_t count(std::uint32_t b) const {
+  __device__ std::uint64_t count(std::uint32_t b) const {
     return LbPlanner::segments(p.g.sources(b)) > 1 ? p.count(b) : 0;
   }
 };

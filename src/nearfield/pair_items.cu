@@ -79,17 +79,19 @@ struct BoxGraph {
   }
   // The items of box k with a neighbor group: both big, target chunks x source ranges, mutual; one small, the
   // big one's chunks against the small one, one-sided; both small, none.
-  __device__ std::uint32_t link_items(const Run& k, const Run& nb) const {
+  // In 64 bits, like count: a giant box's chunk pairs may exceed the list's 32-bit index, which
+  // the list then refuses (plan/work_list.cuh).
+  __device__ std::uint64_t link_items(const Run& k, const Run& nb) const {
     if (k.small && nb.small) return 0;
     if (k.small) return chunks(nb);
     if (nb.small) return chunks(k);
-    return chunks(k) * source_chunks(nb);
+    return std::uint64_t(chunks(k)) * source_chunks(nb);
   }
   // Items of non-empty box k: chunk pairs of the box with itself (big boxes), then each group.
-  __device__ std::uint32_t count(std::uint32_t k) const {
+  __device__ std::uint64_t count(std::uint32_t k) const {
     const Run own = box_run(k);
-    const std::uint32_t c = own.small ? 0 : chunks(own);
-    std::uint32_t total = c * (c + 1) / 2;
+    const std::uint64_t c = own.small ? 0 : chunks(own);
+    std::uint64_t total = c * (c + 1) / 2;
     for (std::uint32_t l = half_offset[k], stop = half_offset[k + 1], next = 0; l < stop; l = next)
       total += link_items(own, group(l, stop, next));
     return total;

@@ -6,13 +6,18 @@
 //   host.
 // A planner (a small struct of __device__ functions, passed by value) says how many items each box
 // has (count(k)), and what item `local` of the `count` items of box k is and its class
-// (item(k, local, count, klass)). The fill is parallel over items
+// (item(k, local, count, klass)); a count may be 64-bit: the list indexes its items in 32 bits,
+// and a plan whose total does not fit is refused when its total is read (a box of tens of millions
+// of particles cut into chunk pairs), never wrapped around. The fill is parallel over items
 // (each finds its box by binary search over the offsets), so a giant box with thousands of items
 // is no serial bottleneck. Buffers only grow: planning again (a simulation plans every step)
 // allocates nothing once the sizes settle.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -27,11 +32,24 @@ constexpr int kMaxClasses = 64;
 
 namespace detail {
 
+constexpr int kCountThreads = 256;
+
+// Each box's count (clamped to 32 bits: a clamped count makes the exact total below too large),
+// and the exact total in 64 bits, summed per block into `total` (zeroed before).
 template <class Planner>
-__global__ void count_kernel(Planner p, std::uint32_t boxes, std::uint32_t* counts) {
+__global__ void __launch_bounds__(kCountThreads)
+    count_kernel(Planner p, std::uint32_t boxes, std::uint32_t* counts, unsigned long long* total) {
+  using Reduce = cub::BlockReduce<unsigned long long, kCountThreads>;
+  __shared__ typename Reduce::TempStorage temp;
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < boxes) counts[k] = p.count(k);
+  unsigned long long c = 0;
+  if (k < boxes) {
+    c = p.count(k);
+    counts[k] = c > 0xffffffffull ? 0xffffffffu : static_cast<std::uint32_t>(c);
+  }
   if (k == boxes) counts[boxes] = 0;  // the scan's last entry becomes the total
+  const unsigned long long sum = Reduce(temp).Sum(c);
+  if (threadIdx.x == 0 && sum) atomicAdd(total, sum);
 }
 
 // Item `it`: its box by binary search over the offsets, then the planner's item; with classes, its
@@ -90,16 +108,28 @@ class BoxOffsets {
     boxes_ = boxes;
     total_ = 0;
     reserve(offsets_, std::size_t(boxes) + 1);
-    detail::count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, 256), 256>>>(p, boxes, offsets_.data());
+    if (exact_total_.size() == 0) exact_total_ = gpu::DeviceBuffer<unsigned long long>(1);
+    NF_CUDA(cudaMemsetAsync(exact_total_.data(), 0, sizeof(unsigned long long)));
+    detail::count_kernel<<<gpu::blocks_for(std::uint64_t(boxes) + 1, detail::kCountThreads), detail::kCountThreads>>>(
+        p, boxes, offsets_.data(), exact_total_.data());
     NF_CUDA_LAUNCHED();
     std::size_t need = 0;
     NF_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, need, offsets_.data(), offsets_.data(), static_cast<int>(boxes + 1)));
     NF_CUDA(cub::DeviceScan::ExclusiveSum(scratch(need), need, offsets_.data(), offsets_.data(),
                                           static_cast<int>(boxes + 1)));
   }
-  //! Brings the total of the last count() to the host (waits for the device).
+  //! Brings the total of the last count() to the host (waits for the device). Throws
+  //! std::length_error, naming the total, where it does not fit the 32-bit item index (the scanned
+  //! offsets would have wrapped around): nothing of the list is filled then.
   void read_total() {
-    NF_CUDA(cudaMemcpy(&total_, offsets_.data() + boxes_, sizeof(total_), cudaMemcpyDeviceToHost));
+    unsigned long long exact = 0;
+    NF_CUDA(cudaMemcpy(&exact, exact_total_.data(), sizeof(exact), cudaMemcpyDeviceToHost));
+    if (exact > 0xffffffffull)
+      throw std::length_error("near-field plan: " + std::to_string(exact) +
+                              " work items, more than the 4294967295 its 32-bit lists index (a box holds "
+                              "too many particles for this kernel's plan: take a deeper --level, or a "
+                              "kernel without a plan such as ppt or bpb)");
+    total_ = static_cast<std::uint32_t>(exact);
   }
   //! boxes + 1 offsets on the device (valid after build).
   const std::uint32_t* offsets() const { return offsets_.data(); }
@@ -115,6 +145,7 @@ class BoxOffsets {
 
  private:
   gpu::DeviceBuffer<std::uint32_t> offsets_;
+  gpu::DeviceBuffer<unsigned long long> exact_total_;  // the counts' sum in 64 bits
   gpu::DeviceBuffer<unsigned char> temp_;
   std::uint32_t boxes_ = 0, total_ = 0;
 };
