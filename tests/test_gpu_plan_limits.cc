@@ -1,6 +1,6 @@
-// The GPU plans' 32-bit work lists (nearfield/plan/work_list.cuh, gpu suite): a plan whose item
-// count does not fit 32 bits is refused with a message naming the count, where its sum had wrapped
-// around before; a plan that fits still builds. The trees are made up (one giant box, no
+// The GPU plans' 32-bit work lists (nearfield/plan/work_list.cuh, gpu suite): a plan of more items
+// than they take (2^31 - 1: the class sort's count is an int) is refused with a message naming the
+// count, where its sum had wrapped around before; a plan that fits still builds. The trees are made up (one giant box, no
 // particles behind it): the refusal comes when the counts are read, before anything reads a body.
 #include <cstdint>
 #include <stdexcept>
@@ -57,6 +57,11 @@ TEST_CASE("a plan of more work items than 32 bits index is refused, not wrapped"
     const std::string why = plan_outcome(n3_rotate_kernels, 50000000u);
     CHECK(why.find("4768493653 work items") != std::string::npos);
     CHECK(why.find("32-bit") != std::string::npos);
+  }
+  // 40M particles: 78125 chunks, 3.05e9 items: below 2^32 but above the sort's 2^31 - 1 (their
+  // count c (c + 1) had also wrapped around in the items' decoding, computed in 32 bits).
+  SUBCASE("n3-rotate, one box of 40M particles") {
+    CHECK(plan_outcome(n3_rotate_kernels, 40000000u).find("3051796875 work items") != std::string::npos);
   }
   SUBCASE("n3-rotate, one box of 1M particles still plans") {
     CHECK(plan_outcome(n3_rotate_kernels, 1000000u) == "");

@@ -127,17 +127,17 @@ struct BoxGraph {
   __device__ PairItem decode(std::uint32_t k, std::uint32_t local) const {
     const Run own = box_run(k);
     const std::uint32_t c = own.small ? 0 : chunks(own);
-    const std::uint32_t self = c * (c + 1) / 2;
+    const std::uint64_t self = std::uint64_t(c) * (c + 1) / 2;  // 64-bit, as in count()
     if (local < self) {
       // Row ci holds the chunk pairs (ci, ci), (ci, ci + 1), ..., (ci, c - 1).
       std::uint32_t ci = 0;
       while (local >= c - ci) local -= c - ci++;
       return chunk_pair(own, ci, own, ci + local);
     }
-    local -= self;
+    local -= static_cast<std::uint32_t>(self);  // local >= self: self fits 32 bits
     for (std::uint32_t l = half_offset[k], stop = half_offset[k + 1], next = 0;; l = next) {
       const Run nb = group(l, stop, next);
-      const std::uint32_t here = link_items(own, nb);
+      const std::uint64_t here = link_items(own, nb);
       if (local < here) {
         if (own.small) return chunk_vs_small(nb, local, own);  // the group's chunks against this small box
         if (nb.small) return chunk_vs_small(own, local, nb);   // this box's chunks against the small group

@@ -6,9 +6,9 @@
 //   host.
 // A planner (a small struct of __device__ functions, passed by value) says how many items each box
 // has (count(k)), and what item `local` of the `count` items of box k is and its class
-// (item(k, local, count, klass)); a count may be 64-bit: the list indexes its items in 32 bits,
-// and a plan whose total does not fit is refused when its total is read (a box of tens of millions
-// of particles cut into chunk pairs), never wrapped around. The fill is parallel over items
+// (item(k, local, count, klass)); a count may be 64-bit: the list indexes its items in 32 bits
+// (and CUB's sort takes an int count), and a plan of more than kMaxItems is refused when its total
+// is read (a box of tens of millions of particles cut into chunk pairs), never wrapped around. The fill is parallel over items
 // (each finds its box by binary search over the offsets), so a giant box with thousands of items
 // is no serial bottleneck. Buffers only grow: planning again (a simulation plans every step)
 // allocates nothing once the sizes settle.
@@ -29,6 +29,8 @@ namespace nf::plan {
 
 //! Most classes a list sorts by (8 bits of key).
 constexpr int kMaxClasses = 64;
+//! Most items of a list: 32-bit indices, and the class sort's count is an int.
+constexpr unsigned long long kMaxItems = 0x7fffffffull;
 
 namespace detail {
 
@@ -119,16 +121,18 @@ class BoxOffsets {
                                           static_cast<int>(boxes + 1)));
   }
   //! Brings the total of the last count() to the host (waits for the device). Throws
-  //! std::length_error, naming the total, where it does not fit the 32-bit item index (the scanned
-  //! offsets would have wrapped around): nothing of the list is filled then.
+  //! std::length_error, naming the total, above kMaxItems (the scanned 32-bit offsets would have
+  //! wrapped around past 2^32 - 1, the sort's int count past 2^31 - 1): nothing of the list is
+  //! filled then.
   void read_total() {
     unsigned long long exact = 0;
     NF_CUDA(cudaMemcpy(&exact, exact_total_.data(), sizeof(exact), cudaMemcpyDeviceToHost));
-    if (exact > 0xffffffffull)
-      throw std::length_error("near-field plan: " + std::to_string(exact) +
-                              " work items, more than the 4294967295 its 32-bit lists index (a box holds "
-                              "too many particles for this kernel's plan: take a deeper --level, or a "
-                              "kernel without a plan such as ppt or bpb)");
+    if (exact > kMaxItems)
+      throw std::length_error("near-field plan: " + std::to_string(exact) + " work items, more than the " +
+                              std::to_string(kMaxItems) +
+                              " its lists take (32-bit counts: a box holds too many particles for this "
+                              "kernel's plan; take a deeper --level, or a kernel without a plan such as "
+                              "ppt or bpb)");
     total_ = static_cast<std::uint32_t>(exact);
   }
   //! boxes + 1 offsets on the device (valid after build).
