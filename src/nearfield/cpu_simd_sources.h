@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,34 @@ void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const S
   for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
 }
 
+//! Newton-3, a crowded box's chunk: the sums and reactions a chunk left in s (its box, then its
+//! half-list neighbours, as gathered) copied out without the own box's padding into rx, ry, rz
+//! (each s.own plus the neighbours' particles long).
+template <int D, class T>
+void copy_reactions(const Sources<T>& s, T* rx, T* ry, T* rz) {
+  const auto out = [&](const std::vector<T>& from, T* to) {
+    const auto at = [&](std::size_t i) { return from.begin() + static_cast<std::ptrdiff_t>(i); };
+    std::copy(at(0), at(s.own), to);
+    std::copy(at(s.own_end), at(s.size), to + s.own);
+  };
+  out(s.rx, rx);
+  out(s.ry, ry);
+  if constexpr (D == 3) out(s.rz, rz);
+}
+
+//! Newton-3: adds what copy_reactions copied out into the sorted outputs (as scatter does).
+template <int D, class T>
+void scatter_copied(const Tree& t, std::uint32_t k, const NeighborLists& lists, const T* rx, const T* ry,
+                    const T* rz, Acc4<T>* acc) {
+  std::size_t o = 0;
+  const auto add = [&](std::uint32_t box) {
+    for (std::uint32_t p = t.box_first[box]; p < t.box_first[box + 1]; ++p, ++o)
+      add_into(acc + p, Acc4<T>{rx[o], ry[o], D == 3 ? rz[o] : T(0), 0});
+  };
+  add(k);
+  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
+}
+
 //! One box of the near field, compact id `box`: full lists, computed into f.acc for its sorted
 //! particles [begin, end); Newton-3, with begin = end the whole box into f.acc, with begin < end
 //! only its targets of local indices [begin, end), left in s for the caller to scatter (a chunk of
@@ -141,10 +170,18 @@ constexpr std::uint32_t kItemTargets = 256;
 //! for all its pairs, and neighbouring crowded boxes (a cluster's core) never share a colour phase,
 //! so they would run one after another on one thread (3D Plummer 200000 at level 5 on 16 cores:
 //! slower than on one). Its targets are cut into chunks of kChunkTargets instead, computed in
-//! parallel before their phase into buffers of their own (sums and reactions), which the box's
-//! block then scatters in chunk order where the box would have run: the same bits at any thread
-//! count (the chunks depend on the box alone), each crowded box's pairs still computed once.
+//! parallel at the start of their phase; each chunk's sums and reactions (its box's gathered near
+//! field) are copied into a shared buffer, and once a wave of chunks is done, each block scatters
+//! its chunks in order (boxes in order, chunks in order); then the phase's other boxes run. A
+//! particle thus receives its sums in an order fixed by the tree (its block's crowded boxes' chunks,
+//! then the block's other boxes), the same bits at any thread count and any wave size, each
+//! crowded box's pairs still computed once. A wave holds at most kWaveValues buffered values, or 2
+//! chunks a thread where those need more (one box of a million particles: its chunks' near field
+//! is a million sources each), so memory stays linear in N: every chunk had kept its own gathered
+//! copy until the end of the call, 7 values a source (uniform-exact 3D, 2000 particles a box, 1M
+//! particles: 1.3 GB at its peak, against 95 MB for cpu-simd-omp).
 inline constexpr std::uint32_t kCrowded = 1024, kChunkTargets = 512;
+inline constexpr std::size_t kWaveValues = std::size_t(1) << 24;
 
 inline bool crowded(const Tree& t, std::uint32_t k) { return t.compact_count(k) > kCrowded; }
 
@@ -171,22 +208,15 @@ inline CrowdedChunks crowded_chunks(const Tree& t, const std::vector<BoxRun>& bl
 
 //! Runs work(q, the thread's sources) for q in [first[c], first[c+1]) over the threads, phase c
 //! after phase c - 1, dealt dynamically in grains of about 1/64 of a thread's share (a box of a few
-//! particles takes a microsecond: a scheduling step each would cost as much); before each phase c,
-//! pre(c, i) for i in [0, pre_count(c)), one at a time (crowded boxes' chunks). Returns the sum of
-//! what work and pre return.
-template <class T, class Work, class Pre, class PreCount>
-unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& work, Pre&& pre,
-                                PreCount&& pre_count) {
+//! particles takes a microsecond: a scheduling step each would cost as much). Returns the sum of
+//! what work returns.
+template <class T, class Work>
+unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& work) {
   unsigned long long count = 0;
 #pragma omp parallel reduction(+ : count)
   {
     Sources<T>& s = thread_sources<T>();
     for (std::size_t c = 0; c + 1 < first.size(); ++c) {
-      const long chunks = pre_count(c);
-      if (chunks > 0) {
-#pragma omp for schedule(dynamic, 1)
-        for (long i = 0; i < chunks; ++i) count += pre(c, i);
-      }
       const long begin = first[c], end = first[c + 1];
       const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
 #pragma omp for schedule(dynamic, grain)
@@ -196,41 +226,83 @@ unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& 
   return count;
 }
 
-template <class T, class Work>
-unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& work) {
-  return over_threads<T>(
-      first, std::forward<Work>(work), [](std::size_t, long) { return 0ull; }, [](std::size_t) { return 0L; });
-}
-
 //! Newton-3 over threads: the first m compact boxes in colour phases of blocks (colour_phases),
-//! crowded boxes in chunks computed before their phase (crowded_chunks) and scattered in order
-//! where the box runs. Returns the interactions evaluated.
+//! crowded boxes in chunks computed and scattered in waves at the start of their phase (see
+//! kCrowded). Returns the interactions evaluated. NEARFIELD_N3_WAVE=V caps a wave at V buffered
+//! values instead of kWaveValues (tests: several waves on small inputs).
 template <int D, class T>
 unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box, std::uint32_t m) {
   const Tree& t = *f.tree;
   std::vector<std::uint32_t> first;
   const std::vector<BoxRun> blocks = colour_phases(t, m, first);
   const CrowdedChunks chunks = crowded_chunks(t, blocks);
-  std::vector<Sources<T>> parts(chunks.item.size());  // a chunk's sums and reactions
-  const auto chunk0 = [&](std::size_t phase) { return chunks.of_block[first[phase]]; };
-  return over_threads<T>(
-      first,
-      [&](long q, Sources<T>& s) {
-        unsigned long long n = 0;
-        std::uint32_t c = chunks.of_block[q];
+  const std::size_t n = chunks.item.size();
+  // A chunk's buffered values: 3 per particle of its box and half-list neighbours.
+  std::vector<std::size_t> len(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::uint32_t k = chunks.item[c].box;
+    std::size_t sources = t.compact_count(k);
+    for (std::uint32_t l = t.near_half.offset[k]; l < t.near_half.offset[k + 1]; ++l)
+      sources += t.compact_count(t.near_half.ids[l]);
+    len[c] = 3 * sources;
+  }
+  // Waves: each phase's chunks (chunk order) cut where the next would pass the cap.
+  const char* env = std::getenv("NEARFIELD_N3_WAVE");
+  const std::size_t cap = env && std::atoll(env) > 0 ? std::size_t(std::atoll(env)) : kWaveValues;
+  const std::size_t per_wave = 2 * std::size_t(omp_get_max_threads());
+  std::vector<std::vector<std::uint32_t>> waves(first.size() - 1);  // per phase: wave starts, then the end
+  std::size_t most = 0;
+  for (std::size_t ph = 0; ph + 1 < first.size(); ++ph) {
+    const std::uint32_t c0 = chunks.of_block[first[ph]], c1 = chunks.of_block[first[ph + 1]];
+    std::vector<std::uint32_t>& w = waves[ph];
+    std::size_t held = 0;
+    for (std::uint32_t c = c0; c < c1; ++c) {
+      if (w.empty() || (held + len[c] > cap && c - w.back() >= per_wave)) w.push_back(c), held = 0;
+      held += len[c];
+      most = std::max(most, held);
+    }
+    w.push_back(c1);
+  }
+  std::vector<T> buffer(most);
+  std::vector<std::size_t> offset(n);  // chunk c's values within its wave's buffer
+  for (const std::vector<std::uint32_t>& w : waves)
+    for (std::size_t i = 0; i + 1 < w.size(); ++i)
+      for (std::size_t c = w[i], o = 0; c < w[i + 1]; o += len[c], ++c) offset[c] = o;
+  const auto values = [&](std::size_t c, int axis) { return buffer.data() + offset[c] + axis * (len[c] / 3); };
+  unsigned long long count = 0;
+#pragma omp parallel reduction(+ : count)
+  {
+    Sources<T>& s = thread_sources<T>();
+    for (std::size_t ph = 0; ph + 1 < first.size(); ++ph) {
+      const std::vector<std::uint32_t>& w = waves[ph];
+      for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+        const long c0 = w[i], c1 = w[i + 1];
+#pragma omp for schedule(dynamic, 1)
+        for (long c = c0; c < c1; ++c) {
+          const Item& it = chunks.item[std::size_t(c)];
+          count += box(f, it.box, it.begin, it.end, s);
+          copy_reactions<D>(s, values(std::size_t(c), 0), values(std::size_t(c), 1), values(std::size_t(c), 2));
+        }
+        // The blocks with chunks in [c0, c1): each scatters its own in order.
+        const long q0 = long(std::upper_bound(chunks.of_block.begin() + first[ph], chunks.of_block.begin() + first[ph + 1],
+                                              std::uint32_t(c0)) - chunks.of_block.begin()) - 1;
+        const long q1 = long(std::lower_bound(chunks.of_block.begin() + first[ph], chunks.of_block.begin() + first[ph + 1],
+                                              std::uint32_t(c1)) - chunks.of_block.begin());
+#pragma omp for schedule(dynamic, 1)
+        for (long q = q0; q < q1; ++q)
+          for (std::uint32_t c = std::max(std::uint32_t(c0), chunks.of_block[q]);
+               c < std::min(std::uint32_t(c1), chunks.of_block[q + 1]); ++c)
+            scatter_copied<D>(t, chunks.item[c].box, t.near_half, values(c, 0), values(c, 1), values(c, 2), f.acc);
+      }
+      const long begin = first[ph], end = first[ph + 1];
+      const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
+#pragma omp for schedule(dynamic, grain)
+      for (long q = begin; q < end; ++q)
         for (std::uint32_t k = blocks[q].first; k < blocks[q].last; ++k)
-          if (!crowded(t, k))
-            n += box(f, k, 0, 0, s);
-          else  // its chunks, computed before the phase, scattered in order
-            for (; c < chunks.of_block[q + 1] && chunks.item[c].box == k; ++c)
-              scatter<D>(t, k, t.near_half, parts[c], f.acc);
-        return n;
-      },
-      [&](std::size_t phase, long i) {  // before a phase: the chunks of its crowded boxes
-        const Item& it = chunks.item[chunk0(phase) + std::size_t(i)];
-        return box(f, it.box, it.begin, it.end, parts[chunk0(phase) + std::size_t(i)]);
-      },
-      [&](std::size_t phase) { return long(chunk0(phase + 1) - chunk0(phase)); });
+          if (!crowded(t, k)) count += box(f, k, 0, 0, s);
+    }
+  }
+  return count;
 }
 
 }  // namespace nf::simd
