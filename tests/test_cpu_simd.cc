@@ -80,11 +80,13 @@ TEST_CASE("cpu-simd kernels match the float64 reference with every instruction s
 
 TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phases, crowded boxes' chunks)") {
   if (!simd_kernels_built()) return;
-  // Clusters at level 3, and a level-1 input whose every box holds 1100 particles (crowded: chunks).
-  // The chunks are scattered in waves; NEARFIELD_N3_WAVE=1 cuts a wave after 2 chunks a thread (12
-  // waves on one thread, 3 on four), which must not change a bit either.
+  // Clusters at level 3, a level-1 input whose every box holds 1100 particles (crowded: chunks), and
+  // a 2D level-3 one of 1100 a box (several blocks with chunks in each colour phase). The chunks are
+  // scattered in waves; NEARFIELD_N3_WAVE=1 cuts a wave after one chunk a thread (24 waves on one
+  // thread, 6 on four in the level-1 input), which must not change a bit either.
   const std::vector<std::pair<Particles, int>> inputs = {{test::make("clusters", 3, 5000, 12), 3},
-                                                         {test::make_exact(3, 1, 1100, 13), 1}};
+                                                         {test::make_exact(3, 1, 1100, 13), 1},
+                                                         {test::make_exact(2, 3, 1100, 14), 3}};
   const int before = omp_get_max_threads();
   for (const auto& input : inputs) {
     const Particles& p = input.first;

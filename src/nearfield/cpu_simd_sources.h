@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -175,8 +176,8 @@ constexpr std::uint32_t kItemTargets = 256;
 //! its chunks in order (boxes in order, chunks in order); then the phase's other boxes run. A
 //! particle thus receives its sums in an order fixed by the tree (its block's crowded boxes' chunks,
 //! then the block's other boxes), the same bits at any thread count and any wave size, each
-//! crowded box's pairs still computed once. A wave holds at most kWaveValues buffered values, or 2
-//! chunks a thread where those need more (one box of a million particles: its chunks' near field
+//! crowded box's pairs still computed once. A wave holds at most kWaveValues buffered values, or one
+//! chunk a thread where those need more (one box of a million particles: its chunks' near field
 //! is a million sources each), so memory stays linear in N: every chunk had kept its own gathered
 //! copy until the end of the call, 7 values a source (uniform-exact 3D, 2000 particles a box, 1M
 //! particles: 1.3 GB at its peak, against 95 MB for cpu-simd-omp).
@@ -237,19 +238,19 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
   const std::vector<BoxRun> blocks = colour_phases(t, m, first);
   const CrowdedChunks chunks = crowded_chunks(t, blocks);
   const std::size_t n = chunks.item.size();
-  // A chunk's buffered values: 3 per particle of its box and half-list neighbours.
+  // A chunk's buffered values: D per particle of its box and half-list neighbours.
   std::vector<std::size_t> len(n);
   for (std::size_t c = 0; c < n; ++c) {
     const std::uint32_t k = chunks.item[c].box;
     std::size_t sources = t.compact_count(k);
     for (std::uint32_t l = t.near_half.offset[k]; l < t.near_half.offset[k + 1]; ++l)
       sources += t.compact_count(t.near_half.ids[l]);
-    len[c] = 3 * sources;
+    len[c] = D * sources;
   }
   // Waves: each phase's chunks (chunk order) cut where the next would pass the cap.
   const char* env = std::getenv("NEARFIELD_N3_WAVE");
   const std::size_t cap = env && std::atoll(env) > 0 ? std::size_t(std::atoll(env)) : kWaveValues;
-  const std::size_t per_wave = 2 * std::size_t(omp_get_max_threads());
+  const std::size_t per_wave = std::size_t(omp_get_max_threads());
   std::vector<std::vector<std::uint32_t>> waves(first.size() - 1);  // per phase: wave starts, then the end
   std::size_t most = 0;
   for (std::size_t ph = 0; ph + 1 < first.size(); ++ph) {
@@ -263,12 +264,14 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
     }
     w.push_back(c1);
   }
-  std::vector<T> buffer(most);
+  const std::unique_ptr<T[]> buffer(new T[most]);  // not zeroed: every value is written before it is read
   std::vector<std::size_t> offset(n);  // chunk c's values within its wave's buffer
   for (const std::vector<std::uint32_t>& w : waves)
     for (std::size_t i = 0; i + 1 < w.size(); ++i)
       for (std::size_t c = w[i], o = 0; c < w[i + 1]; o += len[c], ++c) offset[c] = o;
-  const auto values = [&](std::size_t c, int axis) { return buffer.data() + offset[c] + axis * (len[c] / 3); };
+  const auto values = [&](std::size_t c, int axis) {
+    return axis < D ? buffer.get() + offset[c] + std::size_t(axis) * (len[c] / D) : nullptr;
+  };
   unsigned long long count = 0;
 #pragma omp parallel reduction(+ : count)
   {
