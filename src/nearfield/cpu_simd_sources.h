@@ -33,6 +33,13 @@ Sources<T>& thread_sources() {
   return s;
 }
 
+//! The particles of the boxes of compact box k's list in `lists` (not box k's own).
+inline std::size_t listed_particles(const Tree& t, std::uint32_t k, const NeighborLists& lists) {
+  std::size_t n = 0;
+  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) n += t.compact_count(lists.ids[l]);
+  return n;
+}
+
 //! Gathers compact box k and the boxes of `lists` (full lists, or half lists for Newton-3) into
 //! s; with `pad_own` the neighbors start at a multiple of `lanes` (whole vectors after the own box).
 template <int D, class T>
@@ -40,10 +47,8 @@ void gather(const Tree& t, const Body<T>* bodies, std::uint32_t k, const Neighbo
             bool pad_own, bool reactions, Sources<T>& s) {
   s.own = t.compact_count(k);
   s.first = t.box_first[k];
-  std::size_t others = 0;
-  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) others += t.compact_count(lists.ids[l]);
   s.own_end = pad_own ? (s.own + lanes - 1) / lanes * lanes : s.own;
-  s.size = s.own_end + others;
+  s.size = s.own_end + listed_particles(t, k, lists);
   const std::size_t cap = s.size + lanes;
   for (std::vector<T>* v : {&s.x, &s.y, &s.z, &s.m})
     if (v->size() < cap) v->resize(cap);
@@ -71,17 +76,25 @@ void gather(const Tree& t, const Body<T>* bodies, std::uint32_t k, const Neighbo
     }
 }
 
-//! Newton-3: adds the reactions gathered in s (same order as gather) into the sorted outputs.
+//! Newton-3: adds reactions rx, ry, rz (box k's particles from 0, then its list's boxes in order
+//! from `listed_at`) into the sorted outputs.
 template <int D, class T>
-void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const Sources<T>& s, Acc4<T>* acc) {
+void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const T* rx, const T* ry, const T* rz,
+             std::size_t listed_at, Acc4<T>* acc) {
   std::size_t o = 0;
   const auto add = [&](std::uint32_t box) {
     for (std::uint32_t p = t.box_first[box]; p < t.box_first[box + 1]; ++p, ++o)
-      add_into(acc + p, Acc4<T>{s.rx[o], s.ry[o], D == 3 ? s.rz[o] : T(0), 0});
+      add_into(acc + p, Acc4<T>{rx[o], ry[o], D == 3 ? rz[o] : T(0), 0});
   };
   add(k);
-  o = s.own_end;
+  o = listed_at;
   for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
+}
+
+//! The same for the reactions gathered in s (the layout of gather).
+template <int D, class T>
+void scatter(const Tree& t, std::uint32_t k, const NeighborLists& lists, const Sources<T>& s, Acc4<T>* acc) {
+  scatter<D>(t, k, lists, s.rx.data(), s.ry.data(), s.rz.data(), s.own_end, acc);
 }
 
 //! Newton-3, a crowded box's chunk: the sums and reactions a chunk left in s (its box, then its
@@ -97,19 +110,6 @@ void copy_reactions(const Sources<T>& s, T* rx, T* ry, T* rz) {
   out(s.rx, rx);
   out(s.ry, ry);
   if constexpr (D == 3) out(s.rz, rz);
-}
-
-//! Newton-3: adds what copy_reactions copied out into the sorted outputs (as scatter does).
-template <int D, class T>
-void scatter_copied(const Tree& t, std::uint32_t k, const NeighborLists& lists, const T* rx, const T* ry,
-                    const T* rz, Acc4<T>* acc) {
-  std::size_t o = 0;
-  const auto add = [&](std::uint32_t box) {
-    for (std::uint32_t p = t.box_first[box]; p < t.box_first[box + 1]; ++p, ++o)
-      add_into(acc + p, Acc4<T>{rx[o], ry[o], D == 3 ? rz[o] : T(0), 0});
-  };
-  add(k);
-  for (std::uint32_t l = lists.offset[k]; l < lists.offset[k + 1]; ++l) add(lists.ids[l]);
 }
 
 //! One box of the near field, compact id `box`: full lists, computed into f.acc for its sorted
@@ -242,10 +242,8 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
   std::vector<std::size_t> len(n);
   for (std::size_t c = 0; c < n; ++c) {
     const std::uint32_t k = chunks.item[c].box;
-    std::size_t sources = t.compact_count(k);
-    for (std::uint32_t l = t.near_half.offset[k]; l < t.near_half.offset[k + 1]; ++l)
-      sources += t.compact_count(t.near_half.ids[l]);
-    len[c] = D * sources;
+    len[c] = c > 0 && chunks.item[c - 1].box == k ? len[c - 1]  // a box's chunks are consecutive
+                                                  : D * (t.compact_count(k) + listed_particles(t, k, t.near_half));
   }
   // Waves: each phase's chunks (chunk order) cut where the next would pass the cap.
   const char* env = std::getenv("NEARFIELD_N3_WAVE");
@@ -295,7 +293,8 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
         for (long q = q0; q < q1; ++q)
           for (std::uint32_t c = std::max(std::uint32_t(c0), chunks.of_block[q]);
                c < std::min(std::uint32_t(c1), chunks.of_block[q + 1]); ++c)
-            scatter_copied<D>(t, chunks.item[c].box, t.near_half, values(c, 0), values(c, 1), values(c, 2), f.acc);
+            scatter<D>(t, chunks.item[c].box, t.near_half, values(c, 0), values(c, 1), values(c, 2),
+                       t.compact_count(chunks.item[c].box), f.acc);
       }
       const long begin = first[ph], end = first[ph + 1];
       const long grain = std::max(1L, (end - begin) / (64L * omp_get_num_threads()));
