@@ -83,7 +83,8 @@ TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phase
   // Clusters at level 3, a level-1 input whose every box holds 1100 particles (crowded: chunks), and
   // a 2D level-3 one of 1100 a box (several blocks with chunks in each colour phase). The chunks are
   // scattered in waves; NEARFIELD_N3_WAVE=1 cuts a wave after one chunk a thread (24 waves on one
-  // thread, 6 on four in the level-1 input), which must not change a bit either.
+  // thread, 6 on four in the level-1 input), which must not change a bit either. Both crowding
+  // rules (NEARFIELD_N3_CROWD): their chunks differ, so their bits may, each its own at any count.
   const std::vector<std::pair<Particles, int>> inputs = {{test::make("clusters", 3, 5000, 12), 3},
                                                          {test::make_exact(3, 1, 1100, 13), 1},
                                                          {test::make_exact(2, 3, 1100, 14), 3}};
@@ -96,16 +97,20 @@ TEST_CASE("cpu-simd-omp-n3 gives the same bits at any thread count (colour phase
     s.level = level;
     s.domain = default_domain(p);
     s.precision = Precision::f32;
-    std::vector<double> first;
-    for (const char* wave : {static_cast<const char*>(nullptr), "1"}) {
-      test::EnvScope scope("NEARFIELD_N3_WAVE", wave);
-      for (int threads : {1, 2, 3, 4}) {
-        CAPTURE(threads);
-        CAPTURE(wave != nullptr);
-        omp_set_num_threads(threads);
-        const std::vector<double> a = test::forces(find_kernel("cpu-simd-omp-n3"), p, s);
-        if (first.empty()) first = a;
-        CHECK(test::same_bits(a, first));
+    for (const char* rule : {"size", "share"}) {
+      CAPTURE(rule);
+      test::EnvScope crowd("NEARFIELD_N3_CROWD", rule);
+      std::vector<double> first;
+      for (const char* wave : {static_cast<const char*>(nullptr), "1"}) {
+        test::EnvScope scope("NEARFIELD_N3_WAVE", wave);
+        for (int threads : {1, 2, 3, 4}) {
+          CAPTURE(threads);
+          CAPTURE(wave != nullptr);
+          omp_set_num_threads(threads);
+          const std::vector<double> a = test::forces(find_kernel("cpu-simd-omp-n3"), p, s);
+          if (first.empty()) first = a;
+          CHECK(test::same_bits(a, first));
+        }
       }
     }
   }

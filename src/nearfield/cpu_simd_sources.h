@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -184,7 +185,37 @@ constexpr std::uint32_t kItemTargets = 256;
 inline constexpr std::uint32_t kCrowded = 1024, kChunkTargets = 512;
 inline constexpr std::size_t kWaveValues = std::size_t(1) << 24;
 
-inline bool crowded(const Tree& t, std::uint32_t k) { return t.compact_count(k) > kCrowded; }
+//! Which boxes are crowded, and their chunks' size. `size` (the default): more than kCrowded
+//! particles, chunks of kChunkTargets. `share` (NEARFIELD_N3_CROWD=share): more than 256
+//! particles and more than 1/1024 of all the Newton-3 pairs (own pairs plus half-list pairs),
+//! chunks of 256, so that a cluster's core spreads over more threads at the price of more
+//! gathers (docs/design.md §3 has both measured).
+struct CrowdRule {
+  std::uint32_t min_count = kCrowded, chunk = kChunkTargets;
+  std::vector<char> box;  //!< share: per compact box, crowded or not (empty: by size alone)
+  bool operator()(const Tree& t, std::uint32_t k) const {
+    return box.empty() ? t.compact_count(k) > min_count : box[k] != 0;
+  }
+};
+
+inline CrowdRule crowd_rule(const Tree& t, std::uint32_t m) {
+  CrowdRule r;
+  const char* env = std::getenv("NEARFIELD_N3_CROWD");
+  if (!env || std::string(env) != "share") return r;
+  r.min_count = 256;
+  r.chunk = 256;
+  std::vector<double> pairs(m);
+  double total = 0;
+  for (std::uint32_t k = 0; k < m; ++k) {
+    const double c = t.compact_count(k);
+    pairs[k] = c * (c - 1) / 2 + c * double(listed_particles(t, k, t.near_half));
+    total += pairs[k];
+  }
+  r.box.assign(m, 0);
+  for (std::uint32_t k = 0; k < m; ++k)
+    r.box[k] = t.compact_count(k) > r.min_count && pairs[k] > total / 1024;
+  return r;
+}
 
 //! The chunks of the crowded boxes, block by block (item[of_block[q] .. of_block[q + 1]) are block
 //! q's, its boxes in order; begin and end are indices within the box).
@@ -193,15 +224,15 @@ struct CrowdedChunks {
   std::vector<std::uint32_t> of_block;
 };
 
-inline CrowdedChunks crowded_chunks(const Tree& t, const std::vector<BoxRun>& blocks) {
+inline CrowdedChunks crowded_chunks(const Tree& t, const std::vector<BoxRun>& blocks, const CrowdRule& crowded) {
   CrowdedChunks c;
   c.of_block.reserve(blocks.size() + 1);
   for (const BoxRun& b : blocks) {
     c.of_block.push_back(static_cast<std::uint32_t>(c.item.size()));
     for (std::uint32_t k = b.first; k < b.last; ++k)
       if (crowded(t, k))
-        for (std::uint32_t i = 0; i < t.compact_count(k); i += kChunkTargets)
-          c.item.push_back({k, i, std::min(t.compact_count(k), i + kChunkTargets)});
+        for (std::uint32_t i = 0; i < t.compact_count(k); i += crowded.chunk)
+          c.item.push_back({k, i, std::min(t.compact_count(k), i + crowded.chunk)});
   }
   c.of_block.push_back(static_cast<std::uint32_t>(c.item.size()));
   return c;
@@ -236,7 +267,8 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
   const Tree& t = *f.tree;
   std::vector<std::uint32_t> first;
   const std::vector<BoxRun> blocks = colour_phases(t, m, first);
-  const CrowdedChunks chunks = crowded_chunks(t, blocks);
+  const CrowdRule crowded = crowd_rule(t, m);
+  const CrowdedChunks chunks = crowded_chunks(t, blocks, crowded);
   const std::size_t n = chunks.item.size();
   // A chunk's buffered values: D per particle of its box and half-list neighbours.
   std::vector<std::size_t> len(n);
