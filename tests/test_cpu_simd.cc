@@ -66,10 +66,16 @@ TEST_CASE("cpu-simd kernels match the float64 reference with every instruction s
       test::check_near_field(k, test::make_exact(2, level, ppb, 40 + ppb), level, "", test::kBothPrecisions);
       test::check_near_field(k, test::make_exact(3, 1, ppb, 50 + ppb), 1, "", {Precision::f32});
     }
-    // Crowded boxes (more than 1024 particles: cpu-simd-omp-n3 cuts their targets into chunks of
-    // 512 computed apart, the last one partial).
-    test::check_near_field(k, test::make_exact(2, 1, 1100, 71), 1, "", test::kBothPrecisions);
-    test::check_near_field(k, test::make_exact(3, 1, 1030, 72), 1, "", {Precision::f32});
+    // Crowded boxes: cpu-simd-omp-n3 cuts their targets into chunks computed apart, the last one
+    // partial: by default (rule `share`) boxes of more than 256 particles and 1/1024 of the pairs in
+    // chunks of 256 (so also the boxes of 600 above), with NEARFIELD_N3_CROWD=size boxes of more
+    // than 1024 in chunks of 512.
+    for (const char* rule : {"share", "size"}) {
+      CAPTURE(rule);
+      test::EnvScope crowd("NEARFIELD_N3_CROWD", rule);
+      test::check_near_field(k, test::make_exact(2, 1, 1100, 71), 1, "", test::kBothPrecisions);
+      test::check_near_field(k, test::make_exact(3, 1, 1030, 72), 1, "", {Precision::f32});
+    }
     // Coincident points, eps = 0: finite, and the coincident pairs contribute zero.
     std::vector<std::vector<double>> flat(40, {0.3, 0.3});
     for (int i = 0; i < 40; ++i) flat.push_back({0.6 + 0.001 * i, 0.7});

@@ -168,10 +168,10 @@ struct Item {
 };
 constexpr std::uint32_t kItemTargets = 256;
 
-//! Newton-3 over threads, crowded boxes: a box of more than kCrowded particles takes one thread
-//! for all its pairs, and neighbouring crowded boxes (a cluster's core) never share a colour phase,
+//! Newton-3 over threads, crowded boxes (CrowdRule below): a whole box takes one thread for all
+//! its pairs, and neighbouring crowded boxes (a cluster's core) never share a colour phase,
 //! so they would run one after another on one thread (3D Plummer 200000 at level 5 on 16 cores:
-//! slower than on one). Its targets are cut into chunks of kChunkTargets instead, computed in
+//! slower than on one). A crowded box's targets are cut into chunks instead, computed in
 //! parallel at the start of their phase; each chunk's sums and reactions (its box's gathered near
 //! field) are copied into a shared buffer, and once a wave of chunks is done, each block scatters
 //! its chunks in order (boxes in order, chunks in order); then the phase's other boxes run. A
@@ -185,11 +185,12 @@ constexpr std::uint32_t kItemTargets = 256;
 inline constexpr std::uint32_t kCrowded = 1024, kChunkTargets = 512;
 inline constexpr std::size_t kWaveValues = std::size_t(1) << 24;
 
-//! Which boxes are crowded, and their chunks' size. `size` (the default): more than kCrowded
-//! particles, chunks of kChunkTargets. `share` (NEARFIELD_N3_CROWD=share): more than 256
+//! Which boxes are crowded, and their chunks' size. `share` (the default): more than 256
 //! particles and more than 1/1024 of all the Newton-3 pairs (own pairs plus half-list pairs),
-//! chunks of 256, so that a cluster's core spreads over more threads at the price of more
-//! gathers (docs/design.md §3 has both measured).
+//! chunks of 256, so that a cluster's core spreads over all threads. `size`
+//! (NEARFIELD_N3_CROWD=size, the rule until 1df24e4): more than kCrowded particles, chunks of
+//! kChunkTargets. On the 16-core H100 host, 3D Plummer N = 200000 at level 5, 16 threads: 188-195
+//! ms against 268-297 (docs/design.md §3 has both measured).
 struct CrowdRule {
   std::uint32_t min_count = kCrowded, chunk = kChunkTargets;
   std::vector<char> box;  //!< share: per compact box, crowded or not (empty: by size alone)
@@ -201,7 +202,7 @@ struct CrowdRule {
 inline CrowdRule crowd_rule(const Tree& t, std::uint32_t m) {
   CrowdRule r;
   const char* env = std::getenv("NEARFIELD_N3_CROWD");
-  if (!env || std::string(env) != "share") return r;
+  if (env && std::string(env) == "size") return r;
   r.min_count = 256;
   r.chunk = 256;
   std::vector<double> pairs(m);
@@ -260,7 +261,7 @@ unsigned long long over_threads(const std::vector<std::uint32_t>& first, Work&& 
 
 //! Newton-3 over threads: the first m compact boxes in colour phases of blocks (colour_phases),
 //! crowded boxes in chunks computed and scattered in waves at the start of their phase (see
-//! kCrowded). Returns the interactions evaluated. NEARFIELD_N3_WAVE=V caps a wave at V buffered
+//! CrowdRule). Returns the interactions evaluated. NEARFIELD_N3_WAVE=V caps a wave at V buffered
 //! values instead of kWaveValues (tests: several waves on small inputs).
 template <int D, class T>
 unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box, std::uint32_t m) {
