@@ -132,7 +132,8 @@ def simulation(report):
                      context_label(report, rs) + "\n\n" +
                      table(["kernel", "N", "level", "P", "steps", "step", "forces", "tree + plan", "in/out",
                             "integration", "other", "diagnostics (count)", "beyond forces",
-                            "beyond forces, with diagnostics"], body) + "\n\n" + verdict_text)
+                            "beyond forces, with diagnostics"], body) + "\n\n" + verdict_text +
+                     step_floor_text(rs))
     if not report.rows("simulate"):
         missing.append("results/simulate/ (the cost of a step)")
 
@@ -195,6 +196,46 @@ def simulation(report):
     if missing:
         parts.append("**Not measured yet:** " + join(missing) + ". To produce them: " + how + ".")
     return "\n\n".join(parts)
+
+
+def step_floor_text(rs):
+    """Why the rows that miss the step target miss it, from their own parts: the state's passes
+    (in/out and integration: memory traffic, no tree) against the forces, and the part of tree +
+    plan that does not grow with N (the intercept of a straight line through each kernel's rows of
+    one dimension at two or more N)."""
+    missed = [r for r in rs if num(r, "beyond_forces_fraction") >= BEYOND_FORCES_TARGET]
+    if not missed:
+        return ""
+    tp = lambda r: num(r, "tree_median_ms") + num(r, "plan_median_ms")
+    lines = []
+    for r in missed:
+        forces, state = num(r, "forces_median_ms"), num(r, "transfer_median_ms") + num(r, "integrate_median_ms")
+        lines.append(f"{r['kernel']} N = {r['n']}: the state's passes {fmt_ms(state)} ms ({state / forces:.1%} of the "
+                     f"forces), tree + plan {fmt_ms(tp(r))} ms ({tp(r) / forces:.1%})")
+    fits = []
+    groups = defaultdict(list)
+    for r in rs:
+        if tp(r) > 0:
+            groups[(r["kernel"], r.get("dim", ""))].append(r)
+    for (kernel, dim), g in sorted(groups.items()):
+        ns = [float(r["n"]) / 1e6 for r in g]
+        if len(set(ns)) < 2:
+            continue
+        ys = [tp(r) for r in g]
+        mn, my = sum(ns) / len(ns), sum(ys) / len(ys)
+        slope = sum((x - mn) * (y - my) for x, y in zip(ns, ys)) / sum((x - mn) ** 2 for x in ns)
+        fits.append(f"{kernel} ({dim}D, {len(g)} rows): {fmt_ms(my - slope * mn)} ms + {slope:.3f} ms per million "
+                    "particles")
+    text = ("\n\nWhere the step goes in the rows that miss (their own parts): " + "; ".join(lines) + ". "
+            "In/out and integration are passes over the float64 state (positions, velocities, masses, rows) with no "
+            "tree work, so they shrink only with the bytes moved; ")
+    if fits:
+        text += ("tree + plan, as a straight line in N through each kernel's rows, is " + "; ".join(fits) +
+                 ": the first term does not grow with N (launches and the build's and plan's waits for the counts "
+                 "on the device), so it weighs most where the forces are shortest. ")
+    return text + (f"At {BEYOND_FORCES_TARGET:.0%} the target leaves "
+                   f"{join(fmt_ms(BEYOND_FORCES_TARGET * num(r, 'forces_median_ms')) + ' ms' for r in missed)} for "
+                   "all of it in these rows.")
 
 
 def statistics_median(values):
