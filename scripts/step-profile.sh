@@ -3,6 +3,8 @@
 # (simulate --timing, 40 steps each) and, with PROFILE=1, every kernel of a 3-step run under ncu
 # (one hardware timer per kernel, clocks left alone), summed per kernel name per step.
 #   scripts/step-profile.sh OUTDIR [BIN_DIR]
+# RUNS=REGEX keeps only the runs whose name matches the extended regular expression (e.g.
+# RUNS='2d-1m-n3rotate|bpblb-l8'); STEPS=S sets the timed run's steps (default 40).
 # OUTDIR/step-costs.csv: the --timing rows; OUTDIR/step-profile.txt: the log and the ncu tables.
 set -uo pipefail
 OUTDIR="$1"
@@ -24,6 +26,7 @@ runs=(
 for run in "${runs[@]}"; do
   name="${run%%|*}"
   args="${run#*|}"
+  [[ -z "${RUNS:-}" || "$name" =~ ${RUNS:-} ]] || continue
   echo "=== $(date +%T) $name: $args" >> "$LOG"
   # shellcheck disable=SC2086
   timeout 120 "$NF" simulate $args --seed 1 --precision float --softening 1e-4 --dt 1e-5 --steps ${STEPS:-40} \
