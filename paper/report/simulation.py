@@ -178,6 +178,30 @@ def simulation(report):
                             f"error against every source {min(ferr):.3f} to {max(ferr):.3f} over the snapshot steps, "
                             f"largest |dE/E| {drift(rows)[1]:.2e} against {drift(exact[4])[1]:.2e} for the exact "
                             f"run{speed}.")
+        full = [r for r in runs if r[2].get("kernel") in ("fmm", "fmm-adaptive", "cpu-fmm")]
+        accuracy = {r["kernel"]: r for r in report.rows("collision-accuracy") if r["_table"] == m}
+        for _, run, ini, _, rows, frames in full:
+            kernel = ini["kernel"]
+            if frames:
+                fig = f"collision-{kernel}-{m}.png"
+                frame_strip(frames, float(ini["dt"]), os.path.join(report.figdir, fig),
+                            f"{kernel}, {ini['n']} particles, {ini['precision']}, {m}")
+                text.append(f"![galaxy collision, {kernel}](figures/{fig})")
+            a, tf, tx = accuracy.get(kernel), timing.get((m, kernel, "1")), (
+                timing.get((m, exact[2]["kernel"], "1")) if exact else None)
+            err = (f"its accelerations on the initial galaxies against float64 all pairs: relative L2 "
+                   f"{num(a, 'rel_l2'):.2e}, 99th percentile {num(a, 'p99_rel'):.2e}, max {num(a, 'max_rel'):.2e} "
+                   f"(order {a.get('p') or a.get('order')}, level {a['level']}); " if a else "")
+            step = (f"a step {fmt_ms(num(tf, 'step_median_ms'))} ms against {fmt_ms(num(tx, 'step_median_ms'))} ms "
+                    f"for {exact[2]['kernel']} (forces {fmt_ms(num(tf, 'forces_median_ms'))} against "
+                    f"{fmt_ms(num(tx, 'forces_median_ms'))} ms; tree + plan, the far field's lists included, "
+                    f"{fmt_ms(num(tf, 'tree_median_ms') + num(tf, 'plan_median_ms'))} ms a step)" if tf and tx else "")
+            final, worst = drift(rows)
+            text.append(f"The same collision with `{kernel}` (a full method: {ini.get('forces_described', '-')}): "
+                        f"{err}|dE/E| = {final:.2e} at the end, at most {worst:.2e}" +
+                        (f" (the exact run: at most {drift(exact[4])[1]:.2e})" if exact else "") +
+                        (f"; {step}" if step else "") + "." + (verdict_step(kernel, exact[2]["kernel"], tf, tx)
+                                                                if tf and tx else ""))
         near = [r for r in runs if r[2].get("forces") == "near-field"]
         if near:
             text.append("The near-field run is there for its cost only: it drops every pair beyond the adjacent "
@@ -236,6 +260,17 @@ def step_floor_text(rs):
     return text + (f"At {BEYOND_FORCES_TARGET:.0%} the target leaves "
                    f"{join(fmt_ms(BEYOND_FORCES_TARGET * num(r, 'forces_median_ms')) + ' ms' for r in missed)} for "
                    "all of it in these rows.")
+
+
+def verdict_step(kernel, other, tf, tx):
+    """Which of a full method's and the all-pairs run's steps is the shorter, from their rows."""
+    a, b = num(tf, "step_median_ms"), num(tx, "step_median_ms")
+    lists = num(tf, "tree_median_ms") + num(tf, "plan_median_ms")
+    if a < b:
+        return f" `{kernel}` takes the shorter step, {b / a:.2f}x."
+    forces = ("faster" if num(tf, "forces_median_ms") < num(tx, "forces_median_ms") else "slower too")
+    return (f" At this N `{other}` takes the shorter step ({a / b:.2f}x): `{kernel}`'s forces are {forces}, and its "
+            f"tree and lists, rebuilt every step, add {fmt_ms(lists)} ms.")
 
 
 def statistics_median(values):
