@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "core/errors.h"
+#include "methods/full_method.h"
 #include "physics/interaction.h"
 #include "force_checks.h"
 
@@ -205,4 +207,62 @@ TEST_CASE("a registered kernel runs in every command; validate FAILs wrong ones,
     CHECK(r.out.find("DIFFERS") != std::string::npos);
   }
   CHECK_THROWS_AS(KernelRegistration({"bpb", traits, "duplicate", cpu_near_field(cpu_serial_kernels)}), UsageError);
+}
+
+TEST_CASE("float32 inputs a kernel cannot compute on are refused before any work, double ones run") {
+  MethodSetup s;
+  s.level = 3;
+  const auto refused = [&](const char* kernel, const Particles& p, const char* why) {
+    CAPTURE(kernel);
+    CHECK_THROWS_WITH_AS(make_method(find_kernel(kernel), s, p), doctest::Contains(why), UsageError);
+  };
+  // Past float32's range: a position, a mass, and positions whose squared distances would be.
+  Particles huge = test::from_points(2, {{1e300, 0.2}, {-1e300, 0.2}});
+  refused("cpu-serial", huge, "has x = 1e+300");
+  refused("cpu-allpairs", huge, "beyond float32's range");
+  Particles heavy = test::from_points(3, {{0.1, 0.2, 0.3}, {0.4, 0.5, 0.6}});
+  heavy.m[1] = 1e39;
+  refused("cpu-simd", heavy, "has m = 1e+39");
+  const Particles wide = test::from_points(2, {{1e20, 0.2}, {-1e20, 0.2}});
+  refused("cpu-serial", wide, "squared distances");
+  s.precision = Precision::f64;
+  for (const Particles* p : std::vector<const Particles*>{&huge, &heavy, &wide})
+    CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, *p));
+  s.precision = Precision::f32;
+
+  // A full method's float32 bodies must lie in their boxes: 777 bodies in a unit square near 1e7,
+  // where float32 values are 1 apart (the leaf boxes at level 3 are 1/8 wide), gave accelerations
+  // of 1e19 against 3e2. Refused at level 3; level 1 has no far field, and a near-field kernel sums
+  // pairs directly, so both run; in float64 the method matches all pairs.
+  std::vector<std::vector<double>> points;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 777; ++i) points.push_back({1e7 + unit(rng), 1e7 + unit(rng)});
+  const Particles far = test::from_points(2, points);
+  refused("cpu-fmm", far, "float32 values lie 1 apart");
+  refused("cpu-fmm-adaptive", far, "float32 values lie 1 apart");
+  CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, far));
+  s.level = 1;
+  CHECK_NOTHROW(make_method(find_kernel("cpu-fmm"), s, far));
+  s.level = 3;
+  s.precision = Precision::f64;
+  s.domain = default_domain(far);
+  const std::vector<double> fmm = test::forces(find_kernel("cpu-fmm"), far, s);
+  const std::vector<double> exact = test::forces(find_kernel("cpu-allpairs"), far, s);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < fmm.size(); ++i)
+    num += (fmm[i] - exact[i]) * (fmm[i] - exact[i]), den += exact[i] * exact[i];
+  CHECK(std::sqrt(num / den) < 1e-3);
+  // Positions move in a simulation: prepare checks again, with the domain of the new positions.
+  s.precision = Precision::f32;
+  s.domain.reset();
+  const Particles near_origin = test::make("uniform", 2, 777, 6);
+  auto m = make_method(find_kernel("cpu-fmm"), s, near_origin);
+  CHECK_NOTHROW(m->prepare(near_origin));
+  CHECK_THROWS_WITH_AS(m->prepare(far), doctest::Contains("float32 values lie 1 apart"), UsageError);
+  // The threshold: positions reaching 2 (float32 spacing 2^-22) in a unit domain run down to level
+  // 19 (leaf side 2^-19, an eighth of it 2^-22) and are refused from level 20 on.
+  CHECK_NOTHROW(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 19, Precision::f32));
+  CHECK_THROWS_AS(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 20, Precision::f32), UsageError);
+  CHECK_NOTHROW(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 20, Precision::f64));
 }

@@ -40,6 +40,7 @@ class CpuFmmMethod final : public HostMethod {
   void prepare(const Particles& p, std::uint64_t step) override {
     Stopwatch clock;
     const Domain domain = setup_.domain ? *setup_.domain : default_domain(p);
+    check_float_resolution(domain, D, setup_.level, setup_.precision);
     tree_ = build_tree(p, setup_.level, domain, false);
     tree_ms_ = clock.ms();
     clock.restart();

@@ -35,6 +35,7 @@ class CpuFmmAdaptiveMethod final : public HostMethod {
   void prepare(const Particles& p, std::uint64_t) override {
     Stopwatch clock;
     const Domain domain = setup_.domain ? *setup_.domain : default_domain(p);
+    check_float_resolution(domain, D, setup_.level, setup_.precision);
     tree_ = build_tree(p, setup_.level, domain, false);
     tree_ms_ = clock.ms();
     clock.restart();

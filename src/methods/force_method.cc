@@ -1,11 +1,17 @@
 #include "methods/force_method.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "farfield/order.h"
+#include "methods/full_method.h"
 #include "methods/potential.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
@@ -149,9 +155,48 @@ void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (k.gpu()) gpu::require("kernel " + k.name);
 }
 
+namespace {
+
+// A float32 kernel rounds every position and mass to float32 and squares differences of
+// positions: a value past float32's range would become infinite, and positions spanning more than
+// about 1e19 give squared distances past it; either way the forces would be NaN. Refused here,
+// naming the first such value, before any work.
+void check_float_range(const Particles& p) {
+  constexpr double largest = std::numeric_limits<float>::max();
+  const std::pair<const char*, const std::vector<double>*> columns[] = {
+      {"x", &p.x}, {"y", &p.y}, {"z", p.dim == 3 ? &p.z : nullptr}, {"m", &p.m}};
+  for (const auto& [name, values] : columns) {
+    if (!values) continue;
+    double lo = 0, hi = 0;
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      const double v = (*values)[i];
+      if (!(std::fabs(v) <= largest)) {
+        std::ostringstream msg;
+        msg << "--precision float: particle " << i << " (id " << p.id_of(i) << ") has " << name << " = " << v
+            << ", beyond float32's range (" << largest << "); use --precision double";
+        throw UsageError(msg.str());
+      }
+      lo = i == 0 ? v : std::min(lo, v);
+      hi = i == 0 ? v : std::max(hi, v);
+    }
+    if (std::string(name) != "m" && 3 * (hi - lo) * (hi - lo) >= largest) {
+      std::ostringstream msg;
+      msg << "--precision float: the positions span " << hi - lo << " in " << name
+          << ", so squared distances would pass float32's range (" << largest << "); use --precision double";
+      throw UsageError(msg.str());
+    }
+  }
+}
+
+}  // namespace
+
 void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   if (like.dim != 2 && like.dim != 3) throw UsageError("particles must be 2D or 3D");
   check_setup(k, s);
+  if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like);
+  // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
+  if (k.far_field() && like.size() > 0 && s.level >= 0)
+    check_float_resolution(s.domain ? *s.domain : default_domain(like), like.dim, s.level, s.precision);
   if (k.uses_tree() || s.mask == Mask::near)
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
 }

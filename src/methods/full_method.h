@@ -1,14 +1,20 @@
 #pragma once
 //! What the full methods (cpu_fmm.cc, gpu_fmm.cc) share about their setups (docs/design.md §16).
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "core/errors.h"
 
 #include "farfield/op_counts.h"
 #include "farfield/order.h"
 #include "methods/force_method.h"
 #include "methods/registry.h"
+#include "tree/domain.h"
 #include "tree/level_rule.h"
 
 namespace nf {
@@ -24,6 +30,30 @@ inline MethodSetup full_setup(MethodSetup s, int dim) {
 inline MethodSetup near_part_setup(MethodSetup s) {
   s.order = 0, s.accuracy = 0, s.near.clear(), s.leaf_size = 0;
   return s;
+}
+
+//! Refuses a float32 full method on positions float32 cannot place within its leaf boxes. The
+//! method's bodies are the positions rounded to float32, and its boxes those of the float64
+//! positions, so a body lies up to half of float32's spacing outside the box whose expansions it
+//! enters; where that spacing, at the domain's corner farthest from the origin, passes 1/8 of the
+//! leaf side (`leaf_level` the deepest), the expansions are evaluated outside where they converge
+//! (777 bodies near 1e7, level 3: accelerations of 1e19 where the float64 answer is 3e2). A
+//! near-field kernel sums pairs directly and needs no such check, nor does a tree of fewer than 3
+//! levels (no far field). Called once the domain is known.
+inline void check_float_resolution(const Domain& d, int dim, int leaf_level, Precision precision) {
+  if (precision != Precision::f32 || leaf_level < 2) return;  // levels 0 and 1 have no far field
+  double far = 0;
+  for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
+  if (!(far > 0) || !std::isfinite(far)) return;
+  const double spacing = std::ldexp(1.0, std::ilogb(far) - 23);  // float32's spacing at `far`
+  const double leaf = std::ldexp(d.side, -leaf_level);
+  if (spacing <= leaf / 8) return;
+  std::ostringstream msg;
+  msg << "--precision float: the positions reach " << far << ", where float32 values lie " << spacing
+      << " apart, more than 1/8 of the leaf boxes' side (" << leaf << " at level " << leaf_level
+      << "): a full method's expansions need every body inside its box; use --precision double, a shallower "
+         "--level, or coordinates nearer the origin";
+  throw UsageError(msg.str());
 }
 
 //! The near-field kernel full method k runs with setup s: --near, or k's default: on the CPU

@@ -114,6 +114,7 @@ class GpuFmmMethod final : public DeviceMethod {
   // and each level's M2L tables.
   void build_far_field() {
     const DeviceTree& t = near_->device_tree();
+    check_float_resolution(t.domain, D, t.level, setup_.precision);
     lists_timer_.start();
     levels_.build(t);
     lists_.build(levels_);

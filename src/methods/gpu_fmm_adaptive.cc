@@ -193,6 +193,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
 
   void build_far_field() {
     const DeviceTree& t = part_->device_tree();
+    check_float_resolution(t.domain, D, t.level, setup_.precision);
     lists_timer_.start();
     levels_.build(t);
     const int K = levels_.leaf;
