@@ -12,6 +12,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -71,6 +72,30 @@ void check_readable(const std::string& path) {
   std::ifstream probe(path);
   if (!probe) throw InputError(path, 0, "cannot open file");
   if (probe.peek() == std::ifstream::traits_type::eof()) throw InputError(path, 0, "empty file (no header row)");
+}
+
+// A NUL byte ends a line for the parser, which then reads the rest of that line as absent (a
+// row that starts with one was dropped without a word, particle and all): refused, by line.
+void refuse_nul(const std::string& path, std::string_view text, long& line) {
+  for (std::size_t at = 0;;) {
+    const std::size_t nul = text.find('\0', at), end = std::min(nul, text.size());
+    for (std::size_t i = at; i < end; ++i) line += text[i] == '\n';
+    if (nul == std::string_view::npos) return;
+    throw InputError(path, line, "a NUL byte (binary data in a text file)");
+  }
+}
+void refuse_nul(const std::string& path, std::string_view text) {
+  long line = 1;
+  refuse_nul(path, text, line);
+}
+void refuse_nul_in_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string chunk(1 << 20, '\0');
+  long line = 1;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    refuse_nul(path, std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())), line);
+  }
 }
 
 // The parser's errors in this project's words ("file:line: problem"); `header_line` is the line
@@ -189,21 +214,25 @@ Accelerations accelerations_from(Open open, const std::string& path) {
 
 Particles read_particles_csv(const std::string& path) {
   check_readable(path);
+  refuse_nul_in_file(path);
   return particles_from([&] { return std::make_unique<Reader>(path); }, path);
 }
 
 Particles parse_particles_csv(const std::string& path, std::string_view text) {
   if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
+  refuse_nul(path, text);
   return particles_from([&] { return std::make_unique<Reader>(path, text.data(), text.data() + text.size()); }, path);
 }
 
 Accelerations read_accelerations_csv(const std::string& path) {
   check_readable(path);
+  refuse_nul_in_file(path);
   return accelerations_from([&] { return std::make_unique<AccReader>(path); }, path);
 }
 
 Accelerations parse_accelerations_csv(const std::string& path, std::string_view text) {
   if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
+  refuse_nul(path, text);
   return accelerations_from([&] { return std::make_unique<AccReader>(path, text.data(), text.data() + text.size()); },
                             path);
 }
