@@ -131,6 +131,24 @@ TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, c
   r = test::run_cli({"bench", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "100", "--level", "1", "--threads", "-3"});
   CHECK(r.code == 2);
   CHECK(r.err.find("--threads: -3 is not a valid value") != std::string::npos);
+  // Values that had wrapped around: a level of 2^32 ran as level 0, a leaf size of -1 as 2^32 - 1.
+  const std::vector<std::vector<std::string>> deep = {
+      {"bench", "--kernel", "cpu-n3"},
+      {"validate", "--kernel", "cpu-n3"},
+      {"forces", "--kernel", "cpu-n3", "--output", dir.file("f.csv")},
+      {"tree"}};
+  for (std::vector<std::string> args : deep) {
+    CAPTURE(args[0]);
+    for (const char* a : {"--dist", "uniform", "--n", "100", "--level", "4294967296"}) args.push_back(a);
+    r = test::run_cli(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--level: 4294967296 is not a valid value (at most 64)") != std::string::npos);
+  }
+  for (const char* size : {"-1", "4294967296"}) {
+    r = test::run_cli({"validate", "--kernel", "cpu-fmm-adaptive", "--dist", "uniform", "--n", "100", "--leaf-size", size});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(std::string("--leaf-size: ") + size + " is not a valid value") != std::string::npos);
+  }
 }
 
 TEST_CASE("forces writes one row per particle, in input order, with the input's ids") {

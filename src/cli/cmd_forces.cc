@@ -44,7 +44,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "accuracy", po::value(&accuracy)->default_value(accuracy),
       "full methods: the target relative L2 error that picks the order (0: 1e-4)")(
       "near", po::value(&near), "full methods: the near-field kernel of the direct part (default: the device's)")(
-      "leaf-size", po::value(&leaf_size)->default_value(leaf_size),
+      "leaf-size", count32_option(leaf_size, "leaf-size"),
       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
@@ -81,7 +81,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   if (needs_level && level.empty())
     throw UsageError(std::string("--level is required ") +
                      (k.uses_tree() ? "by the tree kernel " + k.name : !in.ppb.empty() ? "with --ppb" : "with --mask near"));
-  s.level = level.empty() ? 0 : level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level", 0));
+  s.level = level.empty() ? 0 : level == "auto" ? kAutoLevel : static_cast<int>(single_int(level, "level", 0, kLevelOptionMax));
   if (s.level == kAutoLevel && !in.ppb.empty())
     throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   if (k.near_field() && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";

@@ -28,7 +28,7 @@ int cmd_generate(const Args& args, std::ostream& out, std::ostream& err) {
   const io::FileFormat fmt = io::resolve_file_format(output, format);
   const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n", 0);
   const std::int64_t ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb", 1);
-  const int k = level.empty() ? -1 : static_cast<int>(single_int(level, "level", 0));
+  const int k = level.empty() ? -1 : static_cast<int>(single_int(level, "level", 0, kLevelOptionMax));
   GenerateOptions g = generator_options(in, n, k, ppb);
   if (ppb < 0) g.level = k;  // --level without --ppb: the generator refuses it, naming the pair
   // The particles' memory before they are made (docs/design.md §6); the writers stream them out.

@@ -114,7 +114,7 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream&) {
   if (!output.empty()) check_output_path(output);
   const bool automatic = level == "auto";
   if (automatic && !in.ppb.empty()) throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
-  int k = automatic ? kAutoLevel : static_cast<int>(single_int(level, "level"));
+  int k = automatic ? kAutoLevel : static_cast<int>(single_int(level, "level", 0, kLevelOptionMax));
   const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
   if (in.input.empty() && !automatic) {  // a generated input and its tree, before either is made
     const GenerateOptions g = generator_options(in, n, k, ppb);

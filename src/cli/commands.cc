@@ -193,7 +193,8 @@ Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t
   return generate(generator_options(a, n, level, ppb));
 }
 
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option, std::int64_t min) {
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option, std::int64_t min,
+                                         std::int64_t max) {
   std::vector<std::int64_t> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
@@ -201,16 +202,26 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
     if (!parse_int64(item, v)) throw InputError("--" + option + ": '" + item + "' " + parse_failure(item, true));
     if (v < min)
       throw InputError("--" + option + ": " + item + " is not a valid value (at least " + std::to_string(min) + ")");
+    if (v > max)
+      throw InputError("--" + option + ": " + item + " is not a valid value (at most " + std::to_string(max) + ")");
     out.push_back(v);
   }
   if (out.empty()) throw InputError("--" + option + ": no value given");
   return out;
 }
 
-std::int64_t single_int(const std::string& text, const std::string& option, std::int64_t min) {
-  const auto v = parse_int_list(text, option, min);
+std::int64_t single_int(const std::string& text, const std::string& option, std::int64_t min, std::int64_t max) {
+  const auto v = parse_int_list(text, option, min, max);
   if (v.size() != 1) throw InputError("--" + option + " takes one value here, not '" + text + "'");
   return v[0];
+}
+
+po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::string& option) {
+  return po::value<std::string>()
+      ->default_value(std::to_string(target))
+      ->notifier([&target, option](const std::string& text) {
+        target = static_cast<std::uint32_t>(single_int(text, option, 0, 0xFFFFFFFFll));
+      });
 }
 
 void add_threads_option(po::options_description& d, int& threads) {

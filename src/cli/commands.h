@@ -67,12 +67,22 @@ Particles load_input(const InputArgs& a, std::int64_t n, int level, std::int64_t
 //! The generator options of `a` (single dist and dim) with this n or (level, ppb).
 GenerateOptions generator_options(const InputArgs& a, std::int64_t n, int level, std::int64_t ppb);
 
-//! Parses "8,16,32" into integers (InputError naming `option` on a bad item, or on one below `min`).
+//! Parses "8,16,32" into integers (InputError naming `option` on a bad item, or on one below `min`
+//! or above `max`).
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option,
-                                         std::int64_t min = std::numeric_limits<std::int64_t>::min());
+                                         std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                                         std::int64_t max = std::numeric_limits<std::int64_t>::max());
 //! Exactly one integer from a list option.
 std::int64_t single_int(const std::string& text, const std::string& option,
-                        std::int64_t min = std::numeric_limits<std::int64_t>::min());
+                        std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                        std::int64_t max = std::numeric_limits<std::int64_t>::max());
+//! The largest --level passed on: up to it check_level refuses a level past the dimension's limit
+//! (2D 31, 3D 21: 64-bit keys) in its own words; a larger value is refused as it was typed, before
+//! it could wrap around in an int (4294967296 had run as level 0).
+inline constexpr std::int64_t kLevelOptionMax = 64;
+//! An option whose value is a count from 0 to 2^32 - 1, parsed from its text into `target` when
+//! the options are notified (Boost's own parse of an unsigned option turns "-1" into 4294967295).
+po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::string& option);
 
 //! --threads N: the CPU threads of OpenMP kernels (0: OpenMP's default, OMP_NUM_THREADS or one
 //! per core).

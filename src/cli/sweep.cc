@@ -24,7 +24,7 @@ std::vector<std::int64_t> parse_levels(const SweepConfig& c) {
   std::vector<std::int64_t> out;
   for (const std::string& item : split_list(c.levels)) {
     if (item != "auto") {
-      for (std::int64_t v : parse_int_list(item, "level", 0)) out.push_back(v);
+      for (std::int64_t v : parse_int_list(item, "level", 0, kLevelOptionMax)) out.push_back(v);
     } else if (!c.in.ppb.empty()) {
       throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
     } else {
@@ -112,7 +112,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("accuracy", po::value(&c.accuracy)->default_value(c.accuracy),
        "full methods: the target relative L2 error that picks the order (0: 1e-4)")
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)")
-      ("leaf-size", po::value(&c.leaf_size)->default_value(c.leaf_size),
+      ("leaf-size", count32_option(c.leaf_size, "leaf-size"),
        "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)");
   if (mode != SweepMode::bench)
