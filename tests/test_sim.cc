@@ -1,6 +1,5 @@
-// nearfield simulate on the CPU: the energy check, agreement with an independent leapfrog (all
-// pairs and near field), time reversibility, a two-body orbit, momentum conservation, the files
-// and their steps, --resume (bitwise), --subsample, and refusals before any work.
+// nearfield simulate on the CPU: energy checks, an independent leapfrog (all pairs, near field), time
+// reversibility, a two-body orbit, momentum, files and steps, --resume, --subsample, refusals.
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -196,6 +195,20 @@ TEST_CASE("simulate: snapshots, energy rows and frames at the right steps; ids, 
   simulate_ok({"--input", dir.file("in.csv"), "--kernel", "cpu-allpairs", "--dt", "0.01", "--steps", "0",
                "--output-dir", dir.file("c")});
   CHECK(files_in(dir, "c") == std::set<std::string>{"run.ini", "energy.csv", "snap_000000.csv"});
+}
+
+TEST_CASE("simulate: where the step-0 energy is 0, rel_energy_error is E - E0, never NaN") {
+  TempDir dir;  // one particle at rest, two coincident ones with eps = 0: E0 = 0 (had written -nan)
+  write_particles_csv(dir.file("a.csv"), from_points(2, {{0.5, 0.5}}));
+  write_particles_csv(dir.file("b.csv"), from_points(3, {{0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}}));
+  for (const std::string run : {"a", "b"}) {
+    simulate_ok({"--input", dir.file(run + ".csv"), "--kernel", "cpu-allpairs", "--dt", "0.01", "--steps", "3",
+                 "--softening", "0", "--snapshot-every", "1", "--output-dir", dir.file(run)});
+    const auto rows = energy_rows(dir, run);
+    CHECK(rows.size() == 4);
+    for (const auto& r : rows) CHECK((r.total == 0.0 && r.rel_energy_error == 0.0));
+  }
+  CHECK(read_text(dir.file("a/energy.csv")).find("(E - E0 where E0 = 0)") != std::string::npos);
 }
 
 TEST_CASE("simulate: a near-field kernel says it computes only the near field") {

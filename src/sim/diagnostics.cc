@@ -39,7 +39,7 @@ std::vector<std::string> energy_comments(const SimulationConfig& c, const Kernel
           "potential: -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) over the pairs the forces use" +
               std::string(field.model() == ForceModel::near_field ? " (the near field)" : " (every pair)") + "; " +
               (gpu_potential ? field.device_potential_method() : std::string("CPU, float64")),
-          "rel_energy_error = (E - E0) / |E0|, E0 = total at step 0; px,py,pz = sum m v" +
+          "rel_energy_error = (E - E0) / |E0|, E0 = total at step 0 (E - E0 where E0 = 0); px,py,pz = sum m v" +
               std::string(c.subsample > 1 ? "; force_rel_error = ||a - a_exact|| / ||a_exact|| over all "
                                             "particles at that step (a_exact: every source)"
                                           : "")};

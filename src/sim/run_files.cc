@@ -108,7 +108,9 @@ void EnergyLog::load(std::uint64_t before) {
 void EnergyLog::add(EnergyRow r) {
   r.total = r.kinetic + r.potential;
   const double e0 = rows_.empty() ? r.total : rows_.front().total;
-  r.rel_energy_error = (r.total - e0) / std::fabs(e0);
+  // E0 = 0 (one particle at rest, no mass, coincident points with eps = 0): the error itself, not
+  // a division by zero into NaN.
+  r.rel_energy_error = e0 != 0 ? (r.total - e0) / std::fabs(e0) : r.total - e0;
   rows_.push_back(r);
   write();
 }
