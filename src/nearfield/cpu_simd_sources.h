@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/per_shape.h"
 #include "nearfield/nearfield_cpu.h"
 
@@ -202,6 +203,8 @@ struct CrowdRule {
 inline CrowdRule crowd_rule(const Tree& t, std::uint32_t m) {
   CrowdRule r;
   const char* env = std::getenv("NEARFIELD_N3_CROWD");
+  if (env && *env && std::string(env) != "size" && std::string(env) != "share")
+    throw UsageError(std::string("NEARFIELD_N3_CROWD=") + env + ": expected size or share");
   if (env && std::string(env) == "size") return r;
   r.min_count = 256;
   r.chunk = 256;
