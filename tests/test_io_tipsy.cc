@@ -1,6 +1,9 @@
 // Tipsy files (io/tipsy.h), built byte by byte: both byte orders, both header sizes, gas, dark
 // and star records in file order, the writer's standard output; truncated and inconsistent files
 // refused, naming the record and the sizes.
+#include <filesystem>
+#include <tuple>
+
 #include "core/errors.h"
 #include "io/particle_file.h"
 #include "io/tipsy.h"
@@ -95,6 +98,19 @@ TEST_CASE("Tipsy files built byte by byte: both byte orders, both header sizes, 
   test::check_same(p, read_tipsy(dir.file("n.tipsy"), &info));
   CHECK(info.order == ByteOrder::little);
   CHECK(info.header_bytes == 28);
+  // Values float32 cannot hold are refused, the file left unwritten: one past its range, and a
+  // mass it would round to 0 (a position or velocity that small only moves by less than 1e-38).
+  for (const auto& c : {std::tuple<int, double, const char*>{1, 1e39, "does not fit"}, {0, 1e-50, "holds as 0"}}) {
+    const char* why = std::get<2>(c);  // not a structured binding: CAPTURE's lambda takes it (clang)
+    CAPTURE(why);
+    Particles q = p;
+    (std::get<0>(c) == 0 ? q.m : q.x)[1] = std::get<1>(c);
+    CHECK_THROWS_WITH_AS(write_tipsy(dir.file("bad.tipsy"), q), doctest::Contains(why), UsageError);
+    CHECK_FALSE(std::filesystem::exists(dir.file("bad.tipsy")));
+  }
+  Particles tiny = p;
+  tiny.x[1] = 1e-50;
+  CHECK_NOTHROW(write_tipsy(dir.file("tiny.tipsy"), tiny));
 }
 
 TEST_CASE("Tipsy: truncated and inconsistent files are refused, naming the record and the sizes") {

@@ -202,6 +202,10 @@ void write_tipsy(const std::string& path, const Particles& p, const TipsyWriteOp
         if (!std::isfinite(f))
           throw UsageError("cannot write " + path + ": particle index " + std::to_string(i) + " has value " +
                            format_double(v[k]) + ", which does not fit a Tipsy float32");
+        // A position or velocity rounded to 0 moved by less than 1e-38; a mass rounded to 0 is gone.
+        if (k == 0 && f == 0.0f && v[k] != 0.0)
+          throw UsageError("cannot write " + path + ": particle index " + std::to_string(i) + " has mass " +
+                           format_double(v[k]) + ", which a Tipsy float32 holds as 0");
         store<float>(buf.data() + r * kDarkBytes + 4 * k, f, o);
       }
     }
