@@ -173,6 +173,16 @@ TEST_CASE("render: planes and 2D input") {
             .code == 2);
   CHECK(test::run_cli({"render", "--input", dir.file("flat.csv"), "--output", dir.file("s.png"), "--plane", "xw"})
             .code == 2);
+  // A view whose pixels' area overflows (it had drawn every pixel empty), and one too tall for
+  // square pixels at this width (its height had been cut to the limit without a word).
+  r = test::run_cli({"render", "--input", dir.file("flat.csv"), "--output", dir.file("s.png"),
+                     "--window=-1e300,1e300,-1e300,1e300"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("not a finite positive number") != std::string::npos);
+  r = test::run_cli({"render", "--input", dir.file("flat.csv"), "--output", dir.file("s.png"), "--window",
+                     "0,1e-300,0,1", "--size", "100"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("more than 16384") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("s.png")));
 }
 

@@ -87,8 +87,14 @@ Rendering render_density(const Particles& p, const RenderOptions& opt) {
     throw UsageError("the view must have u0 < u1 and v0 < v1 (finite)");
   const int w = opt.width;
   int h = opt.height;
-  if (h == 0 && w >= 1)
-    h = static_cast<int>(std::lround(std::min<double>(kMaxPixels, w * (view.v1 - view.v0) / (view.u1 - view.u0))));
+  if (h == 0 && w >= 1) {  // as high as the view's aspect needs: square pixels, or a refusal
+    const double tall = w * ((view.v1 - view.v0) / (view.u1 - view.u0));
+    if (!(tall < kMaxPixels + 0.5))
+      throw UsageError("the view is " + format_double((view.v1 - view.v0) / (view.u1 - view.u0)) +
+                       " times as high as wide: " + std::to_string(w) + " pixels wide it needs " + format_double(tall) +
+                       " rows, more than " + std::to_string(kMaxPixels) + "; use a smaller --size or a wider view");
+    h = static_cast<int>(std::lround(tall));
+  }
   h = h == 0 ? 1 : h;
   if (w < 1 || w > kMaxPixels || h < 1 || h > kMaxPixels)
     throw UsageError("picture size " + std::to_string(w) + " x " + std::to_string(h) + ": each side must be 1.." +
@@ -112,6 +118,9 @@ Rendering render_density(const Particles& p, const RenderOptions& opt) {
   }
 
   const double area = (view.u1 - view.u0) / w * ((view.v1 - view.v0) / h);
+  if (!(area > 0.0 && std::isfinite(area)))  // a view of 1e300 had drawn every pixel empty
+    throw UsageError("a pixel of this view covers an area of " + format_double(area) +
+                     ", which is not a finite positive number in double; use a smaller (or larger) view");
   double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
   for (double& m : mass) {
     m /= area;
