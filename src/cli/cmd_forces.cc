@@ -28,7 +28,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                                 emulate_gpus_help();
   po::options_description d("forces options");
   d.add_options()("help", "this help")("kernel", po::value(&kernel)->required(), "kernel name (see nearfield bench --list)")(
-      "level", po::value(&level), "tree level K (near-field kernels, --mask near, and generated --ppb inputs), or auto: least near-field pairs + a per-box overhead (README)")(
+      "level", po::value(&level), "tree level K (required by near-field and full-method kernels, --mask near and generated --ppb inputs), or auto: least near-field pairs + a per-box overhead (README)")(
       "softening", po::value(&softening)->default_value(softening), "softening length eps >= 0")(
       "precision", po::value(&precision)->default_value(precision), "float or double arithmetic")(
       "mask", po::value(&mask)->default_value(mask), "all-pairs kernels: all or near")(

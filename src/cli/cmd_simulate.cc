@@ -39,7 +39,7 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
                                                               "number of steps S (>= 0)")(
       "softening", po::value(&c.softening)->default_value(c.softening), "softening length eps >= 0")(
       "level", po::value(&c.level),
-      "tree level K of a near-field kernel (boxes over each step's bounding square/cube), or auto: chosen once from "
+      "tree level K, required by a tree kernel (near field or full method; boxes over each step's bounding square/cube), or auto: chosen once from "
       "the initial particles")("precision", po::value(&precision)->default_value(precision),
                                "float or double arithmetic of the kernel (positions and velocities stay float64)")(
       "snapshot-every", po::value(&c.snapshot_every)->default_value(c.snapshot_every),
