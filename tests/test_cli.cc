@@ -144,6 +144,10 @@ TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, c
     CHECK(r.code == 2);
     CHECK(r.err.find("--level: 4294967296 is not a valid value (at most 64)") != std::string::npos);
   }
+  r = test::run_cli({"validate", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "100", "--level", "1",
+                     "--cpu-reference-limit", "-1"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--cpu-reference-limit: -1 is not a valid value") != std::string::npos);
   for (const char* size : {"-1", "4294967296"}) {
     r = test::run_cli({"validate", "--kernel", "cpu-fmm-adaptive", "--dist", "uniform", "--n", "100", "--leaf-size", size});
     CHECK(r.code == 2);

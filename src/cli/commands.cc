@@ -224,6 +224,14 @@ po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::s
       });
 }
 
+po::typed_value<std::string>* count_option(std::size_t& target, const std::string& option) {
+  return po::value<std::string>()
+      ->default_value(std::to_string(target))
+      ->notifier([&target, option](const std::string& text) {
+        target = static_cast<std::size_t>(single_int(text, option, 0));
+      });
+}
+
 void add_threads_option(po::options_description& d, int& threads) {
   d.add_options()("threads", po::value(&threads)->default_value(threads),
                   "CPU threads of the OpenMP kernels (cpu-omp, cpu-omp-n3, cpu-allpairs); 0: OpenMP's default "

@@ -83,6 +83,8 @@ inline constexpr std::int64_t kLevelOptionMax = 64;
 //! An option whose value is a count from 0 to 2^32 - 1, parsed from its text into `target` when
 //! the options are notified (Boost's own parse of an unsigned option turns "-1" into 4294967295).
 po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::string& option);
+//! The same for a count from 0 to 2^63 - 1.
+po::typed_value<std::string>* count_option(std::size_t& target, const std::string& option);
 
 //! --threads N: the CPU threads of OpenMP kernels (0: OpenMP's default, OMP_NUM_THREADS or one
 //! per core).

@@ -116,7 +116,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
        "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)");
   if (mode != SweepMode::bench)
-    d.add_options()("cpu-reference-limit", po::value(&c.cpu_reference_limit)->default_value(c.cpu_reference_limit),
+    d.add_options()("cpu-reference-limit", count_option(c.cpu_reference_limit, "cpu-reference-limit"),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)")
         ("sample", po::value(&c.sample),
          "validate only M targets drawn with --seed, against a float64 sum over every source on the CPU (for N "
