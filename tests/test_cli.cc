@@ -148,6 +148,15 @@ TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, c
                      "--cpu-reference-limit", "-1"});
   CHECK(r.code == 2);
   CHECK(r.err.find("--cpu-reference-limit: -1 is not a valid value") != std::string::npos);
+  // A list with nothing in it had run no point and reported "all kernels PASS", exit 0.
+  for (const char* option : {"--level", "--dist"}) {
+    CAPTURE(option);
+    r = std::string(option) == "--level"
+            ? test::run_cli({"validate", "--kernel", "cpu-n3", "--n", "100", "--level", ","})
+            : test::run_cli({"validate", "--kernel", "cpu-n3", "--n", "100", "--level", "1", option, ","});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(std::string(option) + ": no value in ','") != std::string::npos);
+  }
   for (const char* size : {"-1", "4294967296"}) {
     r = test::run_cli({"validate", "--kernel", "cpu-fmm-adaptive", "--dist", "uniform", "--n", "100", "--leaf-size", size});
     CHECK(r.code == 2);

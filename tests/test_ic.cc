@@ -1,6 +1,7 @@
 // Initial conditions (ic/generate.h): the generators are seeded and documented; uniform-exact has
 // exactly P per box; lattice, the extreme layouts (shell, core, corners) and uniform-fast; bad
 // options and the generate command's refusals. (The galaxies: test_ic_galaxies.cc.)
+#include <limits>
 #include <omp.h>
 
 #include <cmath>
@@ -96,6 +97,21 @@ TEST_CASE("lattice and bad generator options") {
   g.n = -1;
   g.level = 20;
   CHECK_THROWS_AS(generate(g), UsageError);
+  // A NaN jitter had passed the range check and written NaN positions; more clusters than
+  // particles had allocated every centre (2e9 of them: std::bad_alloc).
+  GenerateOptions l;
+  l.dist = "lattice";
+  l.dim = 3;
+  l.n = 27;
+  l.jitter = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(generate(l), doctest::Contains("--jitter must lie in [0, 1]"), UsageError);
+  GenerateOptions c;
+  c.dist = "clusters";
+  c.n = 10;
+  c.clusters = 11;
+  CHECK_THROWS_WITH_AS(generate(c), doctest::Contains("--clusters 11 is more than the 10 particles"), UsageError);
+  c.clusters = 10;
+  CHECK(generate(c).size() == 10);
 }
 
 TEST_CASE("generate command writes a file that reads back") {

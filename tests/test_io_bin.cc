@@ -1,7 +1,12 @@
 // The .bin format (io/bin_file.h): the documented layout read from a file built byte by byte and
 // written back identically; bad headers, truncation, trailing bytes and bad values refused.
+#include <filesystem>
+#include <limits>
+#include <utility>
+
 #include "core/errors.h"
 #include "io/bin_file.h"
+#include "io/csv_file.h"
 #include "io/particle_file.h"
 #include "io_checks.h"
 
@@ -101,4 +106,26 @@ TEST_CASE(".bin: bad headers, truncation, trailing bytes and bad values are refu
   ByteWriter neg(false);
   neg.f64(-0.5);
   check_has(error_for(patched(40 + 3 * 800 + 8 * 99, neg.bytes())), "particle index 99: negative mass -0.5");
+  // Ids that repeat are refused on reading, as in CSV (ids name particles in every output), and
+  // never written; nor is a time the reader refuses.
+  const std::string id3 = std::to_string(p.id[3]);
+  check_has(error_for(patched(40 + 4 * 800 + 8 * 7, le64(std::uint64_t(p.id[3])))),
+            "particle 7 has id " + id3 + ", already the id of particle 3");
+  Particles twice = p;
+  twice.id[7] = twice.id[3];
+  const std::string repeat = "particle 7 has id " + id3;
+  CHECK_THROWS_WITH_AS(write_bin(dir.file("twice.bin"), twice), doctest::Contains(repeat.c_str()), UsageError);
+  CHECK_THROWS_WITH_AS(write_particles_csv(dir.file("twice.csv"), twice), doctest::Contains("(ids must be unique)"),
+                       UsageError);
+  Particles late = p;
+  late.time = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(write_bin(dir.file("late.bin"), late), doctest::Contains("time = nan is not finite"), UsageError);
+  for (const char* name : {"twice.bin", "twice.csv", "late.bin"}) CHECK_FALSE(std::filesystem::exists(dir.file(name)));
+  Particles q;  // the first repeat, in or out of order; none
+  q.id = {5, 3, 9, 3, 1, 5};
+  CHECK(q.repeated_id() == std::pair<std::size_t, std::size_t>{1, 3});
+  q.id = {5, 3, 9};
+  CHECK(q.repeated_id() == std::pair<std::size_t, std::size_t>{0, 0});
+  q.id = {1, 2, 3};
+  CHECK(q.repeated_id() == std::pair<std::size_t, std::size_t>{0, 0});
 }

@@ -161,6 +161,8 @@ void add_input_options(po::options_description& d, InputArgs& a, bool with_input
 void check_input_args(const InputArgs& a) {
   if (!a.n.empty() && !a.ppb.empty())
     throw UsageError("--n and --ppb exclude each other: give --n N, or --level K with --ppb P (N = boxes x P)");
+  if (std::all_of(a.dist.begin(), a.dist.end(), [](char c) { return c == ','; }) && !a.dist.empty())
+    throw UsageError("--dist: no value in '" + a.dist + "'");
   if (!a.n.empty()) parse_int_list(a.n, "n", 0);
   if (!a.ppb.empty()) parse_int_list(a.ppb, "ppb", 1);
   if (!a.input.empty() && (!a.n.empty() || !a.ppb.empty()))

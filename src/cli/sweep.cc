@@ -11,18 +11,21 @@
 
 namespace nf::cli {
 
-std::vector<std::string> split_list(const std::string& text) {
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
+  // "," or ",,": a list given with nothing in it (it had run no point and reported success).
+  if (out.empty() && !text.empty() && !option.empty())
+    throw UsageError("--" + option + ": no value in '" + text + "'");
   return out;
 }
 
 // --level: a comma list of levels, each an integer or "auto" (kAutoLevel, resolved per input).
 std::vector<std::int64_t> parse_levels(const SweepConfig& c) {
   std::vector<std::int64_t> out;
-  for (const std::string& item : split_list(c.levels)) {
+  for (const std::string& item : split_list(c.levels, "level")) {
     if (item != "auto") {
       for (std::int64_t v : parse_int_list(item, "level", 0, kLevelOptionMax)) out.push_back(v);
     } else if (!c.in.ppb.empty()) {
@@ -51,14 +54,14 @@ std::vector<int> parse_gpus(const SweepConfig& c) {
 
 std::vector<CrossPairs> parse_cross_pairs_list(const SweepConfig& c) {
   std::vector<CrossPairs> out;
-  for (const std::string& item : split_list(c.cross_pairs)) out.push_back(parse_cross_pairs(item));
+  for (const std::string& item : split_list(c.cross_pairs, "cross-pairs")) out.push_back(parse_cross_pairs(item));
   if (out.empty()) throw UsageError("--cross-pairs: nothing given");
   return out;
 }
 
 std::vector<Precision> parse_precisions(const SweepConfig& c) {
   std::vector<Precision> out;
-  for (const std::string& item : split_list(c.precisions)) out.push_back(parse_precision(item));
+  for (const std::string& item : split_list(c.precisions, "precision")) out.push_back(parse_precision(item));
   if (out.empty()) throw UsageError("--precision: no precision given");
   return out;
 }

@@ -45,8 +45,9 @@ struct SweepConfig {
   std::string sample;                 //!< --sample M: empty: every particle
 };
 
-//! The items of a comma list, empty ones dropped.
-std::vector<std::string> split_list(const std::string& text);
+//! The items of a comma list, empty ones dropped; a list given with no item at all ("," for
+//! example) is refused, naming `option` (when one is given).
+std::vector<std::string> split_list(const std::string& text, const std::string& option = "");
 
 //! The kernels a sweep runs: --kernel, or every kernel this machine can run (with --gpus above 1:
 //! every GPU near-field kernel).

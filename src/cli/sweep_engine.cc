@@ -42,7 +42,7 @@ std::vector<SweepPoint> sweep_points(const SweepConfig& c) {
   if (c.levels.empty()) throw UsageError("--level is required");
   std::vector<SweepPoint> pts;
   for (std::int64_t dim : parse_int_list(c.in.dim, "dim"))
-    for (const std::string& dist : c.in.input.empty() ? split_list(c.in.dist) : std::vector<std::string>{c.in.input})
+    for (const std::string& dist : c.in.input.empty() ? split_list(c.in.dist, "dist") : std::vector<std::string>{c.in.input})
       for (std::int64_t level : parse_levels(c)) {
         InputArgs in = c.in;
         in.dim = std::to_string(dim);

@@ -51,4 +51,24 @@ Precision parse_precision(const std::string& text) {
   throw UsageError("unknown precision '" + text + "' (expected float or double)");
 }
 
+std::pair<std::size_t, std::size_t> Particles::repeated_id() const {
+  // Ids in increasing order (row numbers, a snapshot of them) are distinct without a sort.
+  if (std::adjacent_find(id.begin(), id.end(), [](std::int64_t a, std::int64_t b) { return a >= b; }) == id.end())
+    return {0, 0};
+  std::vector<std::size_t> row(id.size());
+  for (std::size_t i = 0; i < row.size(); ++i) row[i] = i;
+  std::stable_sort(row.begin(), row.end(), [&](std::size_t a, std::size_t b) { return id[a] < id[b]; });
+  std::pair<std::size_t, std::size_t> first{0, 0};
+  for (std::size_t k = 1; k < row.size(); ++k)  // the repeat on the earliest row
+    if (id[row[k]] == id[row[k - 1]] && (first.second == 0 || row[k] < first.second)) first = {row[k - 1], row[k]};
+  return first;
+}
+
+void refuse_repeated_ids(const std::string& path, const Particles& p) {
+  const auto [i, j] = p.repeated_id();
+  if (j != 0)
+    throw UsageError("cannot write " + path + ": particle " + std::to_string(j) + " has id " + std::to_string(p.id[j]) +
+                     ", already the id of particle " + std::to_string(i) + " (ids must be unique)");
+}
+
 }  // namespace nf

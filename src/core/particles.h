@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nf {
@@ -30,7 +31,15 @@ struct Particles {
   void add_velocities();
   //! Throws std::logic_error unless every present array holds size() values (writers check this).
   void check_sizes() const;
+  //! Where ids repeat: {i, j} with id[i] == id[j], i < j, j the first row that repeats one; {0, 0}
+  //! when every id is distinct (or there are none). Ids name particles in every output, so files
+  //! that store them (csv, bin) refuse repeats on reading and on writing alike.
+  std::pair<std::size_t, std::size_t> repeated_id() const;
 };
+
+//! A writer's check of files that store ids (csv, bin): UsageError "cannot write PATH: ..." naming
+//! the first repeat (Particles::repeated_id), so that nothing is written that would not read back.
+void refuse_repeated_ids(const std::string& path, const Particles& p);
 
 //! Scalar type of a kernel's arithmetic. float32 is the GPU default, as in the paper.
 enum class Precision { f32, f64 };

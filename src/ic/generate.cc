@@ -214,6 +214,11 @@ Particles generate(const GenerateOptions& o) {
     }
   } else if (o.dist == "clusters") {
     if (o.clusters < 1) throw UsageError("--clusters must be at least 1");
+    // Particle i joins cluster i mod C, so clusters past N hold nothing; their centres were still
+    // allocated (2e9 of them: std::bad_alloc).
+    if (std::uint64_t(o.clusters) > std::max<std::uint64_t>(p.size(), 1))
+      throw UsageError("--clusters " + std::to_string(o.clusters) + " is more than the " + std::to_string(p.size()) +
+                       " particles: a cluster holds at least one");
     std::vector<Vec> centre(static_cast<std::size_t>(o.clusters));
     for (auto& c : centre) c = Vec(r.uniform(0.1, 0.9), r.uniform(0.1, 0.9), o.dim == 3 ? r.uniform(0.1, 0.9) : 0.0);
     for (std::size_t i = 0; i < p.size(); ++i) {
@@ -244,7 +249,7 @@ Particles generate(const GenerateOptions& o) {
   } else if (is_extreme_layout(o.dist)) {
     extreme_layout(p, r, o.dist);
   } else if (o.dist == "lattice") {
-    if (o.jitter < 0.0 || o.jitter > 1.0) throw UsageError("--jitter must lie in [0, 1]");
+    if (!(o.jitter >= 0.0 && o.jitter <= 1.0)) throw UsageError("--jitter must lie in [0, 1] (not NaN)");
     lattice(p, r, o.jitter);
   } else {
     throw UsageError("unknown distribution '" + o.dist + "' (expected one of: " + generator_names() + ")");

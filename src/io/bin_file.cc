@@ -1,6 +1,7 @@
 #include "io/bin_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -9,6 +10,7 @@
 
 #include "io/output_file.h"
 #include "core/errors.h"
+#include "core/numbers.h"
 #include "io/byte_order.h"
 #include "io/input_file.h"
 
@@ -138,11 +140,17 @@ Particles read_bin(const std::string& path) {
     if (k + 1 < stages.size()) stages[k + 1].size();
     reading.get();  // rethrows the reader's InputError
   }
+  if (const auto [i, j] = p.repeated_id(); j != 0)
+    throw InputError(path, 0, "array 'id': particle " + std::to_string(j) + " has id " + std::to_string(p.id[j]) +
+                                  ", already the id of particle " + std::to_string(i) + " (ids must be unique)");
   return p;
 }
 
 void write_bin(const std::string& path, const Particles& p) {
   p.check_sizes();
+  if (!std::isfinite(p.time))  // the reader refuses it
+    throw UsageError("cannot write " + path + ": time = " + format_double(p.time) + " is not finite");
+  refuse_repeated_ids(path, p);
   const bool ids = !p.id.empty(), velocities = p.has_velocities();
   unsigned char h[kBinHeaderBytes] = {};
   std::memcpy(h, kMagic, sizeof kMagic);

@@ -238,6 +238,7 @@ Accelerations parse_accelerations_csv(const std::string& path, std::string_view 
 }
 
 void write_particles_csv(const std::string& path, const Particles& p) {
+  refuse_repeated_ids(path, p);
   const bool ids = !p.id.empty(), vel = p.has_velocities();
   std::string out = p.dim == 3 ? "x,y,z,m" : "x,y,m";
   if (ids) out += ",id";
