@@ -102,6 +102,8 @@ std::vector<std::string> fields_not_stored(const Particles& p, FileFormat f) {
   if (f == FileFormat::bin) return lost;
   if (f != FileFormat::csv && !ids_are_row_numbers(p)) lost.emplace_back("ids");
   if (p.time != 0.0 && f != FileFormat::tipsy) lost.emplace_back("time");
+  // A table says its dimension by its columns: with no rows it reads back as 3D.
+  if (f == FileFormat::table && p.dim == 2 && p.size() == 0) lost.emplace_back("2D (an empty table reads as 3D)");
   if (f == FileFormat::tipsy) {
     bool exact = true;  // the header keeps time as float64
     for (const auto* v : {&p.x, &p.y, &p.z, &p.m, &p.vx, &p.vy, &p.vz}) exact = exact && float32_exact(*v);

@@ -1,6 +1,7 @@
 #include "python/arrays.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/numbers.h"
 #include "methods/auto_level.h"
@@ -145,6 +146,17 @@ std::optional<Domain> domain_of(const py::object& domain, const Particles& p, co
   return resolve_domain(p, text, what);  // --domain's checks and messages
 }
 
+// A Python int as a C++ integer, or a TypeError / ValueError naming `what` (pybind11's own cast
+// of an int past the C++ type says only "Unable to cast Python instance to C++ type").
+long long checked_int(const py::object& v, const std::string& what) {
+  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
+    throw py::type_error(what + ": expected an int, got " + py::str(py::type::of(v)).cast<std::string>());
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0) throw py::value_error(what + ": " + py::str(v).cast<std::string>() + " is out of range");
+  return x;
+}
+
 int level_of(const py::object& level) {
   if (py::isinstance<py::str>(level)) {
     const std::string s = level.cast<std::string>();
@@ -153,16 +165,28 @@ int level_of(const py::object& level) {
   }
   if (py::isinstance<py::bool_>(level) || !py::isinstance<py::int_>(level))
     throw py::type_error("level: expected an int or \"auto\", got " + py::str(py::type::of(level)).cast<std::string>());
-  const long long v = level.cast<long long>();
+  const long long v = checked_int(level, "level");
   if (v < 0 || v > 64) throw py::value_error("level: " + std::to_string(v) + " is not a valid level");
   return static_cast<int>(v);
 }
 
 int int_or(const py::object& v, int none, const char* what) {
   if (v.is_none()) return none;
-  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
-    throw py::type_error(std::string(what) + ": expected an int, got " + py::str(py::type::of(v)).cast<std::string>());
-  return v.cast<int>();
+  const long long x = checked_int(v, what);
+  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+    throw py::value_error(std::string(what) + ": " + std::to_string(x) + " is out of range");
+  return static_cast<int>(x);
+}
+
+std::int64_t int64_or(const py::object& v, std::int64_t none, const char* what) {
+  return v.is_none() ? none : checked_int(v, what);
+}
+
+bool bool_or(const py::object& v, bool none, const char* what) {
+  if (v.is_none()) return none;
+  if (!py::isinstance<py::bool_>(v))
+    throw py::type_error(std::string(what) + ": expected a bool, got " + py::str(py::type::of(v)).cast<std::string>());
+  return v.cast<bool>();
 }
 
 std::uint32_t leaf_size_of(const py::object& v) {

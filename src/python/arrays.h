@@ -53,6 +53,10 @@ std::optional<Domain> domain_of(const py::object& domain, const Particles& p, co
 int level_of(const py::object& level);
 //! An optional int (None gives `none`).
 int int_or(const py::object& v, int none, const char* what);
+//! The same for a 64-bit integer.
+std::int64_t int64_or(const py::object& v, std::int64_t none, const char* what);
+//! A bool (None: `none`), a TypeError naming `what` otherwise.
+bool bool_or(const py::object& v, bool none, const char* what);
 //! `leaf_size`: None is 0 (the automatic size), else an int of at least 1 (TypeError, ValueError).
 std::uint32_t leaf_size_of(const py::object& v);
 //! An optional float (None gives `none`).

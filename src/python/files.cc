@@ -3,6 +3,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <limits>
+
 #include "core/gpu_runtime.h"
 #include "ic/generate.h"
 #include "io/particle_file.h"
@@ -84,9 +86,22 @@ time. Bad files raise ValueError (nearfield.InputError) with the readers' messag
          const py::object& format, const py::object& id, double time) {
         Particles p = particles_from_arrays(pos, m, vel);
         if (!id.is_none()) {
-          const py::array_t<std::int64_t> ids = py::array_t<std::int64_t>::ensure(id);
-          if (!ids || ids.ndim() != 1 || static_cast<std::size_t>(ids.shape(0)) != p.size())
+          // Integers only, and those an int64 holds: numpy's own conversion had cut 1.9 to 1 and
+          // wrapped 2^63 + 5 around to a negative id.
+          const py::array given = py::array::ensure(id);
+          if (!given || given.ndim() != 1 || static_cast<std::size_t>(given.shape(0)) != p.size())
             throw py::value_error("id: expected " + std::to_string(p.size()) + " integers (N,)");
+          const char kind = given.dtype().kind();
+          if (kind != 'i' && kind != 'u')
+            throw py::type_error("id: expected integers, got dtype " + py::str(given.dtype()).cast<std::string>());
+          if (kind == 'u' && given.itemsize() == 8) {
+            const py::array_t<std::uint64_t> wide = py::array_t<std::uint64_t>::ensure(given);
+            for (py::ssize_t i = 0; i < wide.shape(0); ++i)
+              if (wide.at(i) > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+                throw py::value_error("id: " + std::to_string(wide.at(i)) + " (element " + std::to_string(i) +
+                                      ") is past int64, which the files store");
+          }
+          const py::array_t<std::int64_t> ids = py::array_t<std::int64_t>::ensure(given);
           p.id.assign(ids.data(), ids.data() + p.size());
         }
         p.time = time;
@@ -112,9 +127,9 @@ does not store (e.g. ["ids", "float64 precision"]); empty when the file reads ba
         GenerateOptions g;
         g.dist = dist;
         g.dim = dim;
-        g.n = int_or(n, -1, "n");
+        g.n = int64_or(n, -1, "n");
         g.level = int_or(level, -1, "level");
-        g.ppb = int_or(ppb, -1, "ppb");
+        g.ppb = int64_or(ppb, -1, "ppb");
         g.seed = seed;
         g.mass = mass;
         g.clusters = clusters;

@@ -121,7 +121,12 @@ void bind_runs(py::module_& mod) {
          std::uint64_t seed, std::size_t reference_limit, int gpus) {
         const ForceOptions o =
             force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, "all", domain, gpus);
-        return validate(particles_from_arrays(pos, m), o, int_or(sample, 0, "sample"), seed, reference_limit);
+        // sample=None: every particle; a given sample must be at least 1, as --sample (0 had validated
+        // every particle without a word).
+        const int targets = int_or(sample, 0, "sample");
+        if (!sample.is_none() && targets < 1)
+          throw UsageError("--sample: " + std::to_string(targets) + " is not a valid value (at least 1)");
+        return validate(particles_from_arrays(pos, m), o, targets, seed, reference_limit);
       },
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a, "level"_a = "auto", "precision"_a = "float",
       "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),

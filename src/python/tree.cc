@@ -30,7 +30,7 @@ class PyTree {
     const std::optional<Domain> d = domain_of(domain, points_, "pos");
     const Domain dom = d ? *d : default_domain(points_);
     int k = level_of(level);
-    const bool want_dense = !dense.is_none() && dense.cast<bool>();
+    const bool want_dense = bool_or(dense, false, "dense");
     py::gil_scoped_release free;
     if (k == kAutoLevel) {
       // The near-field rule, over the levels whose dense layout fits when one is asked for
@@ -97,6 +97,8 @@ py::tuple lists(const NeighborLists& l, const py::object& owner) {
 
 py::object forces_of(const py::object& pos, const py::object& m, const ForceOptions& o, const py::object& tree,
                      bool return_info) {
+  if (!py::isinstance<PyTree>(tree))
+    throw py::type_error("tree: expected a nearfield.Tree, got " + py::str(py::type::of(tree)).cast<std::string>());
   PyTree& t = tree.cast<PyTree&>();
   const Particles p = points_from_array(pos, "pos");
   if (p.dim != t.points().dim || p.x != t.points().x || p.y != t.points().y || p.z != t.points().z)

@@ -159,7 +159,8 @@ void check_config(const SimulationConfig& c) {
     throw UsageError("--render-size must be 1..16384 pixels, not " + std::to_string(c.render_size));
   if (!c.render_window.empty()) render::parse_view(c.render_window, "--render-window");
   if (c.format == io::FileFormat::table)
-    throw UsageError("--format tab stores neither ids nor 2D particles: snapshots are csv, tipsy or bin");
+    throw UsageError("--format tab stores neither ids nor the time, which snapshots and --resume need: snapshots "
+                     "are csv, tipsy or bin");
   const int level = parse_level(c.level);
   if (k.uses_tree() && c.level.empty()) throw UsageError("--level is required by the tree kernel " + k.name);
   if (!k.uses_tree() && level == kAutoLevel)

@@ -66,6 +66,33 @@ def test_other_arguments():
         nearfield.forces(POS, M, softening=0.1, kernel="cpu-fmm-adaptive", level=2, leaf_size=8.0)
     with pytest.raises(nearfield.InputError, match="lies outside the domain"):
         nearfield.forces(POS, M, softening=0.1, kernel="cpu-omp", level=1, domain=(0, 0, 0, 0.5))
+    # Values pybind11 could not cast had raised RuntimeError "Unable to cast Python instance".
+    with pytest.raises(ValueError, match="level: 1180591620717411303424 is out of range"):
+        nearfield.forces(POS, M, softening=0.1, kernel="cpu-omp", level=2**70)
+    with pytest.raises(ValueError, match="n: 1000000000000000000000000000000 is out of range"):
+        nearfield.generate("uniform", n=10**30)
+    with pytest.raises(TypeError, match="tree: expected a nearfield.Tree"):
+        nearfield.forces(POS, M, softening=0.1, kernel="cpu-omp", level=1, tree=5)
+    with pytest.raises(TypeError, match="dense: expected a bool"):
+        nearfield.Tree(POS, 2, dense="yes")
+    # sample=0 had validated every particle; the command line refuses --sample 0.
+    with pytest.raises(nearfield.UsageError, match="--sample: 0 is not a valid value"):
+        nearfield.validate(POS, M, softening=0.1, kernel="cpu-omp", level=1, sample=0)
+
+
+def test_write_refuses_what_would_not_read_back(tmp_path):
+    # Ids numpy would have cut (1.9 -> 1) or wrapped (2^63 + 5), repeated ids, a NaN time.
+    with pytest.raises(TypeError, match="id: expected integers, got dtype float64"):
+        nearfield.write(str(tmp_path / "a.csv"), POS[:2], M[:2], id=np.array([1.9, 2.5]))
+    with pytest.raises(ValueError, match="past int64"):
+        nearfield.write(str(tmp_path / "a.csv"), POS[:2], M[:2], id=np.array([2**63 + 5, 3], dtype=np.uint64))
+    for name in ("a.csv", "a.bin"):
+        with pytest.raises(nearfield.UsageError, match="ids must be unique"):
+            nearfield.write(str(tmp_path / name), POS[:3], M[:3], id=np.array([4, 7, 4]))
+    with pytest.raises(nearfield.UsageError, match="time = nan is not finite"):
+        nearfield.write(str(tmp_path / "a.bin"), POS[:2], M[:2], time=float("nan"))
+    assert not list(tmp_path.iterdir())
+    assert nearfield.write(str(tmp_path / "e.tab"), np.zeros((0, 2)), np.zeros(0)) == ["2D (an empty table reads as 3D)"]
 
 
 @pytest.mark.parametrize("module_args,cli_args", [
