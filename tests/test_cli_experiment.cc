@@ -175,13 +175,20 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
 TEST_CASE("experiments: a line that is no key = value names the file (found by fuzzing)") {
   test::TempDir dir;
   const std::string ini = dir.file("broken.ini");
-  test::write_text(ini, "mode = bench\nkernel = cpu-serial\nlevel = 3\n[reduced\n");  // section not closed
-  const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
-  CHECK(r.code == 2);
-  CHECK(r.err.find(ini + ": ") != std::string::npos);
-  CHECK(r.err.find("invalid line") != std::string::npos);
-  CHECK(r.err.find("--help") == std::string::npos);  // not a command-line mistake
-  CHECK_FALSE(std::filesystem::exists(dir.file("res")));
+  // A section not closed, a line without '=', a key given twice: each named with its line (the
+  // parser's own messages had named none).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"mode = bench\nkernel = cpu-serial\nlevel = 3\n[reduced\n", ":4: a section header without its ']'"},
+      {"mode = bench\n# a comment\njust some words\n", ":3: not a 'key = value' line: just some words"},
+      {"mode = bench\nn = 300\n[reduced]\nn = 10\n\nn = 300\n", ":6: 'reduced.n' is given twice (first on line 4)"}};
+  for (const auto& c : cases) {
+    test::write_text(ini, c.first);
+    const auto r = test::run_cli({"experiment", ini, "--results-dir", dir.file("res")});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(ini + c.second) != std::string::npos);
+    CHECK(r.err.find("--help") == std::string::npos);  // not a command-line mistake
+    CHECK_FALSE(std::filesystem::exists(dir.file("res")));
+  }
 }
 
 TEST_CASE("experiments: a key or value holding a %word% is refused, not a hang (found by fuzzing)") {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -52,9 +53,30 @@ bool has_placeholder(const std::string& s) {
 std::vector<po::option> file_lines(const std::string& ini, const std::string& text) {
   std::istringstream in(text);
   long number = 0;
-  for (std::string line; std::getline(in, line);)
+  std::string section;
+  std::map<std::string, long> seen;  // "section.key" -> its line
+  const auto trim = [](const std::string& t) {
+    const std::size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+  };
+  for (std::string line; std::getline(in, line);) {
     if (++number, has_placeholder(line))
       throw InputError(ini, number, "a word between percent signs is not allowed in an experiment file: " + line);
+    // program_options' own messages name no line ("option 'n' cannot be specified more than
+    // once", "invalid line"): the lines it would refuse are refused here first, with theirs.
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t[0] == '[') {
+      if (t.back() != ']') throw InputError(ini, number, "a section header without its ']': " + t);
+      section = trim(t.substr(1, t.size() - 2));
+      continue;
+    }
+    const std::size_t eq = t.find('=');
+    if (eq == std::string::npos) throw InputError(ini, number, "not a 'key = value' line: " + t);
+    const std::string key = (section.empty() ? "" : section + ".") + trim(t.substr(0, eq));
+    if (const auto [at, fresh] = seen.emplace(key, number); !fresh)
+      throw InputError(ini, number, "'" + key + "' is given twice (first on line " + std::to_string(at->second) + ")");
+  }
   std::istringstream file(text);
   try {
     return po::parse_config_file(file, po::options_description(), true).options;
