@@ -210,3 +210,31 @@ TEST_CASE("experiments: a key or value holding a %word% is refused, not a hang (
   INFO(r.err);
   CHECK(r.code == 0);
 }
+
+TEST_CASE("--resume takes a recorded row only for the same measurement: domain, threads, near kernel, generator") {
+  // These had been left out of a point's key: a --domain run was "already in" the file as the
+  // default-domain row, and so were other threads, another near kernel, another generator.
+  test::TempDir dir;
+  const std::string out = dir.file("r.csv");
+  const std::vector<std::string> base = {"bench", "--n", "500", "--level", "2", "--reps", "1", "--output", out, "--resume"};
+  const auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_cli(args);
+    REQUIRE(r.code == 0);
+    return r.err.find("already in") != std::string::npos;
+  };
+  CHECK_FALSE(run({"--kernel", "cpu-omp", "--threads", "1"}));
+  CHECK(run({"--kernel", "cpu-omp", "--threads", "1"}));  // the same point: skipped
+  CHECK_FALSE(run({"--kernel", "cpu-omp", "--threads", "2"}));
+  CHECK_FALSE(run({"--kernel", "cpu-omp", "--threads", "1", "--domain", "0,0,4"}));
+  CHECK(run({"--kernel", "cpu-omp", "--threads", "1", "--domain", "0,0,4"}));
+  CHECK_FALSE(run({"--kernel", "cpu-omp", "--threads", "1", "--mass", "random"}));
+  CHECK_FALSE(run({"--kernel", "cpu-fmm", "--near", "cpu-n3"}));
+  CHECK_FALSE(run({"--kernel", "cpu-fmm", "--near", "cpu-serial"}));
+  CHECK(run({"--kernel", "cpu-fmm", "--near", "cpu-n3"}));
+  // Each measurement is its own row, telling its settings.
+  const std::string text = test::read_text(out);
+  CHECK(text.find("mass=random") != std::string::npos);
+  CHECK(text.find(",cpu-serial,") != std::string::npos);
+}

@@ -21,7 +21,7 @@ const std::vector<std::string>& bench_columns() {
        "tree_ms", "plan_ms", "level_rule", "gpus", "processes", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
        "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
        "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs",
-       "leaf_size", "leaf_rule"});
+       "leaf_size", "leaf_rule", "domain", "generator"});
   return columns;
 }
 

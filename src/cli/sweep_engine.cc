@@ -1,6 +1,8 @@
 // The sweep engine (cli/sweep_engine.h): points, cells, loading, progress, resume and remeasure.
 #include "cli/sweep_engine.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "measure/context.h"
 #include "measure/results.h"
 #include "methods/auto_level.h"
+#include "methods/full_method.h"
 
 namespace nf::cli {
 
@@ -116,6 +119,26 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   if (order >= 0 && find_kernel(kernel).adaptive()) {
     k["leaf_rule"] = c.leaf_size == 0 ? "auto" : "";
     if (c.leaf_size != 0) k["leaf_size"] = std::to_string(c.leaf_size);
+  }
+  // What else sets the measurement, so that --resume never takes a row measured otherwise for this
+  // point (a --domain, other threads, another near kernel or generator had been "already in" the
+  // file). Defaults are empty, as in rows written before these columns existed.
+  k["domain"] = c.domain;
+  std::string generator;
+  if (c.in.input.empty()) {
+    if (c.in.mass != "equal") generator += "mass=" + c.in.mass;
+    if (pt.distribution() == "clusters" && c.in.clusters != InputArgs().clusters)
+      generator += (generator.empty() ? "" : ";") + std::string("clusters=") + std::to_string(c.in.clusters);
+    if (pt.distribution() == "lattice" && c.in.jitter != 0.0)
+      generator += (generator.empty() ? "" : ";") + std::string("jitter=") + format_double(c.in.jitter);
+  }
+  k["generator"] = generator;
+  const KernelInfo& info = find_kernel(kernel);
+  if (!info.gpu()) k["threads"] = std::to_string(info.openmp() ? omp_get_max_threads() : 1);  // as run_context
+  if (info.far_field() && !info.adaptive()) {
+    MethodSetup s;
+    s.near = c.near;
+    k["near_kernel"] = full_near_kernel(info, s);  // what the row records (the method's near_kernel())
   }
   return k;
 }

@@ -168,7 +168,7 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> columns = with_context(
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
        "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "processes", "cross_pairs", "one_gpu",
-       "order", "accuracy", "p", "near_kernel", "p99_rel", "sample", "leaf_size", "leaf_rule"});
+       "order", "accuracy", "p", "near_kernel", "p99_rel", "sample", "leaf_size", "leaf_rule", "domain", "generator"});
   sweep.run(task, header, columns, out, err).print(out);
   out << sweep.recorded_note();
   for (const std::string& r : task.references()) out << "reference for " << r << "\n";

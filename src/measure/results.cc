@@ -45,6 +45,8 @@ const std::vector<std::string>& added_columns() {
     c.push_back("processes");  // nearfield-mpi: the MPI processes an evaluation was spread over
     c.push_back("leaf_size");  // adaptive full methods: the leaf size S (tree/adaptive.h)
     c.push_back("leaf_rule");  // and "auto" where S came from the rule (methods/full_level_rule.h)
+    c.push_back("domain");     // bench, validate: --domain as given (empty: each input's default)
+    c.push_back("generator");  // and a generated input's non-default --mass, --clusters, --jitter
     return c;
   }();
   return columns;
