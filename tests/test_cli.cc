@@ -148,6 +148,18 @@ TEST_CASE("accepted nonsense is refused: unknown experiments, missing folders, c
                      "--cpu-reference-limit", "-1"});
   CHECK(r.code == 2);
   CHECK(r.err.find("--cpu-reference-limit: -1 is not a valid value") != std::string::npos);
+  for (const char* reps : {"0", "-5"}) {  // 0 timed runs had written a row of zeros; -5 had run as -1
+    r = test::run_cli({"bench", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "100", "--level", "1", "--cpu-reps", reps});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(std::string("--cpu-reps: ") + reps + " is not a valid value") != std::string::npos);
+  }
+  // Options no kernel of the sweep takes had been dropped without a word.
+  r = test::run_cli({"bench", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "100", "--level", "1", "--order", "5"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("none of the kernels has one") != std::string::npos);
+  r = test::run_cli({"bench", "--kernel", "cpu-n3", "--dist", "uniform", "--n", "100", "--level", "1", "--mask", "near"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--mask near applies to all-pairs kernels; none of the kernels is one") != std::string::npos);
   // A list with nothing in it had run no point and reported "all kernels PASS", exit 0.
   for (const char* option : {"--level", "--dist"}) {
     CAPTURE(option);

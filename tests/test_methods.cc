@@ -158,6 +158,7 @@ TEST_CASE("setups a kernel cannot take are refused before any work") {
   refused(all, s, "--subsample must be at least 1");
   s.subsample = 2;
   refused(near, s, "near-field kernel");
+  refused(find_kernel("cpu-fmm"), s, "cpu-fmm is a full method");  // its near part had been named
   s.mask = Mask::near;
   refused(all, s, "--mask near");
   s = MethodSetup();

@@ -204,9 +204,8 @@ TEST_CASE("simulate: where the step-0 energy is 0, rel_energy_error is E - E0, n
   for (const std::string run : {"a", "b"}) {
     simulate_ok({"--input", dir.file(run + ".csv"), "--kernel", "cpu-allpairs", "--dt", "0.01", "--steps", "3",
                  "--softening", "0", "--snapshot-every", "1", "--output-dir", dir.file(run)});
-    const auto rows = energy_rows(dir, run);
-    CHECK(rows.size() == 4);
-    for (const auto& r : rows) CHECK((r.total == 0.0 && r.rel_energy_error == 0.0));
+    CHECK(energy_rows(dir, run).size() == 4);
+    for (const auto& r : energy_rows(dir, run)) CHECK((r.total == 0.0 && r.rel_energy_error == 0.0));
   }
   CHECK(read_text(dir.file("a/energy.csv")).find("(E - E0 where E0 = 0)") != std::string::npos);
 }
@@ -331,6 +330,7 @@ TEST_CASE("simulate refuses bad options before any work") {
       {{"--kernel", "cpu-allpairs", "--dt", "0.1", "--precision", "half"}, "unknown precision"},
       {{"--kernel", "no-such-kernel", "--dt", "0.1"}, "unknown kernel"},
       {{"--kernel", "cpu-allpairs", "--dt", "0.1", "--timing", dir.file("missing/t.csv")}, "t.csv"},
+      {{"--kernel", "cpu-allpairs", "--dt", "0.1", "--timing", in2}, "has no column 'kernel'"},  // had run first
       {{"--kernel", "cpu-serial", "--level", "40", "--dt", "0.1"}, "level"},
   };
   if (!gpu::available()) cases.push_back({{"--kernel", "allpairs-tiled", "--dt", "0.1"}, "needs a CUDA GPU"});

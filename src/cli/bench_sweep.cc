@@ -140,6 +140,12 @@ class BenchTask : public SweepTask {
 
 int run_bench(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   if (c.reps < 1 || c.warmup < 0) throw UsageError("--reps must be at least 1 and --warmup at least 0");
+  // -1 takes --reps / --warmup; 0 timed runs had written a row of zeros, other negatives ran as -1.
+  if (c.cpu_reps == 0 || c.cpu_reps < -1)
+    throw UsageError("--cpu-reps: " + std::to_string(c.cpu_reps) + " is not a valid value (at least 1, or -1: --reps)");
+  if (c.cpu_warmup < -1)
+    throw UsageError("--cpu-warmup: " + std::to_string(c.cpu_warmup) +
+                     " is not a valid value (at least 0, or -1: --warmup)");
   if (c.tree) return bench_tree(c, out, err);
   Sweep sweep(c);
   BenchTask task(c, parse_mask(c.mask), sweep.multi_gpu());

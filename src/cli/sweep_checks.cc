@@ -56,6 +56,17 @@ void check_sweep(const SweepConfig& c, bool validation) {
         std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).adaptive(); }))
       throw UsageError("--leaf-size sets the adaptive tree of cpu-fmm-adaptive and fmm-adaptive; none of the kernels "
                        "has one");
+    // Options no kernel of the sweep takes had been dropped without a word (a sweep of several
+    // kinds applies each to the kernels it concerns).
+    if ((c.orders != "0" || c.accuracy != 0 || !c.near.empty()) &&
+        std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).far_field(); }))
+      throw UsageError("--order, --accuracy and --near set the far field of a full method (cpu-fmm, fmm, ...); none "
+                       "of the kernels has one");
+    if (c.mask == "near" && std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) {
+          const KernelInfo& i = find_kernel(k);
+          return !i.near_field() && !i.far_field();
+        }))
+      throw UsageError("--mask near applies to all-pairs kernels; none of the kernels is one");
     // Several GPUs: only GPU near-field kernels, on a machine (and build) that has them and NCCL.
     parse_cross_pairs_list(c);
     for (int g : parse_gpus(c))

@@ -138,6 +138,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (!(s.softening >= 0.0) || !std::isfinite(s.softening))
     throw UsageError("--softening must be a finite number >= 0, not " + format_double(s.softening));
   if (s.subsample < 1) throw UsageError("--subsample must be at least 1, not " + std::to_string(s.subsample));
+  if (s.subsample > 1 && k.far_field())  // before its near part would be named instead
+    throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
+                     " is a full method (its far field already takes every source through expansions)");
   if (s.subsample > 1 && k.near_field())
     throw UsageError("--subsample applies to all-pairs kernels; " + k.name +
                      " is a near-field kernel (its sources are the neighbor boxes, which a sub-sample would thin "

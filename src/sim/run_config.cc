@@ -16,6 +16,7 @@
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
 #include "methods/registry.h"
+#include "sim/step_costs.h"
 #include "tree/domain.h"
 
 namespace nf::sim {
@@ -168,7 +169,10 @@ void check_config(const SimulationConfig& c) {
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
   check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
   check_setup(k, method_setup(c, 0));
-  if (!c.timing_csv.empty()) check_output_path(c.timing_csv);
+  if (!c.timing_csv.empty()) {
+    check_output_path(c.timing_csv);
+    check_timing_file(c.timing_csv);  // another command's results file: refused now, not after the run
+  }
   if (c.output_dir == "-") throw UsageError("--output-dir takes a folder; '-' (standard output) is for single files");
   check_output_folder(c.output_dir);  // a folder, or one that can be made, where files can be created
   if (c.resume) {

@@ -49,22 +49,34 @@ void log_costs(const RunCosts& costs, std::ostream& log) {
   log << "\n";
 }
 
+namespace {
+
+const std::vector<std::string>& timing_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = {"kernel", "dim",       "level", "ppb", "n", "input", "precision", "softening",
+                                  "dt",     "subsample", "gpus",  "steps"};
+    for (const char* part : {"step", "forces", "tree", "plan", "transfer", "integrate", "other"})
+      for (const char* stat : {"median_ms", "min_ms", "max_ms"}) c.push_back(std::string(part) + "_" + stat);
+    for (const char* col : {"diagnostics_count", "diagnostics_median_ms", "diagnostics_min_ms", "diagnostics_max_ms",
+                            "output_median_ms", "beyond_forces_fraction", "beyond_forces_with_diagnostics_fraction"})
+      c.push_back(col);
+    for (const std::string& col : context_columns()) c.push_back(col);
+    return c;
+  }();
+  return columns;
+}
+
+}  // namespace
+
+void check_timing_file(const std::string& path) { ResultsFile file(path, timing_columns()); }
+
 void write_timing_row(const SimulationConfig& c, const KernelInfo& k, int dim, std::size_t n, int level,
                       const RunCosts& costs, std::ostream& log) {
   if (costs.steps.empty()) {
     log << "timing: no step was run, so no row was written to " << c.timing_csv << "\n";
     return;
   }
-  const std::vector<std::string> parts = {"step", "forces", "tree", "plan", "transfer", "integrate", "other"};
-  std::vector<std::string> columns = {"kernel", "dim", "level", "ppb", "n", "input", "precision", "softening",
-                                      "dt", "subsample", "gpus", "steps"};
-  for (const std::string& part : parts)
-    for (const char* stat : {"median_ms", "min_ms", "max_ms"}) columns.push_back(part + "_" + stat);
-  for (const char* col : {"diagnostics_count", "diagnostics_median_ms", "diagnostics_min_ms", "diagnostics_max_ms",
-                          "output_median_ms", "beyond_forces_fraction", "beyond_forces_with_diagnostics_fraction"})
-    columns.push_back(col);
-  for (const std::string& col : context_columns()) columns.push_back(col);
-  ResultsFile file(c.timing_csv, columns);
+  ResultsFile file(c.timing_csv, timing_columns());
 
   std::map<std::string, std::string> row = run_context(k, "");
   const double boxes = std::pow(2.0, double(dim * level));

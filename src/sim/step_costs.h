@@ -30,6 +30,10 @@ struct RunCosts {
 //! "cost of a step (median of N, ms): ..." on `log` (nothing when no step was run).
 void log_costs(const RunCosts& costs, std::ostream& log);
 
+//! --timing's checks before any step: a results file of another command (a column missing) is
+//! refused (InputError) and an unwritable folder too, as write_timing_row would at the end.
+void check_timing_file(const std::string& path);
+
 //! --timing: appends the step-cost breakdown (median/min/max of each part, diagnostics, the share
 //! beyond the forces) as a results row to c.timing_csv and says so on `log`; with no step run,
 //! only says that no row was written.
