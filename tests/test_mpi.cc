@@ -125,6 +125,22 @@ TEST_CASE("kernels that cannot be spread over processes are refused on every ran
                        doctest::Contains("under MPI"), UsageError);
 }
 
+TEST_CASE("ranks that read different inputs are refused on every rank before any exchange") {
+  // Each rank's own input: one rank's masses doubled, or another seed (had run on silently, or
+  // aborted inside MPI).
+  const int rank = process_group()->rank();
+  MethodSetup s;
+  s.level = 3;
+  Particles p = test::make("uniform", 2, 500, 66);
+  if (rank == 1) p.m[7] *= 2;
+  CHECK_THROWS_WITH_AS(make_spread_method(find_kernel("cpu-serial"), s, p, Spread{}),
+                       doctest::Contains("read different inputs"), UsageError);
+  const Particles q = test::make("uniform", 2, 500 + (rank == 0 ? 0 : 1), 66);
+  CHECK_THROWS_WITH_AS(make_spread_method(find_kernel("cpu-serial"), s, q, Spread{}),
+                       doctest::Contains("read different inputs"), UsageError);
+  CHECK_NOTHROW(make_spread_method(find_kernel("cpu-serial"), s, test::make("uniform", 2, 500, 66), Spread{}));
+}
+
 TEST_CASE("a failure on one rank is agreed by all, with its status and message on rank 0") {
   ProcessGroup& g = *process_group();
   const int failing = g.size() - 1;

@@ -1,8 +1,10 @@
 #include "distributed/process_group.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
@@ -75,6 +77,30 @@ ProcessGroup* process_group() { return the_group().get(); }
 int process_count() { return the_group() ? the_group()->size() : 1; }
 void set_process_group(std::shared_ptr<ProcessGroup> g) { the_group() = std::move(g); }
 
+namespace {
+
+// A 52-bit digest of the particles (their count, dimension, positions and masses, bit for bit):
+// exact in a double, so that the ranks can compare theirs through agreed_max.
+double input_digest(const Particles& p) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](std::uint64_t w) {
+    h ^= w;
+    h *= 1099511628211ull;
+    h ^= h >> 29;
+  };
+  mix(p.size());
+  mix(std::uint64_t(p.dim));
+  for (const std::vector<double>* v : {&p.x, &p.y, &p.z, &p.m})
+    for (double d : *v) {
+      std::uint64_t w;
+      std::memcpy(&w, &d, sizeof w);
+      mix(w);
+    }
+  return double(h >> 12);
+}
+
+}  // namespace
+
 std::unique_ptr<ForceMethod> make_process_method(const KernelInfo& k, const MethodSetup& s, const Particles& like,
                                                  const Spread& spread, ProcessGroup& g) {
   const std::string ranks = std::to_string(g.size()) + " MPI processes";
@@ -86,6 +112,12 @@ std::unique_ptr<ForceMethod> make_process_method(const KernelInfo& k, const Meth
     throw UsageError(k.name + " cannot be spread over " + ranks + ": only near-field kernels can (" +
                      (k.far_field() ? "a full method" : "an all-pairs kernel") + " runs in one process: nearfield)");
   check_setup(k, s, like);
+  // Every rank reads the input itself: ranks given different files (or different --seed) had
+  // computed with each other's halos silently, or aborted inside MPI. Agreed before any exchange.
+  const double digest = input_digest(like);
+  if (g.agreed_max(digest) != -g.agreed_max(-digest))
+    throw UsageError("the " + ranks + " read different inputs (their particle counts, positions or masses differ): "
+                     "every rank must read the same particles");
   std::unique_ptr<ClusterMethod> m;
   if (k.make_host_part) {
     HostCluster c;
