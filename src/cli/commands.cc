@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/sweep.h"
 
 #include <cstdio>
 #include <sstream>
@@ -161,8 +162,7 @@ void add_input_options(po::options_description& d, InputArgs& a, bool with_input
 void check_input_args(const InputArgs& a) {
   if (!a.n.empty() && !a.ppb.empty())
     throw UsageError("--n and --ppb exclude each other: give --n N, or --level K with --ppb P (N = boxes x P)");
-  if (std::all_of(a.dist.begin(), a.dist.end(), [](char c) { return c == ','; }) && !a.dist.empty())
-    throw UsageError("--dist: no value in '" + a.dist + "'");
+  split_list(a.dist, "dist");  // "," alone: refused
   if (!a.n.empty()) parse_int_list(a.n, "n", 0);
   if (!a.ppb.empty()) parse_int_list(a.ppb, "ppb", 1);
   if (!a.input.empty() && (!a.n.empty() || !a.ppb.empty()))
@@ -216,22 +216,6 @@ std::int64_t single_int(const std::string& text, const std::string& option, std:
   const auto v = parse_int_list(text, option, min, max);
   if (v.size() != 1) throw InputError("--" + option + " takes one value here, not '" + text + "'");
   return v[0];
-}
-
-po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::string& option) {
-  return po::value<std::string>()
-      ->default_value(std::to_string(target))
-      ->notifier([&target, option](const std::string& text) {
-        target = static_cast<std::uint32_t>(single_int(text, option, 0, 0xFFFFFFFFll));
-      });
-}
-
-po::typed_value<std::string>* count_option(std::size_t& target, const std::string& option) {
-  return po::value<std::string>()
-      ->default_value(std::to_string(target))
-      ->notifier([&target, option](const std::string& text) {
-        target = static_cast<std::size_t>(single_int(text, option, 0));
-      });
 }
 
 void add_threads_option(po::options_description& d, int& threads) {

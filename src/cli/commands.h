@@ -80,11 +80,18 @@ std::int64_t single_int(const std::string& text, const std::string& option,
 //! (2D 31, 3D 21: 64-bit keys) in its own words; a larger value is refused as it was typed, before
 //! it could wrap around in an int (4294967296 had run as level 0).
 inline constexpr std::int64_t kLevelOptionMax = 64;
-//! An option whose value is a count from 0 to 2^32 - 1, parsed from its text into `target` when
-//! the options are notified (Boost's own parse of an unsigned option turns "-1" into 4294967295).
-po::typed_value<std::string>* count32_option(std::uint32_t& target, const std::string& option);
-//! The same for a count from 0 to 2^63 - 1.
-po::typed_value<std::string>* count_option(std::size_t& target, const std::string& option);
+//! An option whose value is a count from 0 to the largest `Count` (at most 2^63 - 1), parsed from
+//! its text into `target` when the options are notified (Boost's own parse of an unsigned option
+//! turns "-1" into 4294967295).
+template <class Count>
+po::typed_value<std::string>* count_option(Count& target, const std::string& option) {
+  constexpr std::int64_t most = std::numeric_limits<Count>::max() > std::uint64_t(std::numeric_limits<std::int64_t>::max())
+                                    ? std::numeric_limits<std::int64_t>::max()
+                                    : std::int64_t(std::numeric_limits<Count>::max());
+  return po::value<std::string>()
+      ->default_value(std::to_string(target))
+      ->notifier([&target, option](const std::string& text) { target = Count(single_int(text, option, 0, most)); });
+}
 
 //! --threads N: the CPU threads of OpenMP kernels (0: OpenMP's default, OMP_NUM_THREADS or one
 //! per core).

@@ -13,6 +13,7 @@
 #include "cli/sweep_checks.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
+#include "core/numbers.h"
 #include "io/output_file.h"
 #include "measure/context.h"
 
@@ -55,10 +56,6 @@ std::vector<po::option> file_lines(const std::string& ini, const std::string& te
   long number = 0;
   std::string section;
   std::map<std::string, long> seen;  // "section.key" -> its line
-  const auto trim = [](const std::string& t) {
-    const std::size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
-  };
   for (std::string line; std::getline(in, line);) {
     if (++number, has_placeholder(line))
       throw InputError(ini, number, "a word between percent signs is not allowed in an experiment file: " + line);

@@ -115,7 +115,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("accuracy", po::value(&c.accuracy)->default_value(c.accuracy),
        "full methods: the target relative L2 error that picks the order (0: 1e-4)")
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)")
-      ("leaf-size", count32_option(c.leaf_size, "leaf-size"),
+      ("leaf-size", count_option(c.leaf_size, "leaf-size"),
        "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)");
   if (mode != SweepMode::bench)

@@ -1,8 +1,6 @@
 // The sweep engine (cli/sweep_engine.h): points, cells, loading, progress, resume and remeasure.
 #include "cli/sweep_engine.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -134,7 +132,7 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   }
   k["generator"] = generator;
   const KernelInfo& info = find_kernel(kernel);
-  if (!info.gpu()) k["threads"] = std::to_string(info.openmp() ? omp_get_max_threads() : 1);  // as run_context
+  if (!info.gpu()) k["threads"] = std::to_string(kernel_threads(info));
   if (info.far_field() && !info.adaptive()) {
     MethodSetup s;
     s.near = c.near;

@@ -55,6 +55,12 @@ void append_double(std::string& out, double v) {
   out.append(buf, ec == std::errc() ? ptr : buf);
 }
 
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
 std::string format_double(double v) {
   std::string s;
   append_double(s, v);

@@ -21,5 +21,7 @@ std::string parse_failure(std::string_view text, bool integer);
 std::string format_double(double v);
 //! Appends format_double(v) to out without a temporary string.
 void append_double(std::string& out, double v);
+//! `text` without its leading and trailing blanks (spaces, tabs, '\r').
+std::string trim(const std::string& text);
 
 }  // namespace nf

@@ -77,12 +77,9 @@ void check_readable(const std::string& path) {
 // A NUL byte ends a line for the parser, which then reads the rest of that line as absent (a
 // row that starts with one was dropped without a word, particle and all): refused, by line.
 void refuse_nul(const std::string& path, std::string_view text, long& line) {
-  for (std::size_t at = 0;;) {
-    const std::size_t nul = text.find('\0', at), end = std::min(nul, text.size());
-    for (std::size_t i = at; i < end; ++i) line += text[i] == '\n';
-    if (nul == std::string_view::npos) return;
-    throw InputError(path, line, "a NUL byte (binary data in a text file)");
-  }
+  const std::size_t nul = text.find('\0');
+  line += std::count(text.begin(), nul == std::string_view::npos ? text.end() : text.begin() + nul, '\n');
+  if (nul != std::string_view::npos) throw InputError(path, line, "a NUL byte (binary data in a text file)");
 }
 void refuse_nul(const std::string& path, std::string_view text) {
   long line = 1;

@@ -154,8 +154,10 @@ std::map<std::string, std::string> run_context(bool gpu_row, const std::string& 
 
 std::map<std::string, std::string> run_context(const KernelInfo& k, const std::string& scale) {
   std::map<std::string, std::string> c = run_context(k.gpu(), scale);
-  if (!k.gpu()) c["threads"] = std::to_string(k.openmp() ? omp_get_max_threads() : 1);
+  if (!k.gpu()) c["threads"] = std::to_string(kernel_threads(k));
   return c;
 }
+
+int kernel_threads(const KernelInfo& k) { return k.openmp() ? omp_get_max_threads() : 1; }
 
 }  // namespace nf

@@ -19,6 +19,8 @@ const std::vector<std::string>& context_columns();
 //! the kernel ran on (1 for single-threaded kernels, the OpenMP team size for OpenMP ones, empty
 //! for GPU kernels); `scale` as given ("full", "reduced", or empty outside experiments).
 std::map<std::string, std::string> run_context(const KernelInfo& k, const std::string& scale);
+//! The `threads` a CPU kernel runs with (OpenMP's team, or 1), as its rows record them.
+int kernel_threads(const KernelInfo& k);
 //! Context of a row measured on the GPU (`gpu_row`) or by one CPU thread (tree builds).
 std::map<std::string, std::string> run_context(bool gpu_row, const std::string& scale);
 

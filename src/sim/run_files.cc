@@ -13,12 +13,6 @@
 namespace nf::sim {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
-
 std::string numbered(const char* prefix, std::uint64_t step, const char* ext) {
   char name[64];
   std::snprintf(name, sizeof name, "%s_%06llu.%s", prefix, static_cast<unsigned long long>(step), ext);
