@@ -112,6 +112,15 @@ TEST_CASE("lattice and bad generator options") {
   CHECK_THROWS_WITH_AS(generate(c), doctest::Contains("--clusters 11 is more than the 10 particles"), UsageError);
   c.clusters = 10;
   CHECK(generate(c).size() == 10);
+  // The default 4 clusters stay valid for fewer particles (the GPU tree tests generate N = 1).
+  c.clusters = 4;
+  for (std::int64_t n : {0, 1, 3}) {
+    c.n = n;
+    CHECK(generate(c).size() == std::size_t(n));
+  }
+  c.n = 3;
+  c.clusters = 5;
+  CHECK_THROWS_WITH_AS(generate(c), doctest::Contains("--clusters 5 is more than the 3 particles"), UsageError);
 }
 
 TEST_CASE("generate command writes a file that reads back") {

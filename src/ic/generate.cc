@@ -215,8 +215,9 @@ Particles generate(const GenerateOptions& o) {
   } else if (o.dist == "clusters") {
     if (o.clusters < 1) throw UsageError("--clusters must be at least 1");
     // Particle i joins cluster i mod C, so clusters past N hold nothing; their centres were still
-    // allocated (2e9 of them: std::bad_alloc).
-    if (std::uint64_t(o.clusters) > std::max<std::uint64_t>(p.size(), 1))
+    // allocated (2e9 of them: std::bad_alloc). The default 4 stays valid for N < 4 (a generated
+    // input of 1 to 3 particles keeps its positions); a larger count must not exceed N.
+    if (std::uint64_t(o.clusters) > std::max<std::uint64_t>(p.size(), 4))
       throw UsageError("--clusters " + std::to_string(o.clusters) + " is more than the " + std::to_string(p.size()) +
                        " particles: a cluster holds at least one");
     std::vector<Vec> centre(static_cast<std::size_t>(o.clusters));

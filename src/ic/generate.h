@@ -41,7 +41,8 @@ const char* generator_names();
 //!   scale radius 3 pi / 16), radii beyond 10 scale radii rejected, with velocities; 2D keeps the
 //!   x, y projection.
 //! - clusters: `clusters` Plummer spheres of scale radius 0.02 centred uniformly in [0.1,0.9]^D,
-//!   the N points shared evenly; boxes with thousands of points next to empty ones.
+//!   the N points shared evenly (particle i in cluster i mod C); boxes with thousands of points
+//!   next to empty ones. C above N is refused, except the default 4 (a 1- to 3-particle input).
 //! - mixed: scales no single level suits (the per-kernel --level auto's test input): 40% in a
 //!   Plummer sphere of scale radius 0.1 at (0.35, 0.4, 0.45), 40% in one of scale 0.005 at
 //!   (0.7, 0.65, 0.6), 20% uniform over [0,1)^D at rest.
