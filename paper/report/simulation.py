@@ -233,7 +233,7 @@ def step_floor_text(rs):
     tp = lambda r: num(r, "tree_median_ms") + num(r, "plan_median_ms")
     lines = []
     for r in missed:
-        forces, state = num(r, "forces_median_ms"), num(r, "transfer_median_ms") + num(r, "integrate_median_ms")
+        forces, state = num(r, "forces_median_ms"), state_of(r)
         lines.append(f"{r['kernel']} N = {r['n']}: the state's passes {fmt_ms(state)} ms ({state / forces:.1%} of the "
                      f"forces), tree + plan {fmt_ms(tp(r))} ms ({tp(r) / forces:.1%})")
     fits = []
@@ -257,9 +257,19 @@ def step_floor_text(rs):
         text += ("tree + plan, as a straight line in N through each kernel's rows, is " + "; ".join(fits) +
                  ": the first term does not grow with N (launches and the build's and plan's waits for the counts "
                  "on the device), so it weighs most where the forces are shortest. ")
-    return text + (f"At {BEYOND_FORCES_TARGET:.0%} the target leaves "
-                   f"{join(fmt_ms(BEYOND_FORCES_TARGET * num(r, 'forces_median_ms')) + ' ms' for r in missed)} for "
-                   "all of it in these rows.")
+    text += (f"At {BEYOND_FORCES_TARGET:.0%} the target leaves "
+             f"{join(fmt_ms(BEYOND_FORCES_TARGET * num(r, 'forces_median_ms')) + ' ms' for r in missed)} for "
+             "all of it in these rows.")
+    over = [r for r in missed if state_of(r) >= BEYOND_FORCES_TARGET * num(r, "forces_median_ms")]
+    if over:
+        text += (f" In {join(r['kernel'] + ' N = ' + str(r['n']) for r in over)} the state's passes alone take more "
+                 "than that, with no tree built at all.")
+    return text
+
+
+def state_of(r):
+    """The state's passes of a step row (in/out and integration), ms."""
+    return num(r, "transfer_median_ms") + num(r, "integrate_median_ms")
 
 
 def verdict_step(kernel, other, tf, tx):
