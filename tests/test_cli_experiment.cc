@@ -143,7 +143,8 @@ TEST_CASE("reproduce at a tiny reduced scale: results and model written (the ann
   for (const std::string& n : cli::reproduce_experiments())
     test::write_text(dir.file("exp/" + n + ".ini"),
                      std::string("mode = ") + (n.rfind("validation", 0) == 0 ? "validate" : "bench") +
-                         "\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nkernel = cpu-serial\nreps = 1\nwarmup = 0\n"
+                         "\ndist = uniform-exact\ndim = 2\nlevel = 2\nppb = 3\nkernel = cpu-serial\n" +
+                         (n.rfind("validation", 0) == 0 ? "" : "reps = 1\nwarmup = 0\n") +  // bench keys only
                          "[reduced]\nkernel = cpu-n3,cpu-omp\n");
   const std::string threads = omp_get_max_threads() == 3 ? "2" : "3";  // not the default, so it shows
   std::vector<std::string> args = {"reproduce", "--experiments", dir.file("exp"), "--results", dir.file("res"),

@@ -1,5 +1,6 @@
 // nearfield bench: time kernels (or the GPU tree build) over a sweep.
 #include "cli/sweep_checks.h"
+#include "core/errors.h"
 #include "methods/registry.h"
 
 namespace nf::cli {
@@ -18,6 +19,9 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
                   "[--tree]"))
     return 0;
   if (vm.count("list")) {
+    for (const auto& [name, value] : vm)  // filters had been accepted and ignored: the list is every kernel
+      if (name != "list" && !value.defaulted())
+        throw UsageError("--list prints every kernel and exits; it takes no other option (--" + name + ")");
     Table t({"kernel", "traits", "description"});
     for (const KernelInfo& k : all_kernels()) t.add({k.name, k.trait_list(), k.summary});
     t.print(out);

@@ -83,6 +83,10 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
                   "--level K --ppb P)."))
     return 0;
   check_input_args(in);
+  if (c.render_every == 0)  // the frames' options without frames had been accepted and dropped
+    for (const char* o : {"render-size", "render-plane", "render-window"})
+      if (vm.count(o) && !vm[o].defaulted())
+        throw UsageError(std::string("--") + o + " shapes the frames of --render-every R > 0; this run writes none");
   c.precision = parse_precision(precision);
   c.format = io::parse_file_format(format);
   c.render_plane = render::parse_plane(plane);

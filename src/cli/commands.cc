@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 #include "cli/sweep.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -153,7 +154,7 @@ void add_input_options(po::options_description& d, InputArgs& a, bool with_input
       ("dim", po::value(&a.dim)->default_value(a.dim), "generated dimension, 2 or 3 (comma list in sweeps)")
       ("n", po::value(&a.n), "generated particle count (comma list in sweeps)")
       ("ppb", po::value(&a.ppb), "generated particles per box at --level: N = 4^K P (2D), 8^K P (3D) (comma list in sweeps)")
-      ("seed", po::value(&a.seed)->default_value(a.seed), "generator seed")
+      ("seed", count_option(a.seed, "seed"), "generator seed (0 .. 2^63 - 1)")
       ("mass", po::value(&a.mass)->default_value(a.mass), "generated masses: equal (1/N) or random ([0.5,1.5)/N)")
       ("clusters", po::value(&a.clusters)->default_value(a.clusters), "clusters: number of Plummer spheres")
       ("jitter", po::value(&a.jitter)->default_value(a.jitter), "lattice: random displacement, fraction of the spacing");
@@ -238,7 +239,27 @@ bool parse_args(const Args& args, const po::options_description& desc, po::varia
     return false;
   }
   po::notify(vm);
+  check_generator_options(vm);
   return true;
+}
+
+void check_generator_options(const po::variables_map& vm) {
+  auto given = [&](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
+  // Options no input reads are refused, not dropped (a user's --dim 2 with a 3D file had run 3D).
+  if (given("input"))
+    for (const char* g : {"dist", "dim", "seed", "mass", "clusters", "jitter"})
+      if (given(g) && !(std::string(g) == "seed" && given("sample")))  // --sample draws its targets with --seed
+        throw UsageError(std::string("--") + g + " describes a generated input; --input reads the particles: give one "
+                         "or the other");
+  if (!vm.count("dist")) return;
+  const std::vector<std::string> dists = split_list(vm["dist"].as<std::string>(), "dist");
+  auto uses = [&](const char* d) { return std::find(dists.begin(), dists.end(), d) != dists.end(); };
+  if (given("clusters") && !uses("clusters"))
+    throw UsageError("--clusters is the clusters distribution's count of spheres; --dist " + vm["dist"].as<std::string>() +
+                     " has none");
+  if (given("jitter") && !uses("lattice"))
+    throw UsageError("--jitter displaces the lattice distribution's points; --dist " + vm["dist"].as<std::string>() +
+                     " has none");
 }
 
 void Table::print(std::ostream& out) const {

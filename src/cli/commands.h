@@ -99,9 +99,15 @@ void add_threads_option(po::options_description& d, int& threads);
 //! Sets the OpenMP thread count of the kernels that follow (0 restores the default).
 void apply_threads(int threads);
 
-//! Parses args with `desc`; returns false after printing --help. Throws po errors.
+//! Parses args with `desc`; returns false after printing --help. Throws po errors, and
+//! check_generator_options' refusals.
 bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,
                 const std::string& usage);
+
+//! Refuses generator options that no input would read: any of --dist --dim --seed --mass
+//! --clusters --jitter given with --input, --clusters without the clusters distribution, --jitter
+//! without the lattice (UsageError naming the option).
+void check_generator_options(const po::variables_map& vm);
 
 //! Fixed-width text table.
 class Table {

@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/numbers.h"
+#include "io/input_path.h"
 #include "io/output_file.h"
 #include "measure/context.h"
 
@@ -51,7 +52,7 @@ bool has_placeholder(const std::string& s) {
 // Every key = value line of the file, none interpreted yet. A line holding a word between percent
 // signs (see has_placeholder), a section header without its ']' or a line without '=' is an
 // InputError naming the file (the first with its line, before program_options sees the text).
-std::vector<po::option> file_lines(const std::string& ini, const std::string& text) {
+std::vector<po::option> file_lines(const std::string& ini, const std::string& text, const po::options_description& keys) {
   std::istringstream in(text);
   long number = 0;
   std::string section;
@@ -66,11 +67,17 @@ std::vector<po::option> file_lines(const std::string& ini, const std::string& te
     if (t[0] == '[') {
       if (t.back() != ']') throw InputError(ini, number, "a section header without its ']': " + t);
       section = trim(t.substr(1, t.size() - 2));
+      if (section != "reduced")
+        throw InputError(ini, number, "unknown section [" + section + "]: an experiment file holds its keys and an "
+                         "optional [reduced] section");
       continue;
     }
     const std::size_t eq = t.find('=');
     if (eq == std::string::npos) throw InputError(ini, number, "not a 'key = value' line: " + t);
-    const std::string key = (section.empty() ? "" : section + ".") + trim(t.substr(0, eq));
+    const std::string name = trim(t.substr(0, eq)), key = (section.empty() ? "" : section + ".") + name;
+    if (!keys.find_nothrow(name, false))
+      throw InputError(ini, number, (section.empty() ? "" : "[" + section + "]: ") + "unknown key '" + name +
+                       "' (nearfield experiment --help lists the keys)");
     if (const auto [at, fresh] = seen.emplace(key, number); !fresh)
       throw InputError(ini, number, "'" + key + "' is given twice (first on line " + std::to_string(at->second) + ")");
   }
@@ -97,6 +104,26 @@ bool has_reduced_section(const std::vector<po::option>& lines) {
   return false;
 }
 
+// The outermost folder of `folder` (itself or an ancestor) that does not exist yet; empty if it exists.
+std::string first_missing_folder(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (folder.empty() || fs::exists(folder, ec)) return "";
+  fs::path missing = fs::path(folder);
+  for (fs::path p = missing.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) missing = p;
+  return missing.string();
+}
+
+// Removes `folder` and the folders under it while none of them holds anything but empty folders.
+void remove_empty_folders(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return;
+  for (const auto& e : fs::recursive_directory_iterator(folder, ec))
+    if (!e.is_directory(ec)) return;  // a file: keep everything
+  fs::remove_all(folder, ec);
+}
+
 }  // namespace
 
 std::string sweep_summary(const SweepConfig& c) {
@@ -117,7 +144,7 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   ExperimentKeys keys;
   SweepConfig& c = keys.sweep;
   bool reduced = r.reduced;
-  const std::vector<po::option> lines = file_lines(r.ini, text);
+  const std::vector<po::option> lines = file_lines(r.ini, text, keys.options);
   const bool has_reduced = has_reduced_section(lines);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
   const bool auto_reduced = !reduced && has_reduced && !gpu::available();
@@ -126,6 +153,10 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   // Precedence: the command line, then [reduced] (when applied), then the file's main section.
   // program_options keeps the first value stored for a key, so they are stored in that order.
   const po::parsed_options cli = po::command_line_parser(r.overrides).options(keys.options).run();
+  for (const po::option& o : cli.options)  // a second file name had been dropped without a word
+    if (o.string_key.empty() || o.position_key >= 0)
+      throw UsageError("experiment runs one file; '" + (o.original_tokens.empty() ? std::string() : o.original_tokens[0]) +
+                       "' is neither a --KEY option nor its value");
   std::set<std::string> given;
   for (const po::option& o : cli.options) given.insert(o.string_key);
   po::variables_map vm;
@@ -150,13 +181,19 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   }
   po::notify(vm);
 
-  c.resume = true;
+  if (c.resume && c.remeasure)
+    throw UsageError("--resume keeps the rows already in the results file and --remeasure replaces them: give one");
+  c.resume = !c.remeasure;  // an experiment resumes unless told to measure again
   c.label = experiment_name(r.ini);
   c.scale = reduced ? "reduced" : "full";
   if (keys.mode == "tree")
     c.tree = true;
   else if (keys.mode != "bench" && keys.mode != "validate")
     throw InputError(r.ini, 0, "mode must be bench, validate or tree, not '" + keys.mode + "'");
+  if (keys.mode == "validate")  // they had been accepted and dropped: validate runs each point once
+    for (const char* k : {"reps", "warmup", "cpu-reps", "cpu-warmup", "mask"})
+      if (vm.count(k) && !vm[k].defaulted())
+        throw UsageError(std::string(k) + " applies to mode = bench; mode = validate runs each point once over every pair");
   if (!c.sample.empty() && keys.mode != "validate")
     throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
   bool reduced_description = false;
@@ -165,6 +202,7 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
 }
 
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
+  check_input_path(r.ini);  // a folder had reached the reader (exit 3, a library message)
   std::ifstream file(r.ini);
   if (!file) throw InputError(r.ini, 0, "cannot open experiment file");
   const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
@@ -184,16 +222,24 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   c.output = output;
   if (auto_reduced)
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << c.label << " runs its [reduced] section\n";
-  if (!folder.empty()) create_output_folder(folder);
-  check_output_path(c.output);  // the folder exists now: the results file itself, before any work
-  apply_threads(keys.threads ? keys.threads : r.threads);
-  // The description is the file's (its full scale, unless [reduced] has one of its own); the
-  // line under it is what this run measures, from the keys in force.
-  err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
-      << (reduced && !keys.reduced_description ? " (at full scale)" : "") << "\n  this run: " << sweep_summary(c)
-      << "\n  results: " << c.output << "\n";
-  if (keys.mode == "validate") return run_validate(c, out, err);
-  return run_bench(c, out, err);
+  // The folders this run makes: removed again, while they hold no file, when it is refused or fails
+  // (a refusal found only at a point, softening = -1 say, had left an empty results folder).
+  const std::string made = first_missing_folder(folder);
+  try {
+    if (!folder.empty()) create_output_folder(folder);
+    check_output_path(c.output);  // the folder exists now: the results file itself, before any work
+    apply_threads(keys.threads ? keys.threads : r.threads);
+    // The description is the file's (its full scale, unless [reduced] has one of its own); the
+    // line under it is what this run measures, from the keys in force.
+    err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
+        << (reduced && !keys.reduced_description ? " (at full scale)" : "") << "\n  this run: " << sweep_summary(c)
+        << "\n  results: " << c.output << "\n";
+    if (keys.mode == "validate") return run_validate(c, out, err);
+    return run_bench(c, out, err);
+  } catch (...) {
+    if (!made.empty()) remove_empty_folders(made);
+    throw;
+  }
 }
 
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err) {

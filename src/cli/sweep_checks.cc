@@ -72,6 +72,8 @@ void check_sweep(const SweepConfig& c, bool validation) {
     for (int g : parse_gpus(c))
       for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
   }
+  if (c.resume && c.remeasure)
+    throw UsageError("--resume keeps the rows already in the results file and --remeasure replaces them: give one");
   check_sweep_memory(c, validation);
   if (c.output.empty()) return;
   check_output_path(c.output);

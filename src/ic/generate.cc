@@ -7,6 +7,7 @@
 
 #include "tree/box_rule.h"
 #include "core/errors.h"
+#include "core/numbers.h"
 #include "ic/galaxies.h"
 #include "core/random.h"
 #include "ic/sampling.h"
@@ -250,7 +251,7 @@ Particles generate(const GenerateOptions& o) {
   } else if (is_extreme_layout(o.dist)) {
     extreme_layout(p, r, o.dist);
   } else if (o.dist == "lattice") {
-    if (!(o.jitter >= 0.0 && o.jitter <= 1.0)) throw UsageError("--jitter must lie in [0, 1] (not NaN)");
+    if (!(o.jitter >= 0.0 && o.jitter <= 1.0)) throw UsageError("--jitter must lie in [0, 1], not " + format_double(o.jitter));
     lattice(p, r, o.jitter);
   } else {
     throw UsageError("unknown distribution '" + o.dist + "' (expected one of: " + generator_names() + ")");

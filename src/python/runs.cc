@@ -155,7 +155,9 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
         c.steps = steps;
         c.softening = softening;
         c.output_dir = output_dir;
-        c.level = level.is_none() ? "" : level_of(level) == kAutoLevel ? "auto" : std::to_string(level_of(level));
+        // No level: "auto" for a tree kernel (as forces() does), none for the others.
+        c.level = level.is_none() ? (find_kernel(c.kernel).uses_tree() ? "auto" : "")
+                                  : level_of(level) == kAutoLevel ? "auto" : std::to_string(level_of(level));
         c.precision = parse_precision(precision);
         c.snapshot_every = snapshot_every;
         c.format = io::parse_file_format(format);
@@ -180,7 +182,8 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
       "near"_a = py::none(), "leaf_size"_a = py::none(), "gpus"_a = 1, "timing"_a = py::none(), "progress"_a = false,
       R"(Leapfrog time steps, writing the run folder `nearfield simulate` writes (docs/design.md §12):
 output_dir/snap_NNNNNN.EXT, energy.csv, run.ini, frames. The options are the command's (--level:
-level=K or "auto", required by tree kernels; --resume: resume=True without particles). vel
+level=K or "auto", default "auto" for tree kernels, refused for the others; --resume: resume=True
+without particles). vel
 defaults to zero. Returns a dict: output_dir, first_step, last_step, already_complete,
 last_rel_energy_error, and log (the lines the command prints). progress=True: the progress meter
 on stderr.)");

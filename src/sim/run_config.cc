@@ -148,6 +148,8 @@ MethodSetup method_setup(const SimulationConfig& c, int level) {
   return s;
 }
 
+std::string input_name(const SimulationConfig& c) { return c.input.empty() ? "particles given in memory" : c.input; }
+
 void check_config(const SimulationConfig& c) {
   const KernelInfo& k = find_kernel(c.kernel);
   if (!(c.dt > 0.0) || !std::isfinite(c.dt)) throw UsageError("--dt must be a finite number > 0, not " + format_double(c.dt));
@@ -164,8 +166,9 @@ void check_config(const SimulationConfig& c) {
                      "are csv, tipsy or bin");
   const int level = parse_level(c.level);
   if (k.uses_tree() && c.level.empty()) throw UsageError("--level is required by the tree kernel " + k.name);
-  if (!k.uses_tree() && level == kAutoLevel)
-    throw UsageError("--level auto chooses the tree level of a tree kernel; " + k.name + " uses none");
+  if (!k.uses_tree() && !c.level.empty())  // it had been recorded in run.ini and ignored
+    throw UsageError("--level " + c.level + " sets the tree level of a tree kernel; " + k.name + " uses none");
+  (void)level;
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
   check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
   check_setup(k, method_setup(c, 0));
@@ -228,7 +231,7 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
     const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");
     const std::vector<double> range = parse_numbers(d.get("render_density_range"), 2, ini + ": render_density_range");
     r.frame.view = render::View{w[0], w[1], w[2], w[3]};
-    r.frame.density_range = std::make_pair(range[0], range[1]);
+    if (range[1] > 0) r.frame.density_range = std::make_pair(range[0], range[1]);  // 0,0: step 0 drew nothing
   }
   log << "resuming " << c.output_dir << " from the snapshot of step " << r.step << " (" << snap << ")\n";
   if (c.format == io::FileFormat::tipsy)
@@ -247,7 +250,7 @@ void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMetho
     d.set("forces_described", field.describe());
     d.set("dim", std::to_string(dim));
     d.set("n", std::to_string(n));
-    d.set("input", c.input);
+    d.set("input", input_name(c));
     for (const Setting& s : compared_settings(c)) d.set(s.key, s.value);
     d.set("level", k.uses_tree() ? std::to_string(level) : std::string("-"));
     if (field.model() == ForceModel::fmm) d.set("order_used", std::to_string(field.setup().order));
@@ -255,7 +258,9 @@ void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMetho
     if (c.render_every > 0) {
       const render::View& v = *frame.view;
       d.set("render_window", join_numbers({v.u0, v.u1, v.v0, v.v1}));
-      d.set("render_density_range", join_numbers({frame.density_range->first, frame.density_range->second}));
+      // 0,0 where step 0's frame drew nothing: every frame then takes its own range
+      d.set("render_density_range", frame.density_range ? join_numbers({frame.density_range->first, frame.density_range->second})
+                                                        : std::string("0,0"));
     }
   }
   d.set("steps", std::to_string(c.steps));

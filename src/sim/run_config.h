@@ -65,6 +65,9 @@ void check_config(const SimulationConfig& c);
 
 //! DIR/NAME.
 std::string in_dir(const std::string& dir, const std::string& name);
+//! What the log and run.ini call the input: c.input, or "particles given in memory" (the Python
+//! module's arrays) where it is empty.
+std::string input_name(const SimulationConfig& c);
 
 //! Where a run starts.
 struct RunStart {

@@ -3,6 +3,8 @@
 // every step.
 #include "sim/simulation.h"
 
+#include "core/errors.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -46,7 +48,7 @@ void log_run(const SimulationConfig& c, const KernelInfo& k, const ForceMethod& 
              std::uint64_t last, std::ostream& log) {
   const Particles& p = start.particles;
   log << "simulate: " << p.size() << " particles (" << p.dim << "D) from "
-      << (c.input.empty() ? start.ini.get("input") : c.input) << ", kernel " << k.name << " (" << k.trait_list()
+      << (c.resume ? start.ini.get("input") : input_name(c)) << ", kernel " << k.name << " (" << k.trait_list()
       << "), " << to_string(c.precision) << ", dt " << format_double(c.dt) << ", steps " << start.step << ".." << last
       << ", softening " << format_double(c.softening)
       << (k.uses_tree() ? ", level " + std::to_string(start.level) : std::string()) << "\n";
@@ -56,8 +58,9 @@ void log_run(const SimulationConfig& c, const KernelInfo& k, const ForceMethod& 
         << "exchange and tree built anew each step; the leapfrog runs on the host)"
         << (emulating_gpus() ? "; NEARFIELD_EMULATE_GPUS=1: every part runs on GPU 0, timings are meaningless" : "")
         << "\n";
-  log << "output: " << c.output_dir << ": snap_NNNNNN." << io::to_string(c.format) << " every "
-      << (c.snapshot_every > 0 ? std::to_string(c.snapshot_every) + " steps and at the last" : "run: step 0 and the last")
+  log << "output: " << c.output_dir << ": snap_NNNNNN." << io::to_string(c.format)
+      << (c.snapshot_every > 0 ? " every " + std::to_string(c.snapshot_every) + " steps and at the last"
+                               : " at step 0 and the last")
       << ", energy.csv at the same steps"
       << (c.render_every > 0 ? ", frame_NNNNNN.png every " + std::to_string(c.render_every) + " steps" : "") << "\n";
 }
@@ -74,6 +77,11 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
 
   // Where the run starts: the input at step 0, or the last snapshot of a resumed run.
   RunStart start = c.resume ? resume_start(c, k, log) : fresh_start(c, k, initial, log);
+  // A source offset (step mod k) at or past N would leave a step without sources: zero forces.
+  if (c.subsample > 1 && std::uint64_t(c.subsample) > start.particles.size())
+    throw UsageError("--subsample " + std::to_string(c.subsample) + " is more than the " +
+                     std::to_string(start.particles.size()) + " particles: the steps whose offset (step mod k) is " +
+                     "past the last particle would have no sources");
   const std::uint64_t first = start.step;
   result.first_step = result.last_step = first;
   if (start.complete) {

@@ -150,8 +150,16 @@ def test_file_errors_are_the_readers(tmp_path):
 def test_simulate_refusals(tmp_path):
     with pytest.raises(nearfield.UsageError, match="--dt must be"):
         nearfield.simulate(POS, M, kernel="cpu-allpairs", dt=0, steps=1, softening=0.1, output_dir=str(tmp_path / "a"))
-    with pytest.raises(nearfield.UsageError, match="--level is required"):
-        nearfield.simulate(POS, M, kernel="cpu-omp", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "b"))
+    # A tree kernel without a level takes "auto", as forces() does (the README's example had failed).
+    r = nearfield.simulate(POS, M, kernel="cpu-omp", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "b"))
+    assert "level " in r["log"] and (tmp_path / "b" / "run.ini").read_text().count("level_requested = auto") == 1
+    with pytest.raises(nearfield.UsageError, match="uses none"):
+        nearfield.simulate(POS, M, kernel="cpu-allpairs", level=3, dt=0.1, steps=1, softening=0.1,
+                           output_dir=str(tmp_path / "b2"))
+    with pytest.raises(nearfield.UsageError, match="more than the"):
+        nearfield.simulate(POS, M, kernel="cpu-allpairs", subsample=len(M) + 1, dt=0.1, steps=1, softening=0.1,
+                           output_dir=str(tmp_path / "b3"))
+    assert not (tmp_path / "b3").exists()
     nearfield.simulate(POS, M, kernel="cpu-allpairs", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "c"))
     with pytest.raises(nearfield.UsageError, match="already holds a run"):
         nearfield.simulate(POS, M, kernel="cpu-allpairs", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "c"))

@@ -1,0 +1,123 @@
+// Options that no run would read, and runs that could only fail or compute nothing, are refused
+// before any work with the option named; a refused run leaves no files or folders behind (the
+// fourth review's findings: each of these had been accepted, dropped or half-run).
+#include <filesystem>
+#include <string>
+
+#include "helpers.h"
+
+using namespace nf;
+
+namespace {
+
+void refused(const std::vector<std::string>& args, const std::string& says) {
+  const auto r = test::run_cli(args);
+  const std::string what = args[0] + " ... " + says;
+  INFO(what);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(says) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("generator options that no input reads are refused, with the option named") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "3", "--n", "50", "--output", in}).code == 0);
+  for (const char* option : {"--dim", "--seed", "--mass", "--dist"}) {
+    const std::string value = std::string(option) == "--dim" ? "2" : std::string(option) == "--mass" ? "random"
+                              : std::string(option) == "--dist" ? "plummer" : "9";
+    refused({"forces", "--input", in, "--kernel", "cpu-allpairs", option, value, "--output", dir.file("f.csv")},
+            std::string(option) + " describes a generated input");
+    refused({"simulate", "--input", in, "--kernel", "cpu-allpairs", "--dt", "0.1", "--steps", "1", option, value,
+             "--output-dir", dir.file("run")},
+            std::string(option) + " describes a generated input");
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.file("f.csv")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("run")));
+  // --sample draws its targets with --seed, from a file too.
+  CHECK(test::run_cli({"validate", "--input", in, "--kernel", "cpu-allpairs", "--level", "2", "--sample", "10", "--seed",
+                       "3"})
+            .code == 0);
+  refused({"generate", "--dist", "uniform", "--n", "10", "--jitter", "0.5", "--output", dir.file("g.csv")},
+          "--jitter displaces the lattice");
+  refused({"generate", "--dist", "uniform", "--n", "10", "--clusters", "9", "--output", dir.file("g.csv")},
+          "--clusters is the clusters distribution's");
+  refused({"generate", "--dist", "uniform", "--n", "10", "--seed", "-1", "--output", dir.file("g.csv")}, "seed");
+  refused({"generate", "--dist", "lattice", "--n", "9", "--jitter", "2", "--output", dir.file("g.csv")},
+          "--jitter must lie in [0, 1], not 2");
+  CHECK_FALSE(std::filesystem::exists(dir.file("g.csv")));
+  // A sweep over distributions that include the clusters one takes --clusters.
+  CHECK(test::run_cli({"bench", "--kernel", "cpu-serial", "--dist", "uniform,clusters", "--clusters", "3", "--n", "40",
+                       "--level", "1", "--reps", "1", "--warmup", "0"})
+            .code == 0);
+  refused({"bench", "--list", "--kernel", "cpu-serial"}, "--list prints every kernel");
+  refused({"bench", "--kernel", "cpu-serial", "--n", "40", "--level", "1", "--output", dir.file("b.csv"), "--resume",
+           "--remeasure"},
+          "give one");
+}
+
+TEST_CASE("simulate refuses what it would drop or could not do, and an empty frame window runs") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "plummer", "--dim", "3", "--n", "40", "--output", in}).code == 0);
+  const std::vector<std::string> run = {"simulate", "--input", in, "--kernel", "cpu-allpairs", "--dt", "0.01",
+                                        "--steps", "4", "--output-dir"};
+  auto with = [&](const std::string& out, std::vector<std::string> more) {
+    std::vector<std::string> a = run;
+    a.push_back(dir.file(out));
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  // Every k-th source from offset step mod k: k past N leaves steps without sources (zero force).
+  refused(with("s1", {"--subsample", "41"}), "--subsample 41 is more than the 40 particles");
+  CHECK(test::run_cli(with("s1b", {"--subsample", "40"})).code == 0);
+  refused(with("s2", {"--level", "3"}), "--level 3 sets the tree level of a tree kernel");
+  refused(with("s3", {"--render-size", "64"}), "--render-size shapes the frames");
+  refused(with("s3", {"--render-window", "0,1,0,1"}), "--render-window shapes the frames");
+  for (const char* out : {"s1", "s2", "s3"}) CHECK_FALSE(std::filesystem::exists(dir.file(out)));
+  // A frame window without particles at step 0: every frame takes its own colour range, the run
+  // completes (it had stopped after step 0's files with "the density range needs 0 < lo <= hi").
+  const auto r = test::run_cli(with("w", {"--render-every", "2", "--render-window", "100,101,100,101"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* f : {"frame_000000.png", "frame_000002.png", "frame_000004.png", "snap_000004.csv"})
+    CHECK(std::filesystem::exists(dir.file("w/" + std::string(f))));
+  CHECK(r.out.find("snap_NNNNNN.csv at step 0 and the last") != std::string::npos);
+  // ... and resumes from its run.ini (its range recorded as 0,0: none).
+  std::vector<std::string> more = with("w", {"--render-every", "2", "--render-window", "100,101,100,101", "--resume"});
+  more[8] = "6";  // --steps
+  CHECK(test::run_cli(more).code == 0);
+  CHECK(std::filesystem::exists(dir.file("w/frame_000006.png")));
+}
+
+TEST_CASE("experiment refuses a second file, keys of the other mode and unknown keys with their line") {
+  test::TempDir dir;
+  const std::string head = "dist = uniform\nn = 60\nlevel = 1\nkernel = cpu-serial\n";
+  test::write_text(dir.file("a.ini"), "mode = bench\n" + head + "reps = 1\nwarmup = 0\n");
+  refused({"experiment", dir.file("a.ini"), dir.file("other.ini"), "--results-dir", dir.file("r")},
+          "experiment runs one file");
+  refused({"experiment", dir.file("a.ini"), "--resume", "--remeasure", "--results-dir", dir.file("r")}, "give one");
+  test::write_text(dir.file("v.ini"), "mode = validate\n" + head + "reps = 7\n");
+  refused({"experiment", dir.file("v.ini"), "--results-dir", dir.file("r")}, "reps applies to mode = bench");
+  test::write_text(dir.file("t.ini"), "mode = bench\n" + head + "kernal = cpu-serial\n");
+  refused({"experiment", dir.file("t.ini"), "--results-dir", dir.file("r")}, "t.ini:6: unknown key 'kernal'");
+  test::write_text(dir.file("s.ini"), "mode = bench\n" + head + "[Reduced]\nn = 10\n");
+  refused({"experiment", dir.file("s.ini"), "--results-dir", dir.file("r")}, "s.ini:6: unknown section [Reduced]");
+  refused({"experiment", dir.path().string(), "--results-dir", dir.file("r")}, "is a folder, not a file");
+  // A refusal found only at a point (a negative softening) leaves no empty results folder.
+  test::write_text(dir.file("bad.ini"), "mode = bench\n" + head + "softening = -1\n");
+  const auto r = test::run_cli({"experiment", dir.file("bad.ini"), "--results-dir", dir.file("r/deep")});
+  CHECK(r.code == 2);
+  CHECK_FALSE(std::filesystem::exists(dir.file("r")));
+}
+
+TEST_CASE("render writes PNG files only under a .png name") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--n", "20", "--output", in}).code == 0);
+  refused({"render", "--input", in, "--output", dir.file("a.jpg")}, "render writes PNG images");
+  refused({"render", "--input", in, "--output", dir.file("a")}, "render writes PNG images");
+  CHECK(test::run_cli({"render", "--input", in, "--output", dir.file("a.PNG"), "--size", "8"}).code == 0);
+}
