@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/numbers.h"
+#include "core/random.h"
 #include "helpers.h"
 
 using namespace nf;
@@ -106,6 +108,8 @@ TEST_CASE("experiment refuses a second file, keys of the other mode and unknown 
   test::write_text(dir.file("s.ini"), "mode = bench\n" + head + "[Reduced]\nn = 10\n");
   refused({"experiment", dir.file("s.ini"), "--results-dir", dir.file("r")}, "s.ini:6: unknown section [Reduced]");
   refused({"experiment", dir.path().string(), "--results-dir", dir.file("r")}, "is a folder, not a file");
+  test::write_text(dir.file("e.ini"), "mode = bench\n = 4\n");  // fuzzing: had thrown ambiguous_option
+  refused({"experiment", dir.file("e.ini"), "--results-dir", dir.file("r")}, "e.ini:2: a line without a key");
   // A refusal found only at a point (a negative softening) leaves no empty results folder.
   test::write_text(dir.file("bad.ini"), "mode = bench\n" + head + "softening = -1\n");
   const auto r = test::run_cli({"experiment", dir.file("bad.ini"), "--results-dir", dir.file("r/deep")});
@@ -120,4 +124,28 @@ TEST_CASE("render writes PNG files only under a .png name") {
   refused({"render", "--input", in, "--output", dir.file("a.jpg")}, "render writes PNG images");
   refused({"render", "--input", in, "--output", dir.file("a")}, "render writes PNG images");
   CHECK(test::run_cli({"render", "--input", in, "--output", dir.file("a.PNG"), "--size", "8"}).code == 0);
+}
+
+TEST_CASE("forces: a float input float32 cannot resolve is refused, an overflowing force is not written") {
+  test::TempDir dir;
+  // 200 points across 1e-12 at 0.5: float32 steps are 6e-8 there, so every float kernel would see
+  // one position (all-zero forces, exit 0 before).
+  std::string text = "x,y,z,m\n";
+  nf::Random r(3);
+  for (int i = 0; i < 200; ++i)
+    text += format_double(0.5 + 1e-12 * r.uniform()) + "," + format_double(0.5 + 1e-12 * r.uniform()) + ",0.5,1\n";
+  test::write_text(dir.file("tiny.csv"), text);
+  for (const char* k : {"cpu-serial", "cpu-fmm", "cpu-allpairs"})
+    refused({"forces", "--input", dir.file("tiny.csv"), "--kernel", k, "--level", "1", "--output", dir.file("t.csv")},
+            "fewer than 1024 steps across the input");
+  CHECK(test::run_cli({"forces", "--input", dir.file("tiny.csv"), "--kernel", "cpu-serial", "--level", "1",
+                       "--precision", "double", "--output", dir.file("t.csv")})
+            .code == 0);
+  // Masses of 1e30 a micrometre apart: a force past float32's range; nothing is written.
+  test::write_text(dir.file("ovf.csv"), "x,y,z,m\n0,0,0,1e30\n1e-6,0,0,1e30\n0.5,0.5,0.5,1\n1,1,1,1\n");
+  const auto o = test::run_cli({"forces", "--input", dir.file("ovf.csv"), "--kernel", "cpu-serial", "--level", "1",
+                                "--softening", "0", "--output", dir.file("o.csv")});
+  CHECK(o.code == 3);
+  CHECK(o.err.find("are not finite (the first: particle 0") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("o.csv")));
 }

@@ -20,6 +20,21 @@ void big_box(const test::Kernels& k) {
 }
 NF_KERNEL_TEST("near-field kernels: a box of 17000 particles (sources split, many chunks, many work items)", big_box)
 
+void coincident_tiny_softening(const test::Kernels& k) {
+  // Coincident pairs with a softening so small that m / eps^3 overflows the precision (the guarded
+  // form): such a pair adds exactly 0 (it had given 0 * inf = NaN), the others their force.
+  std::vector<std::vector<double>> pts = {{0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}, {0.9, 0.1, 0.3}, {0.2, 0.7, 0.6}};
+  nf::Random r(8);
+  for (int i = 0; i < 40; ++i) pts.push_back({r.uniform(), r.uniform(), r.uniform()});
+  pts.push_back(pts[10]);
+  const Particles p = test::from_points(3, pts);
+  for (int level : {0, 1}) {
+    test::check_near_field(k, p, level, "0,0,0,1", {Precision::f32}, {1e-13});
+    test::check_near_field(k, p, level, "0,0,0,1", {Precision::f64}, {1e-110});
+  }
+}
+NF_KERNEL_TEST("near-field kernels: coincident pairs with a softening whose m / eps^3 overflows", coincident_tiny_softening)
+
 void extreme_layouts(const test::Kernels& k) {
   std::vector<test::ExtremeInput> inputs = test::extreme_inputs();
   // Two disk + bulge + halo galaxies far apart (the generator's collision set-up).

@@ -233,8 +233,9 @@ TEST_CASE("float32 inputs a kernel cannot compute on are refused before any work
 
   // A full method's float32 bodies must lie in their boxes: 777 bodies in a unit square near 1e7,
   // where float32 values are 1 apart (the leaf boxes at level 3 are 1/8 wide), gave accelerations
-  // of 1e19 against 3e2. Refused at level 3; level 1 has no far field, and a near-field kernel sums
-  // pairs directly, so both run; in float64 the method matches all pairs.
+  // of 1e19 against 3e2. Refused at level 3; and since float32 rounds them onto two values per
+  // axis, every float kernel refuses them at any level (a near-field kernel had run on the rounded
+  // positions); in float64 the method matches all pairs.
   std::vector<std::vector<double>> points;
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -242,10 +243,14 @@ TEST_CASE("float32 inputs a kernel cannot compute on are refused before any work
   const Particles far = test::from_points(2, points);
   refused("cpu-fmm", far, "float32 values lie 1 apart");
   refused("cpu-fmm-adaptive", far, "float32 values lie 1 apart");
-  CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, far));
+  refused("cpu-serial", far, "fewer than 1024 steps across the input");
   s.level = 1;
-  CHECK_NOTHROW(make_method(find_kernel("cpu-fmm"), s, far));
+  refused("cpu-fmm", far, "fewer than 1024 steps across the input");
   s.level = 3;
+  // 1024 float32 steps across the input and more run: the same square near 1e3 (steps of 6e-5).
+  std::vector<std::vector<double>> nearer = points;
+  for (auto& q : nearer) q[0] -= 1e7 - 1e3, q[1] -= 1e7 - 1e3;
+  CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, test::from_points(2, nearer)));
   s.precision = Precision::f64;
   s.domain = default_domain(far);
   const std::vector<double> fmm = test::forces(find_kernel("cpu-fmm"), far, s);

@@ -110,7 +110,9 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   m->prepare(p);
   m->evaluate();
   long_run.reset();
-  write_accelerations_csv(output, p, m->accelerations());
+  const std::vector<double> acc = m->accelerations();
+  check_finite_accelerations(acc, p, s.precision);  // an overflow had been written as nan, exit 0
+  write_accelerations_csv(output, p, acc);
   out << "wrote " << p.size() << " accelerations (" << k.name << ", " << precision
       << (round_inputs ? ", float32-rounded inputs" : "")
       << (gpus > 1 ? ", " + std::to_string(gpus) + " GPUs, cross pairs " +

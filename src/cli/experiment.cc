@@ -75,7 +75,13 @@ std::vector<po::option> file_lines(const std::string& ini, const std::string& te
     const std::size_t eq = t.find('=');
     if (eq == std::string::npos) throw InputError(ini, number, "not a 'key = value' line: " + t);
     const std::string name = trim(t.substr(0, eq)), key = (section.empty() ? "" : section + ".") + name;
-    if (!keys.find_nothrow(name, false))
+    if (name.empty()) throw InputError(ini, number, "a line without a key before its '=': " + t);
+    const po::option_description* known = nullptr;
+    try {  // an empty or odd name can match many options (fuzzing: ' = 4' threw ambiguous_option)
+      known = keys.find_nothrow(name, false);
+    } catch (const po::error&) {
+    }
+    if (!known)
       throw InputError(ini, number, (section.empty() ? "" : "[" + section + "]: ") + "unknown key '" + name +
                        "' (nearfield experiment --help lists the keys)");
     if (const auto [at, fresh] = seen.emplace(key, number); !fresh)

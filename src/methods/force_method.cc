@@ -191,17 +191,57 @@ void check_float_range(const Particles& p) {
   }
 }
 
+// Float32 must tell the particles apart: positions spanning fewer than 1024 float32 steps at the
+// largest coordinate reach the kernels rounded together (1000 points across 1e-12 at 0.5 had all
+// come out at one position: zero forces, exit status 0). Refused, with the numbers, before any work.
+void check_float_spacing(const Particles& p) {
+  double far = 0, extent = 0;
+  for (const std::vector<double>* values : {&p.x, &p.y, p.dim == 3 ? &p.z : nullptr}) {
+    if (!values || values->empty()) continue;
+    const auto [lo, hi] = std::minmax_element(values->begin(), values->end());
+    far = std::max({far, std::fabs(*lo), std::fabs(*hi)});
+    extent = std::max(extent, *hi - *lo);
+  }
+  if (!(extent > 0) || !(far > 0)) return;  // one position (or none): nothing to tell apart
+  const double spacing = std::ldexp(1.0, std::ilogb(far) - 23);  // float32's spacing at `far`
+  if (extent >= 1024 * spacing) return;
+  std::ostringstream msg;
+  msg << "--precision float: the positions span " << extent << " at coordinates up to " << far
+      << ", where float32 values lie " << spacing << " apart: fewer than 1024 steps across the input, so the "
+      << "kernels would see particles rounded together; use --precision double, or coordinates nearer the origin";
+  throw UsageError(msg.str());
+}
+
 }  // namespace
 
 void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   if (like.dim != 2 && like.dim != 3) throw UsageError("particles must be 2D or 3D");
   check_setup(k, s);
   if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like);
+  if (s.precision == Precision::f32) check_float_spacing(like);
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   if (k.far_field() && like.size() > 0 && s.level >= 0)
     check_float_resolution(s.domain ? *s.domain : default_domain(like), like.dim, s.level, s.precision);
   if (k.uses_tree() || s.mask == Mask::near)
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
+}
+
+void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision) {
+  const std::size_t dim = std::size_t(p.dim);
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i * dim < acc.size(); ++i)
+    for (std::size_t a = 0; a < dim; ++a)
+      if (!std::isfinite(acc[i * dim + a])) {
+        if (bad++ == 0) first = i;
+        break;
+      }
+  if (bad == 0) return;
+  std::ostringstream msg;
+  msg << "the accelerations of " << bad << " particle(s) are not finite (the first: particle " << first << ", id "
+      << p.id_of(first) << "): the force overflows " << (precision == Precision::f32 ? "float32" : "float64")
+      << "'s range (pairs so close, or masses so large, that m / d^3 passes it); "
+      << (precision == Precision::f32 ? "use --precision double, or " : "use ") << "a larger --softening";
+  throw std::runtime_error(msg.str());
 }
 
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {

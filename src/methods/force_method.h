@@ -226,4 +226,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
 //! its registry factory, after check_setup.
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);
 
+//! Throws std::runtime_error naming the first particle whose acceleration (of `acc`, dim values a
+//! particle) is not finite: the force overflowed the kernel's precision (pairs so close, or masses
+//! so large, that m / d^3 passes its range). `forces` and the Python forces() write none then.
+void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision);
+
 }  // namespace nf

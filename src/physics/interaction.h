@@ -4,7 +4,8 @@
 //!   a_i += m_j r_ij / (|r_ij|^2 + eps^2)^(3/2),   r_ij = x_j - x_i,   G = 1.
 //!
 //! A pair at zero distance contributes exactly zero: r_ij = 0 makes the numerator vanish, and
-//! the guarded form also replaces 1/0 by 0 so that eps = 0 never produces inf * 0 = NaN.
+//! the guarded form also zeroes 1/d^3 for such a pair (and for d = 0), so that neither eps = 0 nor
+//! an eps whose m / eps^3 overflows produces inf * 0 = NaN.
 
 #include <cmath>
 #include <limits>
@@ -55,7 +56,13 @@ struct SoftenedGravity {
     }
     d2 = rx * rx + d2;
     T inv = reciprocal_sqrt(d2);  // 1/sqrt         [2 flops: sqrt, divide]
-    if constexpr (Guarded) inv = d2 > T(0) ? inv : T(0);
+    // Guarded: a coincident pair (r = 0) gives exactly 0 whatever eps, also where m / eps^3
+    // overflows (eps = 1e-13 in float had given 0 * inf = NaN), and so does d2 = 0.
+    if constexpr (Guarded) {
+      bool coincident = rx == T(0) && ry == T(0);
+      if constexpr (D == 3) coincident = coincident && rz == T(0);
+      inv = d2 > T(0) && !coincident ? inv : T(0);
+    }
     return inv * inv * inv;  // 1/d^3               [2 flops]
     // total with s and a_i below: 3D 3+6+2+2+1+6 = 20, 2D 2+4+2+2+1+4 = 15
   }
