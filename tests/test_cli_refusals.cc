@@ -148,4 +148,11 @@ TEST_CASE("forces: a float input float32 cannot resolve is refused, an overflowi
   CHECK(o.code == 3);
   CHECK(o.err.find("are not finite (the first: particle 0") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("o.csv")));
+  // simulate stops at the first snapshot step whose state is not finite, before its snapshot.
+  const auto s = test::run_cli({"simulate", "--input", dir.file("ovf.csv"), "--kernel", "cpu-serial", "--level", "1",
+                                "--softening", "0", "--dt", "0.01", "--steps", "3", "--output-dir", dir.file("run")});
+  CHECK(s.code == 3);
+  CHECK(s.err.find("step 3: the particles' state is not finite") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.file("run/snap_000000.csv")));
+  CHECK_FALSE(std::filesystem::exists(dir.file("run/snap_000003.csv")));
 }

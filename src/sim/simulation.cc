@@ -6,8 +6,10 @@
 #include "core/errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/numbers.h"
@@ -128,6 +130,16 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     p.time = double(s) * c.dt;
     if (snap) {
       const EnergyRow row = energy_row(s, p, *state, gpu_potential, exact.get());
+      // A force past the precision's range turns the state into inf and NaN: the run stops here,
+      // before this step's snapshot (it had gone on to the end, writing NaN, with exit status 0).
+      for (double v : {row.kinetic, row.potential, row.px, row.py, row.pz})
+        if (!std::isfinite(v))
+          throw std::runtime_error("step " + std::to_string(s) + ": the particles' state is not finite (kinetic " +
+                                   format_double(row.kinetic) + ", potential " + format_double(row.potential) +
+                                   "): a force passed " + (c.precision == Precision::f32 ? "float32" : "float64") +
+                                   "'s range (pairs so close, or masses so large, that m / d^3 does); the run stops "
+                                   "before this step's snapshot; use " +
+                                   (c.precision == Precision::f32 ? "--precision double or " : "") + "a larger --softening");
       costs.diagnostics_ms.push_back(clock.ms());
       clock.restart();
       const std::string path = in_dir(c.output_dir, snapshot_name(s, c.format));
