@@ -131,6 +131,7 @@ py::object evaluate(const ForceOptions& o, const Particles& p, bool return_info)
     m->evaluate();
     result = result_of(r, *m);
   }
+  check_finite_accelerations(result.acc, p, r.setup.precision);  // RuntimeError, as the command's exit 3
   return result_object(std::move(result), p, return_info);
 }
 

@@ -73,6 +73,7 @@ class PyTree {
       kept.method->evaluate();
       result = result_of(r, *kept.method);
     }
+    check_finite_accelerations(result.acc, p, r.setup.precision);
     return result_object(std::move(result), p, return_info);
   }
 

@@ -163,3 +163,11 @@ def test_simulate_refusals(tmp_path):
     nearfield.simulate(POS, M, kernel="cpu-allpairs", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "c"))
     with pytest.raises(nearfield.UsageError, match="already holds a run"):
         nearfield.simulate(POS, M, kernel="cpu-allpairs", dt=0.1, steps=1, softening=0.1, output_dir=str(tmp_path / "c"))
+
+
+def test_overflowing_force_raises():
+    # Masses of 1e30 a micrometre apart: the force passes float32's range; nothing is returned.
+    pos = np.array([[0, 0, 0], [1e-6, 0, 0], [0.5, 0.5, 0.5], [1, 1, 1]], dtype=float)
+    m = np.array([1e30, 1e30, 1.0, 1.0])
+    with pytest.raises(RuntimeError, match="are not finite"):
+        nearfield.forces(pos, m, softening=0.0, kernel="cpu-serial", level=1)
