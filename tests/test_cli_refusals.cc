@@ -148,11 +148,29 @@ TEST_CASE("forces: a float input float32 cannot resolve is refused, an overflowi
   CHECK(o.code == 3);
   CHECK(o.err.find("are not finite (the first: particle 0") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("o.csv")));
-  // simulate stops at the first snapshot step whose state is not finite, before its snapshot.
+  // simulate stops where the state stops being finite (the next tree build, or the next snapshot
+  // step), before writing that step's snapshot.
   const auto s = test::run_cli({"simulate", "--input", dir.file("ovf.csv"), "--kernel", "cpu-serial", "--level", "1",
                                 "--softening", "0", "--dt", "0.01", "--steps", "3", "--output-dir", dir.file("run")});
   CHECK(s.code == 3);
-  CHECK(s.err.find("step 3: the particles' state is not finite") != std::string::npos);
+  CHECK(s.err.find("no longer finite") != std::string::npos);
+
   CHECK(std::filesystem::exists(dir.file("run/snap_000000.csv")));
   CHECK_FALSE(std::filesystem::exists(dir.file("run/snap_000003.csv")));
+}
+
+TEST_CASE("a tree refuses positions whose span float64 cannot divide into boxes") {
+  test::TempDir dir;
+  // +-1e308: the span overflows (every particle had come out NaN); 1e-323 apart: boxes below the
+  // normal numbers (M2L had stopped with an internal error, exit 3).
+  test::write_text(dir.file("huge.csv"), "x,y,z,m\n-1e308,0,0,1\n1e308,0,0,1\n0,0,0,1\n");
+  test::write_text(dir.file("tiny.csv"), "x,y,z,m\n0,0,0,1\n5e-324,0,0,1\n0,1e-323,0,1\n");
+  for (const char* f : {"huge.csv", "tiny.csv"})
+    for (const char* k : {"cpu-fmm", "cpu-serial"})
+      refused({"forces", "--input", dir.file(f), "--kernel", k, "--level", "3", "--precision", "double", "--softening",
+               "0", "--output", dir.file("t.csv")},
+              std::string(f) == "huge.csv" ? "span more than float64 can hold" : "below 1e-290");
+  refused({"forces", "--input", dir.file("tiny.csv"), "--kernel", "cpu-serial", "--level", "1", "--precision", "double",
+           "--domain", "0,0,0,1e-300", "--output", dir.file("t.csv")},
+          "below 1e-290");
 }

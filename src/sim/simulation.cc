@@ -170,7 +170,13 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     meter.complete();
     meter.report();
   };
-  leapfrog(*state, LeapfrogSteps{c.dt, first, last, c.snapshot_every}, hooks);
+  try {
+    leapfrog(*state, LeapfrogSteps{c.dt, first, last, c.snapshot_every}, hooks);
+  } catch (const InputError& e) {  // the tree of positions an overflowing force made infinite
+    throw std::runtime_error("after step " + std::to_string(result.last_step) + ": " + e.what() +
+                             " (a force passed the precision's range, so the particles' state is no longer finite; use " +
+                             (c.precision == Precision::f32 ? "--precision double or " : "") + "a larger --softening)");
+  }
 
   log_costs(costs, log);
   if (!energy.rows().empty())

@@ -27,7 +27,20 @@ Domain default_domain(const Particles& p) {
     extent = std::max(extent, hi - lo);
   }
   d.side = extent > 0.0 ? extent : 1.0;
+  check_side(d.side, "the particles' positions");
   return d;
+}
+
+void check_side(double side, const std::string& what) {
+  // Past float64's range every box coordinate is NaN; below 1e-290 the boxes of deep levels fall
+  // under its normal numbers (the review's positions 1e-323 apart had stopped M2L with an internal
+  // error, and +-1e308 given NaN for every particle).
+  if (!std::isfinite(side))
+    throw InputError(what + " span more than float64 can hold (" + format_double(side) +
+                     "): the tree's boxes need a finite side");
+  if (side < kSmallestSide)
+    throw InputError(what + " span " + format_double(side) + ", below " + format_double(kSmallestSide) +
+                     ": the tree's boxes would fall under float64's normal numbers; scale the coordinates");
 }
 
 Domain parse_domain(const std::string& text, int dim) {
@@ -48,6 +61,7 @@ Domain parse_domain(const std::string& text, int dim) {
       d.side = v;
   }
   if (!(d.side > 0.0)) throw InputError("--domain '" + text + "': side must be positive");
+  check_side(d.side, "--domain '" + text + "': the side");
   return d;
 }
 

@@ -16,6 +16,10 @@ struct Domain {
 //! Default domain: origin = componentwise minimum of the positions, side = largest extent over
 //! the dimensions; zero extent (no particles, one particle, all coincident) gives side = 1.
 Domain default_domain(const Particles& p);
+//! The smallest domain side the tree takes (boxes down to level 31 stay normal float64 numbers).
+inline constexpr double kSmallestSide = 1e-290;
+//! InputError unless `side` is finite and at least kSmallestSide (`what` names its source).
+void check_side(double side, const std::string& what);
 
 //! Parses "x0,y0[,z0],side" (dim + 1 numbers, side > 0, all finite); throws InputError.
 Domain parse_domain(const std::string& text, int dim);
