@@ -55,6 +55,11 @@ TEST_CASE("generator options that no input reads are refused, with the option na
                        "--level", "1", "--reps", "1", "--warmup", "0"})
             .code == 0);
   refused({"bench", "--list", "--kernel", "cpu-serial"}, "--list prints every kernel");
+  // A level an all-pairs kernel over every pair does not use is said, not dropped.
+  const auto f = test::run_cli({"forces", "--input", in, "--kernel", "cpu-allpairs", "--level", "3", "--output",
+                                dir.file("f.csv")});
+  CHECK(f.code == 0);
+  CHECK(f.err.find("note: --level 3 is not used: cpu-allpairs sums over every pair") != std::string::npos);
   refused({"bench", "--kernel", "cpu-serial", "--n", "40", "--level", "1", "--output", dir.file("b.csv"), "--resume",
            "--remeasure"},
           "give one");

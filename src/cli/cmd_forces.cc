@@ -85,6 +85,8 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   if (s.level == kAutoLevel && !in.ppb.empty())
     throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   if (k.near_field() && s.mask == Mask::near) err << "note: --mask applies to all-pairs kernels only\n";
+  if (!needs_level && !level.empty())  // said, not dropped without a word
+    err << "note: --level " << level << " is not used: " << k.name << " sums over every pair (no tree)\n";
   apply_threads(threads);
   const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
   if (in.input.empty()) {  // a generated input: its memory is known before it is made

@@ -48,7 +48,7 @@ void check_sweep(const SweepConfig& c, bool validation) {
   parse_levels(c);
   parse_sample(c);
   if (c.tree) {
-    gpu::require("bench --tree");
+    gpu::require(c.label.empty() ? "bench --tree" : "experiment " + c.label + " (mode = tree, the GPU tree build)");
   } else {
     const std::vector<std::string> kernels = sweep_kernels(c);
     check_kernels_runnable(kernels);
