@@ -1,6 +1,4 @@
 // nearfield render: a log-scaled surface density picture of a particle file (docs/design.md §14).
-#include <cctype>
-
 #include "cli/commands.h"
 #include "core/errors.h"
 #include "core/numbers.h"
@@ -36,12 +34,8 @@ int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
   if (!window.empty()) opt.view = render::parse_view(window, "--window");
   if (size < 1 || size > 16384) throw UsageError("--size must be 1..16384 pixels, not " + std::to_string(size));
   check_input_path(input);
-  {  // PNG data under another name (a.jpg, or none) had been written without a word
-    std::string ext = output.size() >= 4 ? output.substr(output.size() - 4) : "";
-    for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    if (output != "-" && ext != ".png")
-      throw UsageError("--output " + output + ": render writes PNG images; name the file X.png (or - for standard output)");
-  }
+  if (output != "-" && io::extension_of(output) != "png")  // PNG data under another name had been written
+    throw UsageError("--output " + output + ": render writes PNG images; name the file X.png (or - for standard output)");
   check_output_path(output);
   const Particles p = io::read_particles(input, input_format);
   const render::Rendering r = render::render_density(p, opt);

@@ -110,26 +110,6 @@ bool has_reduced_section(const std::vector<po::option>& lines) {
   return false;
 }
 
-// The outermost folder of `folder` (itself or an ancestor) that does not exist yet; empty if it exists.
-std::string first_missing_folder(const std::string& folder) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (folder.empty() || fs::exists(folder, ec)) return "";
-  fs::path missing = fs::path(folder);
-  for (fs::path p = missing.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) missing = p;
-  return missing.string();
-}
-
-// Removes `folder` and the folders under it while none of them holds anything but empty folders.
-void remove_empty_folders(const std::string& folder) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return;
-  for (const auto& e : fs::recursive_directory_iterator(folder, ec))
-    if (!e.is_directory(ec)) return;  // a file: keep everything
-  fs::remove_all(folder, ec);
-}
-
 }  // namespace
 
 std::string sweep_summary(const SweepConfig& c) {
@@ -228,24 +208,19 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   c.output = output;
   if (auto_reduced)
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): " << c.label << " runs its [reduced] section\n";
-  // The folders this run makes: removed again, while they hold no file, when it is refused or fails
-  // (a refusal found only at a point, softening = -1 say, had left an empty results folder).
-  const std::string made = first_missing_folder(folder);
-  try {
-    if (!folder.empty()) create_output_folder(folder);
-    check_output_path(c.output);  // the folder exists now: the results file itself, before any work
-    apply_threads(keys.threads ? keys.threads : r.threads);
-    // The description is the file's (its full scale, unless [reduced] has one of its own); the
-    // line under it is what this run measures, from the keys in force.
-    err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
-        << (reduced && !keys.reduced_description ? " (at full scale)" : "") << "\n  this run: " << sweep_summary(c)
-        << "\n  results: " << c.output << "\n";
-    if (keys.mode == "validate") return run_validate(c, out, err);
-    return run_bench(c, out, err);
-  } catch (...) {
-    if (!made.empty()) remove_empty_folders(made);
-    throw;
-  }
+  // Removed again, while it holds no file, when the run is refused or fails (a refusal found only
+  // at a point, softening = -1 say, had left an empty results folder).
+  MadeFolder made(folder);
+  check_output_path(c.output);  // the folder exists now: the results file itself, before any work
+  apply_threads(keys.threads ? keys.threads : r.threads);
+  // The description is the file's (its full scale, unless [reduced] has one of its own); the
+  // line under it is what this run measures, from the keys in force.
+  err << "experiment " << c.label << (reduced ? " (reduced scale)" : "") << ": " << keys.description
+      << (reduced && !keys.reduced_description ? " (at full scale)" : "") << "\n  this run: " << sweep_summary(c)
+      << "\n  results: " << c.output << "\n";
+  const int status = keys.mode == "validate" ? run_validate(c, out, err) : run_bench(c, out, err);
+  made.keep();
+  return status;
 }
 
 int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err) {

@@ -1,6 +1,7 @@
 #include "core/numbers.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace nf {
 namespace {
@@ -66,5 +67,7 @@ std::string format_double(double v) {
   append_double(s, v);
   return s;
 }
+
+double float32_spacing(double v) { return std::ldexp(1.0, std::ilogb(v) - 23); }
 
 }  // namespace nf

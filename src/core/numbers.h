@@ -19,6 +19,8 @@ bool parse_int64(std::string_view text, std::int64_t& out);
 std::string parse_failure(std::string_view text, bool integer);
 //! Shortest round-trip decimal form of v.
 std::string format_double(double v);
+//! The distance between neighbouring float32 values at magnitude v > 0 (2^(exponent - 23)).
+double float32_spacing(double v);
 //! Appends format_double(v) to out without a temporary string.
 void append_double(std::string& out, double v);
 //! `text` without its leading and trailing blanks (spaces, tabs, '\r').

@@ -170,6 +170,23 @@ void create_output_folder(const std::string& dir) {
   if (ec) throw InputError(dir, 0, "cannot create this folder: " + ec.message());
 }
 
+MadeFolder::MadeFolder(const std::string& dir) {
+  std::error_code ec;
+  if (dir.empty() || fs::exists(dir, ec)) return;
+  fs::path missing = dir;  // the outermost folder that does not exist yet
+  for (fs::path p = missing.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) missing = p;
+  create_output_folder(dir);
+  if (!discarding) made_ = missing.string();
+}
+
+MadeFolder::~MadeFolder() {
+  if (made_.empty()) return;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(made_, ec))
+    if (!e.is_directory(ec)) return;  // a file: keep everything
+  fs::remove_all(made_, ec);
+}
+
 OutputFile::OutputFile(std::string path) : t_(target_of(path)) {
   if (t_.fd >= 0) {
     std::fflush(nullptr);  // what the process printed through stdio comes first

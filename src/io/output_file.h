@@ -54,6 +54,21 @@ void check_output_folder(const std::string& dir);
 //! Creates `dir` and its parents as needed; InputError naming `dir` on failure.
 void create_output_folder(const std::string& dir);
 
+//! create_output_folder for a run that may still be refused: unless keep() is called, the
+//! destructor removes the folders it made again while they hold no file (a refused experiment
+//! had left an empty results folder). An empty `dir` makes nothing.
+class MadeFolder {
+ public:
+  explicit MadeFolder(const std::string& dir);
+  ~MadeFolder();
+  MadeFolder(const MadeFolder&) = delete;
+  MadeFolder& operator=(const MadeFolder&) = delete;
+  void keep() { made_.clear(); }
+
+ private:
+  std::string made_;  // the outermost folder this made ("" : none)
+};
+
 //! One output being written: `write` appends, `commit` completes it (a replaced name: flushed to
 //! disk and renamed; a stream: closed). Destroying it without commit removes the temporary file
 //! (a stream keeps what was written).

@@ -51,11 +51,14 @@ FileFormat parse_file_format(const std::string& name) {
   throw UsageError("unknown file format '" + name + "' (expected one of: " + file_format_names() + ")");
 }
 
-FileFormat file_format_of(const std::string& path) {
+std::string extension_of(const std::string& path) {
   const std::size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
-  const std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash)
-                              ? std::string()
-                              : lower(path.substr(dot + 1));
+  return dot == std::string::npos || (slash != std::string::npos && dot < slash) ? std::string()
+                                                                                 : lower(path.substr(dot + 1));
+}
+
+FileFormat file_format_of(const std::string& path) {
+  const std::string ext = extension_of(path);
   if (ext == "csv") return FileFormat::csv;
   if (ext == "tipsy" || ext == "std") return FileFormat::tipsy;
   if (ext == "tab" || ext == "dat" || ext == "txt") return FileFormat::table;

@@ -24,6 +24,8 @@ const char* to_string(FileFormat f);
 const char* file_format_names();
 //! Parses a format name (also "table", "dubinski" for tab, "std" for tipsy); UsageError otherwise.
 FileFormat parse_file_format(const std::string& name);
+//! The extension of `path`'s last component, lower case, without its dot ("" when it has none).
+std::string extension_of(const std::string& path);
 //! The format of `path` by its extension (case-insensitive); UsageError for an unknown one.
 FileFormat file_format_of(const std::string& path);
 //! `format_name` if given (non-empty), else the format of `path`.

@@ -162,12 +162,16 @@ namespace {
 
 // A float32 kernel rounds every position and mass to float32 and squares differences of
 // positions: a value past float32's range would become infinite, and positions spanning more than
-// about 1e19 give squared distances past it; either way the forces would be NaN. Refused here,
-// naming the first such value, before any work.
-void check_float_range(const Particles& p) {
+// about 1e19 give squared distances past it; either way the forces would be NaN. And float32 must
+// tell the particles apart (`spacing`, the kernel's own precision): positions spanning fewer than
+// 1024 float32 steps at the largest coordinate reach it rounded together (1000 points across 1e-12
+// at 0.5 had all come out at one position: zero forces, exit status 0). Refused here, naming the
+// first such value or the span, before any work.
+void check_float_range(const Particles& p, bool spacing) {
   constexpr double largest = std::numeric_limits<float>::max();
   const std::pair<const char*, const std::vector<double>*> columns[] = {
       {"x", &p.x}, {"y", &p.y}, {"z", p.dim == 3 ? &p.z : nullptr}, {"m", &p.m}};
+  double far = 0, extent = 0;  // over the positions
   for (const auto& [name, values] : columns) {
     if (!values) continue;
     double lo = 0, hi = 0;
@@ -182,33 +186,23 @@ void check_float_range(const Particles& p) {
       lo = i == 0 ? v : std::min(lo, v);
       hi = i == 0 ? v : std::max(hi, v);
     }
-    if (std::string(name) != "m" && 3 * (hi - lo) * (hi - lo) >= largest) {
+    if (std::string(name) == "m") continue;
+    if (3 * (hi - lo) * (hi - lo) >= largest) {
       std::ostringstream msg;
       msg << "--precision float: the positions span " << hi - lo << " in " << name
           << ", so squared distances would pass float32's range (" << largest << "); use --precision double";
       throw UsageError(msg.str());
     }
+    far = std::max({far, std::fabs(lo), std::fabs(hi)});
+    extent = std::max(extent, hi - lo);
   }
-}
-
-// Float32 must tell the particles apart: positions spanning fewer than 1024 float32 steps at the
-// largest coordinate reach the kernels rounded together (1000 points across 1e-12 at 0.5 had all
-// come out at one position: zero forces, exit status 0). Refused, with the numbers, before any work.
-void check_float_spacing(const Particles& p) {
-  double far = 0, extent = 0;
-  for (const std::vector<double>* values : {&p.x, &p.y, p.dim == 3 ? &p.z : nullptr}) {
-    if (!values || values->empty()) continue;
-    const auto [lo, hi] = std::minmax_element(values->begin(), values->end());
-    far = std::max({far, std::fabs(*lo), std::fabs(*hi)});
-    extent = std::max(extent, *hi - *lo);
-  }
-  if (!(extent > 0) || !(far > 0)) return;  // one position (or none): nothing to tell apart
-  const double spacing = std::ldexp(1.0, std::ilogb(far) - 23);  // float32's spacing at `far`
-  if (extent >= 1024 * spacing) return;
+  if (!spacing || !(extent > 0)) return;  // one position (or none): nothing to tell apart
+  if (extent >= 1024 * float32_spacing(far)) return;
   std::ostringstream msg;
   msg << "--precision float: the positions span " << extent << " at coordinates up to " << far
-      << ", where float32 values lie " << spacing << " apart: fewer than 1024 steps across the input, so the "
-      << "kernels would see particles rounded together; use --precision double, or coordinates nearer the origin";
+      << ", where float32 values lie " << float32_spacing(far) << " apart: fewer than 1024 steps across the input, "
+      << "so the kernels would see particles rounded together; use --precision double, or coordinates nearer the "
+         "origin";
   throw UsageError(msg.str());
 }
 
@@ -217,8 +211,7 @@ void check_float_spacing(const Particles& p) {
 void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   if (like.dim != 2 && like.dim != 3) throw UsageError("particles must be 2D or 3D");
   check_setup(k, s);
-  if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like);
-  if (s.precision == Precision::f32) check_float_spacing(like);
+  if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like, s.precision == Precision::f32);
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   if (k.far_field() && like.size() > 0 && s.level >= 0)
     check_float_resolution(s.domain ? *s.domain : default_domain(like), like.dim, s.level, s.precision);
@@ -238,10 +231,15 @@ void check_finite_accelerations(const std::vector<double>& acc, const Particles&
   if (bad == 0) return;
   std::ostringstream msg;
   msg << "the accelerations of " << bad << " particle(s) are not finite (the first: particle " << first << ", id "
-      << p.id_of(first) << "): the force overflows " << (precision == Precision::f32 ? "float32" : "float64")
-      << "'s range (pairs so close, or masses so large, that m / d^3 passes it); "
-      << (precision == Precision::f32 ? "use --precision double, or " : "use ") << "a larger --softening";
+      << p.id_of(first) << "): " << overflow_advice(precision);
   throw std::runtime_error(msg.str());
+}
+
+std::string overflow_advice(Precision precision) {
+  const bool f32 = precision == Precision::f32;
+  return std::string("a force passed ") + (f32 ? "float32" : "float64") +
+         "'s range (pairs so close, or masses so large, that m / d^3 does); use " +
+         (f32 ? "--precision double or " : "") + "a larger --softening";
 }
 
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {

@@ -230,5 +230,8 @@ std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup&
 //! particle) is not finite: the force overflowed the kernel's precision (pairs so close, or masses
 //! so large, that m / d^3 passes its range). `forces` and the Python forces() write none then.
 void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision);
+//! Why forces of `precision` come out infinite and what to do, for the messages of
+//! check_finite_accelerations and of simulate (a force passed the precision's range).
+std::string overflow_advice(Precision precision);
 
 }  // namespace nf

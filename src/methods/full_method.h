@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/numbers.h"
 
 #include "farfield/op_counts.h"
 #include "farfield/order.h"
@@ -45,7 +46,7 @@ inline void check_float_resolution(const Domain& d, int dim, int leaf_level, Pre
   double far = 0;
   for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
   if (!(far > 0) || !std::isfinite(far)) return;
-  const double spacing = std::ldexp(1.0, std::ilogb(far) - 23);  // float32's spacing at `far`
+  const double spacing = float32_spacing(far);
   const double leaf = std::ldexp(d.side, -leaf_level);
   if (spacing <= leaf / 8) return;
   std::ostringstream msg;

@@ -164,11 +164,10 @@ void check_config(const SimulationConfig& c) {
   if (c.format == io::FileFormat::table)
     throw UsageError("--format tab stores neither ids nor the time, which snapshots and --resume need: snapshots "
                      "are csv, tipsy or bin");
-  const int level = parse_level(c.level);
+  parse_level(c.level);  // a malformed --level: refused here
   if (k.uses_tree() && c.level.empty()) throw UsageError("--level is required by the tree kernel " + k.name);
   if (!k.uses_tree() && !c.level.empty())  // it had been recorded in run.ini and ignored
     throw UsageError("--level " + c.level + " sets the tree level of a tree kernel; " + k.name + " uses none");
-  (void)level;
   if (c.output_dir.empty()) throw UsageError("--output-dir is required");
   check_gpus(k, c.gpus);  // before the kernel's checks: a CPU build's refusal then names --gpus
   check_setup(k, method_setup(c, 0));

@@ -136,10 +136,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
         if (!std::isfinite(v))
           throw std::runtime_error("step " + std::to_string(s) + ": the particles' state is not finite (kinetic " +
                                    format_double(row.kinetic) + ", potential " + format_double(row.potential) +
-                                   "): a force passed " + (c.precision == Precision::f32 ? "float32" : "float64") +
-                                   "'s range (pairs so close, or masses so large, that m / d^3 does); the run stops "
-                                   "before this step's snapshot; use " +
-                                   (c.precision == Precision::f32 ? "--precision double or " : "") + "a larger --softening");
+                                   "), the run stops before this step's snapshot: " + overflow_advice(c.precision));
       costs.diagnostics_ms.push_back(clock.ms());
       clock.restart();
       const std::string path = in_dir(c.output_dir, snapshot_name(s, c.format));
@@ -174,8 +171,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
     leapfrog(*state, LeapfrogSteps{c.dt, first, last, c.snapshot_every}, hooks);
   } catch (const InputError& e) {  // the tree of positions an overflowing force made infinite
     throw std::runtime_error("after step " + std::to_string(result.last_step) + ": " + e.what() +
-                             " (a force passed the precision's range, so the particles' state is no longer finite; use " +
-                             (c.precision == Precision::f32 ? "--precision double or " : "") + "a larger --softening)");
+                             " (the particles' state is no longer finite: " + overflow_advice(c.precision) + ")");
   }
 
   log_costs(costs, log);
