@@ -63,6 +63,20 @@ TEST_CASE("generator options that no input reads are refused, with the option na
   refused({"bench", "--kernel", "cpu-serial", "--n", "40", "--level", "1", "--output", dir.file("b.csv"), "--resume",
            "--remeasure"},
           "give one");
+  // --threads with a one-thread kernel is said; with an OpenMP kernel it is not.
+  const auto serial = test::run_cli({"forces", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--threads",
+                                     "2", "--output", dir.file("s.csv")});
+  CHECK(serial.code == 0);
+  CHECK(serial.err.find("note: --threads 2 does not change cpu-serial (one thread)") != std::string::npos);
+  const auto omp = test::run_cli({"forces", "--input", in, "--kernel", "cpu-omp", "--level", "2", "--threads", "2",
+                                  "--output", dir.file("o.csv")});
+  CHECK(omp.code == 0);
+  CHECK(omp.err.find("--threads") == std::string::npos);
+  const auto bench = test::run_cli({"bench", "--kernel", "cpu-omp,cpu-serial", "--n", "40", "--level", "1",
+                                    "--reps", "1", "--warmup", "0", "--threads", "1"});
+  CHECK(bench.code == 0);
+  CHECK(bench.err.find("note: --threads 1 does not change cpu-serial (one thread);") != std::string::npos);
+  CHECK(bench.err.find("cpu-omp (") == std::string::npos);
 }
 
 TEST_CASE("simulate refuses what it would drop or could not do, and an empty frame window runs") {

@@ -29,6 +29,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   }
   check_sweep(c);
   apply_threads(threads);
+  if (!c.tree) note_threads(vm, sweep_kernels(c), err);
   return run_bench(c, out, err);
 }
 

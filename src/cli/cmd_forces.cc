@@ -88,6 +88,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   if (!needs_level && !level.empty())  // said, not dropped without a word
     err << "note: --level " << level << " is not used: " << k.name << " sums over every pair (no tree)\n";
   apply_threads(threads);
+  note_threads(vm, {k.name}, err);
   const std::int64_t n = in.n.empty() ? -1 : single_int(in.n, "n"), ppb = in.ppb.empty() ? -1 : single_int(in.ppb, "ppb");
   if (in.input.empty()) {  // a generated input: its memory is known before it is made
     const GenerateOptions g = generator_options(in, n, s.level, ppb);

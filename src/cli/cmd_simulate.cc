@@ -93,6 +93,7 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
   c.input = input_label(in, c.level);
   apply_threads(threads);
   sim::check_config(c);  // every refusal before the input is read
+  note_threads(vm, {c.kernel}, err);
   Particles p;
   if (!c.resume) {
     const int level = sim::parse_level(c.level);

@@ -220,9 +220,28 @@ std::int64_t single_int(const std::string& text, const std::string& option, std:
 }
 
 void add_threads_option(po::options_description& d, int& threads) {
+  std::string kernels;
+  for (const KernelInfo& k : all_kernels())
+    if (k.openmp()) kernels += (kernels.empty() ? "" : ", ") + k.name;
   d.add_options()("threads", po::value(&threads)->default_value(threads),
-                  "CPU threads of the OpenMP kernels (cpu-omp, cpu-omp-n3, cpu-allpairs); 0: OpenMP's default "
-                  "(OMP_NUM_THREADS, else one per core)");
+                  ("CPU threads of the OpenMP kernels (" + kernels +
+                   ") and of the CPU work around any kernel (generating the input, the CPU tree build); 0: "
+                   "OpenMP's default (OMP_NUM_THREADS, else one per core)")
+                      .c_str());
+}
+
+void note_threads(const po::variables_map& vm, const std::vector<std::string>& kernels, std::ostream& err) {
+  if (!vm.count("threads") || vm["threads"].defaulted()) return;
+  std::string unchanged;
+  int count = 0;
+  for (const std::string& name : kernels) {
+    const KernelInfo& k = find_kernel(name);
+    if (!k.openmp())
+      unchanged += (count++ ? ", " : "") + k.name + (k.gpu() ? " (GPU)" : " (one thread)");
+  }
+  if (!unchanged.empty())  // said, not dropped without a word
+    err << "note: --threads " << vm["threads"].as<int>() << " does not change " << unchanged
+        << "; it sets the threads of the CPU work around " << (count > 1 ? "them" : "it") << " (generating the input, the CPU tree build)\n";
 }
 
 void apply_threads(int threads) {
