@@ -162,6 +162,25 @@ TEST_CASE("sampled validation: a non-finite value outside the sample still fails
   CHECK(!passes(m, 1.0));
 }
 
+TEST_CASE("the metrics hold at accelerations and masses near float64's limits (no square under- or overflows)") {
+  // Two particles in 2D: reference (1, 0), (0, 1); test (2, 0), (0, 1): rel_l2 = 1/sqrt(2), max_rel 1.
+  for (const double scale : {1.0, 1e-170, 1e-300, 1e160, 1e300}) {
+    CAPTURE(scale);
+    const std::vector<double> ref = {scale, 0, 0, scale}, got = {2 * scale, 0, 0, scale};
+    for (const double mass : {1.0, 1e-200, 1e200}) {
+      const Metrics m = compare(got, ref, {mass, mass}, 2);
+      CHECK(m.finite);
+      CHECK(m.rel_l2 == doctest::Approx(1 / std::sqrt(2.0)).epsilon(1e-12));
+      CHECK(m.max_rel == doctest::Approx(1.0).epsilon(1e-12));
+      CHECK(m.momentum == doctest::Approx(std::sqrt(5.0) / 3).epsilon(1e-12));  // |(2, 1)| / (2 + 1)
+    }
+    // Opposite signs at 1e300: the difference 2e300 is still finite and the error 2.
+    const Metrics flip = compare({-scale, 0, 0, scale}, ref, {1, 1}, 2);
+    CHECK(flip.rel_l2 == doctest::Approx(std::sqrt(2.0)).epsilon(1e-12));
+    CHECK(flip.max_rel == doctest::Approx(2.0).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("validate --sample: cpu-fmm passes on 200 targets of 20000; wrong methods fail; the sample column") {
   test::TempDir dir;
   // A near-field-only method registered as a full method: compared with every pair, it FAILs

@@ -18,17 +18,30 @@ namespace nf {
 
 namespace {
 
+// The largest finite magnitude in `v` (1 where there is none): the metrics' sums run on values
+// divided by it, so that accelerations or masses near float64's limits neither overflow nor
+// underflow when squared or multiplied (1e-170 squared is 0, 1e160 squared infinite); the ratios
+// they report do not change.
+double scale_of(const std::vector<double>& v) {
+  double s = 0;
+  for (const double x : v)
+    if (std::isfinite(x)) s = std::max(s, std::fabs(x));
+  return s > 0 ? s : 1.0;
+}
+
 // |sum m_i a_i| / sum m_i |a_i| of a kernel's output; NaN-free only when the output is.
 double momentum_residual(const std::vector<double>& a, const std::vector<double>& masses, int dim) {
+  const double sa = scale_of(a), sm = scale_of(masses);
   double p[3] = {0, 0, 0}, pabs = 0;
   for (std::size_t i = 0; i < masses.size(); ++i) {
     double a2 = 0;
+    const double mi = masses[i] / sm;
     for (int d = 0; d < dim; ++d) {
-      const double ai = a[i * dim + d];
+      const double ai = a[i * dim + d] / sa;
       a2 += ai * ai;
-      p[d] += masses[i] * ai;
+      p[d] += mi * ai;
     }
-    pabs += masses[i] * std::sqrt(a2);
+    pabs += mi * std::sqrt(a2);
   }
   const double pn = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
   return pabs > 0 ? pn / pabs : 0.0;
@@ -40,10 +53,12 @@ Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, co
   Metrics m;
   const std::size_t n = masses.size();
   double err2 = 0, ref2 = 0;
+  const double scale = std::max(scale_of(a), scale_of(ref));  // see scale_of
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (!std::isfinite(a[k])) m.finite = false;
-    err2 += (a[k] - ref[k]) * (a[k] - ref[k]);
-    ref2 += ref[k] * ref[k];
+    const double ak = a[k] / scale, rk = ref[k] / scale;
+    err2 += (ak - rk) * (ak - rk);
+    ref2 += rk * rk;
   }
   m.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : (err2 > 0 ? INFINITY : 0.0);
   const double floor = n ? 1e-6 * std::sqrt(ref2 / static_cast<double>(n)) : 0.0;
@@ -51,7 +66,7 @@ Metrics compare(const std::vector<double>& a, const std::vector<double>& ref, co
   for (std::size_t i = 0; i < n; ++i) {
     double e2 = 0, r2 = 0;
     for (int d = 0; d < dim; ++d) {
-      const double ai = a[i * dim + d], ri = ref[i * dim + d];
+      const double ai = a[i * dim + d] / scale, ri = ref[i * dim + d] / scale;
       e2 += (ai - ri) * (ai - ri);
       r2 += ri * ri;
     }
