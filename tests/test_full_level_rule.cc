@@ -14,6 +14,7 @@
 #include "io/csv_file.h"
 #include "methods/auto_level.h"
 #include "methods/full_level_rule.h"
+#include "methods/full_method.h"
 #include "methods/registry.h"
 #include "tree/box_rule.h"
 #include "tree/levels.h"
@@ -284,4 +285,53 @@ TEST_CASE("--level auto with a full method: forces, bench and simulate print the
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK((r.out + r.err).find("level auto: " + std::to_string(high) + " (cpu-fmm p12") != std::string::npos);
+}
+
+TEST_CASE("level auto of a float full method stops where float32 would refuse the level") {
+  // Positions up to 2000: float32's spacing there is 2^-13 (1.22e-4); a leaf box must be 8 of
+  // them wide: 2000 / 2^20 = 1.9e-3 is, 2000 / 2^21 = 9.5e-4 is not.
+  Domain d;
+  d.side = 2000;
+  const int deepest = deepest_resolved_level(d, 2, Precision::f32, 1e-4, 1.0, 31);
+  CHECK(deepest == 20);
+  CHECK(float_resolves(d, 2, deepest));
+  CHECK_FALSE(float_resolves(d, 2, deepest + 1));
+  CHECK_NOTHROW(check_float_resolution(d, 2, deepest, Precision::f32));
+  CHECK_THROWS_AS(check_float_resolution(d, 2, deepest + 1, Precision::f32), UsageError);
+  CHECK(deepest_resolved_level(d, 2, Precision::f64, 1e-4, 1.0, 31) == 31);
+  // A softening of many leaf sides: the expansions' leading terms, mass (4 + eps'^2)^-1.5, pass
+  // below 1e-30 where eps' = eps / side > about 1e10 (mass 1).
+  Domain tiny;
+  tiny.side = 1e-13;
+  CHECK(far_field_scale(tiny, 3, 1.0, 1.0) < kFloatFarFieldFloor);
+  CHECK_THROWS_AS(check_float_far_field(tiny, 3, 1.0, 1.0, Precision::f32), UsageError);
+  CHECK_NOTHROW(check_float_far_field(tiny, 3, 1.0, 1.0, Precision::f64));
+  CHECK_NOTHROW(check_float_far_field(tiny, 3, 1e-14, 1.0, Precision::f32));  // eps' = 0.8
+  CHECK_NOTHROW(check_float_far_field(tiny, 3, 1.0, 0.0, Precision::f32));    // no mass, nothing lost
+  CHECK(deepest_resolved_level(tiny, 3, Precision::f32, 1.0, 1.0, 21) == 1);  // direct sums only
+  Domain unit;
+  const int l = deepest_resolved_level(unit, 3, Precision::f32, 1e6, 1.0, 21);  // eps' = 1e6 2^l
+  CHECK(float_far_field_kept(unit, l, 1e6, 1.0));
+  CHECK_FALSE(float_far_field_kept(unit, l + 1, 1e6, 1.0));
+  // The rule over an input: a tight cluster and far outliers want deep levels, and the choice stops
+  // at the deepest float32 level and says so; in double it may go deeper.
+  Particles p;
+  p.dim = 2;
+  auto push = [&](double x, double y, double m) { p.x.push_back(x), p.y.push_back(y), p.m.push_back(m); };
+  for (int i = 0; i < 3000; ++i) {
+    const double t = 7.919 * i, r = 1e-3 * std::sqrt(double(i % 97) / 97.0);
+    push(r * std::cos(t), r * std::sin(t), 1.0 / 3000);
+  }
+  for (double x : {1000.0, -1000.0}) push(x, 0.5 * x, 1e-3);
+  const Domain pd = default_domain(p);
+  const LevelScan scan(p, pd, max_level(2));
+  MethodSetup s;
+  s.order = 8;
+  const FullLevelChoice f = choose_full_level_for(scan, find_kernel("cpu-fmm"), s, &pd, total_mass(p));
+  CHECK(f.float_capped);
+  CHECK(f.deepest == deepest_resolved_level(pd, 2, Precision::f32, s.softening, total_mass(p), max_level(2)));
+  CHECK(f.level <= f.deepest);
+  CHECK(describe(f).find("the deepest at which float32 places every body") != std::string::npos);
+  s.precision = Precision::f64;
+  CHECK_FALSE(choose_full_level_for(scan, find_kernel("cpu-fmm"), s, &pd, total_mass(p)).float_capped);
 }

@@ -39,13 +39,17 @@ int resolve_level(int level, const Particles& p, const Domain& domain, const std
   return c.level;
 }
 
-FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s) {
+FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s,
+                                      const Domain* domain, double mass) {
   const MethodSetup run = full_setup(s, scan.dim());  // the order from the accuracy, as the method takes it
   const std::string near = full_near_kernel(k, run);
   const KernelInfo& nk = find_kernel(near);
-  const int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
+  int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
+  const int unresolved = deepest;
+  if (domain) deepest = deepest_resolved_level(*domain, scan.dim(), run.precision, run.softening, mass, deepest);
   FullLevelChoice c =
       choose_full_level(scan, deepest, run.order, FullMethodCostModel::rates(k.gpu(), run.precision, near));
+  c.float_capped = deepest < unresolved;
   c.kernel = k.name;
   c.near = near;
   c.precision = run.precision;
@@ -61,7 +65,7 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
   if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
-  const FullLevelChoice c = choose_full_level_for(*scan_, k, run);
+  const FullLevelChoice c = choose_full_level_for(*scan_, k, run, &domain_, total_mass(p_));
   note = describe(c);
   chosen_[key] = c.level;
   return c.level;
@@ -72,7 +76,8 @@ int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string&
   const std::string key = k.name + " leaf size " + std::to_string(size);
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
-  const int cap = std::min(deepest_adaptive_level(p_.dim), max_level(p_.dim));
+  const int cap = deepest_resolved_level(domain_, p_.dim, s.precision, s.softening, total_mass(p_),
+                                         std::min(deepest_adaptive_level(p_.dim), max_level(p_.dim)));
   if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
   LevelBoxes boxes;
   const int level = adaptive_depth(size, cap, [&](int l) {

@@ -38,8 +38,10 @@ int resolve_level(int level, const Particles& p, const Domain& domain, const std
 
 //! The full-method rule for full method k with setup s (order, accuracy, near kernel, precision):
 //! the order as the method resolves it, the near kernel's and device's rates, levels down to the
-//! deepest the near kernel's tree can take; the description's fields filled.
-FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s);
+//! deepest the near kernel's tree can take and, given `domain` and the bodies' total |mass|, the
+//! deepest a float32 method accepts (deepest_resolved_level); the description's fields filled.
+FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s,
+                                      const Domain* domain = nullptr, double mass = 0);
 
 //! `--level auto` over one input for runs that differ in kernel and setup (a sweep's cells): the
 //! particles' keys sorted once, each full method's choice made once per (kernel, near kernel,

@@ -213,8 +213,11 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   check_setup(k, s);
   if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like, s.precision == Precision::f32);
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
-  if (k.far_field() && like.size() > 0 && s.level >= 0)
-    check_float_resolution(s.domain ? *s.domain : default_domain(like), like.dim, s.level, s.precision);
+  if (k.far_field() && like.size() > 0 && s.level >= 0) {
+    const Domain d = s.domain ? *s.domain : default_domain(like);
+    check_float_resolution(d, like.dim, s.level, s.precision);
+    check_float_far_field(d, s.level, s.softening, total_mass(like), s.precision);
+  }
   if (k.uses_tree() || s.mask == Mask::near)
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
 }

@@ -131,7 +131,8 @@ std::string describe(const FullLevelChoice& c) {
          std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +
          "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
          fixed("%.2g", c.rates.pass_madds_per_s) +
-         " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) + ")";
+         " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) +
+         (c.float_capped ? ", the deepest at which float32 places every body inside its leaf box" : "") + ")";
 }
 
 }  // namespace nf

@@ -195,6 +195,7 @@ struct FullLevelCost {
 struct FullLevelChoice {
   int level = 0;
   int deepest = 0;  //!< the deepest level it was allowed to consider
+  bool float_capped = false;  //!< deepest is the deepest at which float32 places every body in its box
   int dim = 2;
   std::uint64_t particles = 0;
   int order = 0;             //!< p

@@ -40,21 +40,83 @@ inline MethodSetup near_part_setup(MethodSetup s) {
 //! leaf side (`leaf_level` the deepest), the expansions are evaluated outside where they converge
 //! (777 bodies near 1e7, level 3: accelerations of 1e19 where the float64 answer is 3e2). A
 //! near-field kernel sums pairs directly and needs no such check, nor does a tree of fewer than 3
-//! levels (no far field). Called once the domain is known.
-inline void check_float_resolution(const Domain& d, int dim, int leaf_level, Precision precision) {
-  if (precision != Precision::f32 || leaf_level < 2) return;  // levels 0 and 1 have no far field
+//! levels (no far field). Called once the domain is known. float_resolves is the test (the
+//! domain's farthest coordinate and float32's spacing there into far_out and spacing_out).
+inline bool float_resolves(const Domain& d, int dim, int leaf_level, double* far_out = nullptr,
+                           double* spacing_out = nullptr) {
+  if (leaf_level < 2) return true;  // levels 0 and 1 have no far field
   double far = 0;
   for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
-  if (!(far > 0) || !std::isfinite(far)) return;
+  if (!(far > 0) || !std::isfinite(far)) return true;
   const double spacing = float32_spacing(far);
-  const double leaf = std::ldexp(d.side, -leaf_level);
-  if (spacing <= leaf / 8) return;
+  if (far_out) *far_out = far;
+  if (spacing_out) *spacing_out = spacing;
+  return spacing <= std::ldexp(d.side, -leaf_level) / 8;
+}
+
+inline void check_float_resolution(const Domain& d, int dim, int leaf_level, Precision precision) {
+  double far = 0, spacing = 0;
+  if (precision != Precision::f32 || float_resolves(d, dim, leaf_level, &far, &spacing)) return;
   std::ostringstream msg;
-  msg << "--precision float: the positions reach " << far << ", where float32 values lie " << spacing
-      << " apart, more than 1/8 of the leaf boxes' side (" << leaf << " at level " << leaf_level
+  msg << "--precision float: the domain reaches " << far << ", where float32 values lie " << spacing
+      << " apart, more than 1/8 of the leaf boxes' side (" << std::ldexp(d.side, -leaf_level) << " at level "
+      << leaf_level
       << "): a full method's expansions need every body inside its box; use --precision double, a shallower "
          "--level, or coordinates nearer the origin";
   throw UsageError(msg.str());
+}
+
+//! The bodies' total |mass|.
+inline double total_mass(const Particles& p) {
+  double m = 0;
+  for (const double v : p.m) m += std::fabs(v);
+  return m;
+}
+
+//! The size of a full method's leading local-expansion terms at leaf level `leaf_level`, in the
+//! expansions' units (farfield/expansion.h: lengths in box sides): `mass` (the bodies' total |m|)
+//! across the nearest M2L offset (2 sides), softened by eps' = softening / side: mass (4 +
+//! eps'^2)^(-3/2). A softening of many leaf sides makes it tiny: in float32 it then falls among the
+//! subnormals or to zero and the far field is lost (3000 bodies of total mass 1 at level 3 in a
+//! cube of side 1e-13 with softening 1, eps' = 8e13: relative L2 error 1.6e-3; at eps' = 2.7e14,
+//! 8.5e-2; at 8e16, 1.0).
+inline double far_field_scale(const Domain& d, int leaf_level, double softening, double mass) {
+  const double e = softening / std::ldexp(d.side, -leaf_level);
+  return mass * std::pow(4.0 + e * e, -1.5);
+}
+
+//! The floor on far_field_scale for float32: eight decades above its smallest normal value
+//! (1.2e-38), so that the sums keep float32's relative precision.
+inline constexpr double kFloatFarFieldFloor = 1e-30;
+
+//! Whether a float32 full method at leaf level `leaf_level` keeps its far field (see
+//! far_field_scale; levels 0 and 1 have none; massless inputs have nothing to lose).
+inline bool float_far_field_kept(const Domain& d, int leaf_level, double softening, double mass) {
+  return leaf_level < 2 || !(mass > 0) || !(d.side > 0) ||
+         far_field_scale(d, leaf_level, softening, mass) >= kFloatFarFieldFloor;
+}
+
+//! Refuses a float32 full method whose far field float32 cannot hold (float_far_field_kept).
+inline void check_float_far_field(const Domain& d, int leaf_level, double softening, double mass, Precision precision) {
+  if (precision != Precision::f32 || float_far_field_kept(d, leaf_level, softening, mass)) return;
+  std::ostringstream msg;
+  msg << "--precision float: the softening " << softening << " spans " << softening / std::ldexp(d.side, -leaf_level)
+      << " sides of the leaf boxes (" << std::ldexp(d.side, -leaf_level) << " at level " << leaf_level
+      << "): a full method's expansions would be about " << far_field_scale(d, leaf_level, softening, mass)
+      << " there, below what float32 holds to its precision (" << kFloatFarFieldFloor
+      << "), and its far field would be lost; use --precision double or a shallower --level";
+  throw UsageError(msg.str());
+}
+
+//! The deepest level, at most `deepest`, that check_float_resolution and check_float_far_field
+//! accept for `precision` (`deepest` itself in double): --level auto considers no level they would
+//! refuse.
+inline int deepest_resolved_level(const Domain& d, int dim, Precision precision, double softening, double mass,
+                                  int deepest) {
+  if (precision != Precision::f32) return deepest;
+  int l = deepest;
+  while (l > 1 && !(float_resolves(d, dim, l) && float_far_field_kept(d, l, softening, mass))) --l;
+  return l;
 }
 
 //! The near-field kernel full method k runs with setup s: --near, or k's default: on the CPU
