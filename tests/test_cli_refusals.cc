@@ -7,6 +7,7 @@
 #include "core/numbers.h"
 #include "core/random.h"
 #include "helpers.h"
+#include "io/particle_file.h"
 
 using namespace nf;
 
@@ -192,4 +193,54 @@ TEST_CASE("a tree refuses positions whose span float64 cannot divide into boxes"
   refused({"forces", "--input", dir.file("tiny.csv"), "--kernel", "cpu-serial", "--level", "1", "--precision", "double",
            "--domain", "0,0,0,1e-300", "--output", dir.file("t.csv")},
           "below 1e-290");
+}
+
+TEST_CASE("full methods: options they would drop, and an order list with a bad entry, are refused first") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "plummer", "--dim", "3", "--n", "300", "--output", in}).code == 0);
+  // --round-inputs had been accepted, ignored, and named in the "wrote" line.
+  refused({"forces", "--input", in, "--kernel", "cpu-fmm", "--level", "2", "--precision", "double", "--round-inputs",
+           "--output", dir.file("r.csv")},
+          "--round-inputs applies to the all-pairs kernels");
+  CHECK_FALSE(std::filesystem::exists(dir.file("r.csv")));
+  // Order 21 after a valid 8: refused before order 8 ran and wrote its row.
+  refused({"validate", "--input", in, "--kernel", "cpu-fmm", "--level", "2", "--order", "8,21", "--output",
+           dir.file("v.csv")},
+          "--order: 21 is not a valid value (at most 20)");
+  CHECK_FALSE(std::filesystem::exists(dir.file("v.csv")));
+  // A softening of some 1e13 leaf sides: float32 expansions would lose the far field (relative L2
+  // error 1.6e-3 before the check, 1.0 at 1e16); double runs.
+  const Particles p = [&] {
+    Particles q = io::read_particles(in);
+    for (std::size_t i = 0; i < q.size(); ++i) q.x[i] *= 1e-13, q.y[i] *= 1e-13, q.z[i] *= 1e-13;
+    return q;
+  }();
+  const std::string small = dir.file("small.csv");
+  io::write_particles(small, p);
+  refused({"forces", "--input", small, "--kernel", "cpu-fmm", "--level", "3", "--softening", "1", "--output",
+           dir.file("f.csv")},
+          "its far field would be lost; use --precision double");
+  CHECK_FALSE(std::filesystem::exists(dir.file("f.csv")));
+  CHECK(test::run_cli({"forces", "--input", small, "--kernel", "cpu-fmm", "--level", "3", "--softening", "1",
+                       "--precision", "double", "--output", dir.file("d.csv")})
+            .code == 0);
+}
+
+TEST_CASE("a folder given as input says so; forces does not write CSV under a particle format's name; model's N fits") {
+  test::TempDir dir;
+  const std::string folder = dir.file("snapshots");
+  std::filesystem::create_directory(folder);
+  refused({"convert", "--input", folder, "--output", dir.file("x.csv")}, "is a folder, not a file");
+  refused({"forces", "--input", folder, "--kernel", "cpu-allpairs", "--output", dir.file("a.csv")},
+          "is a folder, not a file");
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "30", "--output", in}).code == 0);
+  for (const char* name : {"acc.bin", "acc.tipsy", "acc.tab"}) {
+    refused({"forces", "--input", in, "--kernel", "cpu-allpairs", "--output", dir.file(name)}, "forces writes CSV");
+    CHECK_FALSE(std::filesystem::exists(dir.file(name)));
+  }
+  CHECK(test::run_cli({"forces", "--input", in, "--kernel", "cpu-allpairs", "--output", dir.file("acc.out")}).code == 0);
+  refused({"model", "--level", "3", "--ppb", "9223372036854775807"}, "passes the 2^32 - 1 particles");
+  CHECK(test::run_cli({"model", "--level", "3", "--ppb", "1048575"}).code == 0);  // well below 2^32
 }

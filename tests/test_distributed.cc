@@ -73,9 +73,10 @@ TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on; without a GPU it
   CHECK(emulating_gpus());
   CHECK_THROWS_AS(check_gpus(find_kernel("cpu-serial"), 2), UsageError);  // still GPU near-field kernels only
   CHECK_THROWS_AS(check_gpus(find_kernel("allpairs-tiled"), 2), UsageError);
-  // A full method runs on one GPU for now: refused before anything else is asked of the machine.
+  // A GPU full method runs on one GPU for now, a CPU one is a CPU method: refused before anything
+  // else is asked of the machine.
   CHECK_THROWS_WITH_AS(check_gpus(find_kernel("fmm"), 2), doctest::Contains("runs on one GPU for now"), UsageError);
-  CHECK_THROWS_WITH_AS(check_gpus(find_kernel("cpu-fmm"), 2), doctest::Contains("runs on one GPU for now"), UsageError);
+  CHECK_THROWS_WITH_AS(check_gpus(find_kernel("cpu-fmm"), 2), doctest::Contains("cpu-fmm is a CPU method"), UsageError);
   CHECK_THROWS_AS(check_gpus(find_kernel("bpb"), 0), UsageError);
   if (gpu::available())
     MESSAGE("skipped the refusal of emulated GPUs without a GPU: this machine has one");
@@ -97,6 +98,20 @@ TEST_CASE("--gpus and --cross-pairs are checked before any work") {
                      "--cross-pairs", "thrice", "--output", dir.file("a.csv")});
   CHECK(r.code == 2);
   CHECK(r.err.find("thrice") != std::string::npos);
+  // A valid --cross-pairs on one GPU would have been dropped without a word.
+  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial",
+                     "--cross-pairs", "twice", "--output", dir.file("a.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("applies with --gpus above 1") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("a.csv")));
+  r = test::run_cli({"bench", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial",
+                     "--cross-pairs", "once"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("applies with --gpus above 1") != std::string::npos);
+  r = test::run_cli({"forces", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-fmm", "--gpus", "2",
+                     "--output", dir.file("a.csv")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cpu-fmm is a CPU method") != std::string::npos);
   r = test::run_cli({"bench", "--dist", "uniform", "--n", "50", "--level", "2", "--kernel", "cpu-serial,cpu-n3", "--gpus",
                      "1,2", "--output", dir.file("r.csv")});
   CHECK(r.code == 2);

@@ -42,10 +42,11 @@ int cmd_convert(const Args& args, std::ostream& out, std::ostream& err) {
                   "formats: csv (.csv), tipsy (.tipsy .std), tab (.tab .dat .txt: mass x y z vx vy vz rows), "
                   "bin (.bin)"))
     return 0;
-  // Both formats are resolved before anything is read, so a bad name fails fast.
+  // Both formats are resolved before anything is read, so a bad name fails fast; a folder or a
+  // missing input says so first.
+  check_input_path(input);
   const io::FileFormat from = io::resolve_file_format(input, input_format);
   const io::FileFormat to = output.empty() ? from : io::resolve_file_format(output, format);
-  check_input_path(input);
   if (!output.empty()) check_output_path(output);
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();

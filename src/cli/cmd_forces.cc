@@ -2,12 +2,14 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "io/particle_file.h"
 #include "cli/long_run.h"
 #include "io/output_file.h"
 #include "io/csv_file.h"
 #include "core/errors.h"
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
+#include "distributed/process_group.h"
 #include "distributed/spread_method.h"
 
 namespace nf::cli {
@@ -59,11 +61,27 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                   "--output ACC.csv"))
     return 0;
   check_output_path(output);
+  if (const std::string ext = io::extension_of(output); ext != "csv" && !ext.empty()) {
+    // A particle format's name (acc.bin, acc.tipsy) had been given CSV content without a word.
+    bool particle_format = true;
+    try {
+      io::file_format_of(output);
+    } catch (const UsageError&) {
+      particle_format = false;
+    }
+    if (particle_format)
+      throw UsageError("--output " + output + ": forces writes CSV (id,ax,ay[,az]), not the ." + ext +
+                       " particle format; name the file .csv");
+  }
   check_input_args(in);
   const KernelInfo& k = find_kernel(kernel);
   check_kernels_runnable({k.name});
   check_gpus(k, gpus);
   const Spread spread{gpus, parse_cross_pairs(cross_pairs)};
+  if (gpus == 1 && process_count() == 1 && cross_pairs != "auto")  // said, not dropped without a word
+    throw UsageError("--cross-pairs " + cross_pairs +
+                     " chooses how pairs across two parts are summed; it applies with --gpus above 1 or over "
+                     "several processes (nearfield-mpi)");
   if (gpus > 1) resolve_cross_pairs(k, spread.cross);  // refuses once for a kernel without Newton-3
   MethodSetup s;
   s.precision = parse_precision(precision);
@@ -74,7 +92,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   s.accuracy = accuracy;
   s.near = near;
   s.leaf_size = leaf_size;
-  if (round_inputs && k.near_field())
+  if (round_inputs && k.uses_tree())
     throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
   // All-pairs kernels over every pair need no tree, hence no level.
   const bool needs_level = k.uses_tree() || s.mask == Mask::near || !in.ppb.empty();

@@ -1,4 +1,6 @@
 // nearfield model: the paper's Table I/II operation counts at one level and P.
+#include <cstdint>
+
 #include "cli/commands.h"
 #include "tree/box_rule.h"
 #include "core/errors.h"
@@ -19,6 +21,12 @@ int cmd_model(const Args& args, std::ostream& out, std::ostream&) {
   if (level < 0 || level > max_dense_level(dim))
     throw UsageError("--level must lie in [0, " + std::to_string(max_dense_level(dim)) + "]");
   if (ppb < 1) throw UsageError("--ppb must be at least 1");
+  // N = boxes x P, within the particles every command takes (the counts had wrapped past 2^64).
+  const std::uint64_t boxes = std::uint64_t(1) << (dim * level), most = 0xffffffffull / boxes;
+  if (static_cast<std::uint64_t>(ppb) > most)
+    throw UsageError("--ppb " + std::to_string(ppb) + " at level " + std::to_string(level) + " (" +
+                     std::to_string(boxes) + " boxes) passes the 2^32 - 1 particles nearfield takes: at most " +
+                     std::to_string(most) + " a box there");
   out << model_report(operation_model(dim, level, static_cast<std::uint64_t>(ppb)));
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "distributed/spread_method.h"
+#include "farfield/multi_index.h"
 #include "methods/auto_level.h"
 #include "methods/registry.h"
 
@@ -68,7 +69,8 @@ std::vector<Precision> parse_precisions(const SweepConfig& c) {
 
 std::vector<int> parse_orders(const SweepConfig& c) {
   std::vector<int> out;
-  for (std::int64_t p : parse_int_list(c.orders, "order", 0)) out.push_back(static_cast<int>(p));
+  // 0..kMaxOrder here, so that a bad order in a list is refused before the first point runs
+  for (std::int64_t p : parse_int_list(c.orders, "order", 0, farfield::kMaxOrder)) out.push_back(static_cast<int>(p));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "methods/force_method.h"
+#include "distributed/process_group.h"
 #include "distributed/spread_method.h"
 
 namespace nf::cli {
@@ -69,7 +70,13 @@ void check_sweep(const SweepConfig& c, bool validation) {
       throw UsageError("--mask near applies to all-pairs kernels; none of the kernels is one");
     // Several GPUs: only GPU near-field kernels, on a machine (and build) that has them and NCCL.
     parse_cross_pairs_list(c);
-    for (int g : parse_gpus(c))
+    const std::vector<int> gpus = parse_gpus(c);
+    if (c.cross_pairs != "auto" && process_count() == 1 &&
+        std::all_of(gpus.begin(), gpus.end(), [](int g) { return g == 1; }))
+      throw UsageError("--cross-pairs " + c.cross_pairs +
+                       " chooses how pairs across two parts are summed; it applies with --gpus above 1 or over "
+                       "several processes (nearfield-mpi)");
+    for (int g : gpus)
       for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
   }
   if (c.resume && c.remeasure)

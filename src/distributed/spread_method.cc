@@ -54,12 +54,13 @@ const char* emulate_gpus_help() {
 void check_gpus(const KernelInfo& k, int gpus) {
   if (gpus < 1) throw UsageError("--gpus must be at least 1, not " + std::to_string(gpus));
   if (gpus == 1) return;
-  if (k.far_field())
+  if (k.far_field() && k.gpu())
     throw UsageError("--gpus " + std::to_string(gpus) + ": " + k.name +
                      " runs on one GPU for now (a full method's far field is not spread over several GPUs; use --gpus 1)");
   if (!k.make_part)
     throw UsageError("--gpus " + std::to_string(gpus) + " spreads the GPU near-field kernels over several GPUs; " +
-                     k.name + " is " + (k.gpu() ? "an all-pairs kernel" : "a CPU kernel") + " (it runs with --gpus 1)");
+                     k.name + " is " + (k.gpu() ? "an all-pairs kernel" : k.far_field() ? "a CPU method" : "a CPU kernel") +
+                     " (it runs with --gpus 1)");
   gpu::require("--gpus " + std::to_string(gpus));
   if (emulating_gpus()) return;  // every part on device 0, no NCCL
   try {

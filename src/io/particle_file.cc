@@ -72,6 +72,7 @@ FileFormat resolve_file_format(const std::string& path, const std::string& forma
 }
 
 Particles read_particles(const std::string& path, const std::string& format_name) {
+  check_input_path(path);  // a folder or a missing file says so, not that its extension is unknown
   return read_particles(path, resolve_file_format(path, format_name));
 }
 
