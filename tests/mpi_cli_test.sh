@@ -45,7 +45,15 @@ mpi 3 validate --input p3.csv --level 3 --kernel cpu-serial,cpu-n3,cpu-omp,cpu-o
 grep -q "FAIL" val.txt && fail "validate: $(cat val.txt)"
 # The repeat and "vs 1 process" columns: bitwise on every row (cpu-omp-n3 too, with one thread per rank).
 grep -q "vs 1 process" val.txt || fail "validate: no one-process column: $(cat val.txt)"
-[ "$(grep -Ec "bitwise +1 +auto +bitwise" val.txt)" -eq 8 ] || fail "validate: one-process comparison missing: $(cat val.txt)"
+[ "$(grep -Ec "bitwise +1 +twice +bitwise" val.txt)" -eq 8 ] || fail "validate: one-process comparison missing: $(cat val.txt)"
+
+# --cross-pairs under MPI: each listed way runs and is recorded (it had been dropped: "auto" and
+# bitwise for "once"); once is Newton-3's counterforces sent back, not bitwise.
+mpi 2 validate --input c2.csv --level 5 --kernel cpu-n3 --precision double --cross-pairs once,twice \
+  >val.txt 2>err.txt || fail "validate --cross-pairs under 2 ranks: $(cat val.txt err.txt)"
+grep -q "FAIL" val.txt && fail "validate --cross-pairs: $(cat val.txt)"
+grep -Eq "cpu-n3 .* once " val.txt || fail "validate: no once row: $(cat val.txt)"
+grep -Eq "cpu-n3 .* twice " val.txt || fail "validate: no twice row: $(cat val.txt)"
 
 # bench: one results row per point, written by rank 0 only.
 mpi 2 bench --input u2.csv --level 4 --kernel cpu-n3 --reps 3 --output bench.csv >out.txt 2>err.txt ||
@@ -78,9 +86,16 @@ refused "bad option" "unrecognised\|unrecognized" mpi 3 bench --input u2.csv --l
 refused "missing input" "missing.csv" mpi 2 validate --input missing.csv --level 4 --kernel cpu-n3
 refused "output folder" "no/such/folder" mpi 2 forces --input u2.csv --level 4 --kernel cpu-n3 --output no/such/folder/a.csv
 refused "other command" "not a command" mpi 2 generate --dist uniform --n 10 --output g.csv
-# Only rank 1 fails (its input is missing): rank 0 prints rank 1's message.
-refused "rank 1 alone" "rank 1: .*missing.csv" "$mpiexec" --allow-run-as-root --oversubscribe \
+# Only rank 1 fails (the same arguments, but its folder has no input): rank 0 prints rank 1's message.
+mkdir -p empty
+refused "rank 1 alone" "rank 1: .*u2.csv" "$mpiexec" --allow-run-as-root --oversubscribe \
+  -np 1 -wdir "$PWD" "$nearfield_mpi" forces --input u2.csv --level 4 --kernel cpu-n3 --output x.csv : \
+  -np 1 -wdir "$PWD/empty" "$nearfield_mpi" forces --input u2.csv --level 4 --kernel cpu-n3 --output x.csv
+[ -e x.csv ] && fail "a refused run wrote its output"
+# Ranks started with different options (here the level) are refused before any work; they had
+# aborted inside MPI (levels, precisions, domains), hung (commands) or mixed runs (softening).
+refused "different arguments" "different arguments" "$mpiexec" --allow-run-as-root --oversubscribe \
   -np 1 "$nearfield_mpi" forces --input u2.csv --level 4 --kernel cpu-n3 --output x.csv : \
-  -np 1 "$nearfield_mpi" forces --input missing.csv --level 4 --kernel cpu-n3 --output x.csv
+  -np 1 "$nearfield_mpi" forces --input u2.csv --level 3 --kernel cpu-n3 --output x.csv
 [ -e x.csv ] && fail "a refused run wrote its output"
 echo "mpi_cli: all checks passed"

@@ -2,6 +2,7 @@
 // before any work with the option named; a refused run leaves no files or folders behind (the
 // fourth review's findings: each of these had been accepted, dropped or half-run).
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/numbers.h"
@@ -243,4 +244,22 @@ TEST_CASE("a folder given as input says so; forces does not write CSV under a pa
   CHECK(test::run_cli({"forces", "--input", in, "--kernel", "cpu-allpairs", "--output", dir.file("acc.out")}).code == 0);
   refused({"model", "--level", "3", "--ppb", "9223372036854775807"}, "passes the 2^32 - 1 particles");
   CHECK(test::run_cli({"model", "--level", "3", "--ppb", "1048575"}).code == 0);  // well below 2^32
+}
+
+TEST_CASE("simulate --resume reads the last snapshot even when it completes the run") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "40", "--output", in}).code == 0);
+  const std::vector<std::string> run = {"simulate", "--input", in, "--kernel", "cpu-n3", "--level", "2", "--dt",
+                                        "0.01", "--steps", "2", "--output-dir", dir.file("run")};
+  REQUIRE(test::run_cli(run).code == 0);
+  auto resume = run;
+  resume.push_back("--resume");
+  CHECK(test::run_cli(resume).out.find("is complete") != std::string::npos);
+  // An emptied last snapshot had been taken for a finished run, exit 0.
+  { std::ofstream(dir.file("run/snap_000002.csv"), std::ios::trunc); }
+  const auto r = test::run_cli(resume);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("snap_000002.csv") != std::string::npos);
+  CHECK(r.out.find("is complete") == std::string::npos);
 }

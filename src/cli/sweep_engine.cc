@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "cli/sweep_progress.h"
-#include "distributed/process_group.h"
 #include "core/errors.h"
 #include "core/numbers.h"
+#include "distributed/process_group.h"
 #include "measure/benchmark.h"
 #include "measure/context.h"
 #include "measure/results.h"
@@ -19,12 +19,13 @@ namespace nf::cli {
 
 namespace {
 
-// The --gpus x --cross-pairs runs of kernel k: one GPU as such; on several GPUs each listed way
-// resolved for the kernel (a kernel without Newton-3 computes cross pairs twice), each way once.
+// The --gpus x --cross-pairs runs of kernel k: one GPU in one process as such; on several GPUs or
+// over several processes (nearfield-mpi: the parts are the ranks) each listed way resolved for the
+// kernel (a kernel without Newton-3 computes cross pairs twice), each way once.
 std::vector<Spread> spreads(const KernelInfo& k, const std::vector<int>& gpus, const std::vector<CrossPairs>& cross) {
   std::vector<Spread> out;
   for (int g : gpus) {
-    if (g == 1) {
+    if (g == 1 && process_count() == 1) {
       out.push_back({1, CrossPairs::automatic});
       continue;
     }
@@ -92,7 +93,7 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   ResultsRow k;
   k["gpus"] = std::to_string(spread.gpus);
   k["processes"] = std::to_string(process_count());  // nearfield-mpi's ranks (1 without MPI)
-  k["cross_pairs"] = spread.gpus > 1 ? to_string(spread.cross) : "";
+  k["cross_pairs"] = spread.gpus > 1 || process_count() > 1 ? to_string(spread.cross) : "";
   k["kernel"] = kernel;
   k["dim"] = std::to_string(p.dim);
   k["level"] = std::to_string(pt.level);

@@ -90,7 +90,7 @@ double input_digest(const Particles& p) {
   };
   mix(p.size());
   mix(std::uint64_t(p.dim));
-  for (const std::vector<double>* v : {&p.x, &p.y, &p.z, &p.m})
+  for (const std::vector<double>* v : {&p.x, &p.y, &p.z, &p.m, &p.vx, &p.vy, &p.vz})  // velocities: simulate
     for (double d : *v) {
       std::uint64_t w;
       std::memcpy(&w, &d, sizeof w);
@@ -116,7 +116,7 @@ std::unique_ptr<ForceMethod> make_process_method(const KernelInfo& k, const Meth
   // computed with each other's halos silently, or aborted inside MPI. Agreed before any exchange.
   const double digest = input_digest(like);
   if (g.agreed_max(digest) != -g.agreed_max(-digest))
-    throw UsageError("the " + ranks + " read different inputs (their particle counts, positions or masses differ): "
+    throw UsageError("the " + ranks + " read different inputs (their particle counts, positions, masses or velocities differ): "
                      "every rank must read the same particles");
   std::unique_ptr<ClusterMethod> m;
   if (k.make_host_part) {

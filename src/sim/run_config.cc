@@ -206,17 +206,20 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
   r.frame = frame_of(c);
   r.ini = RunDescription::read(ini);
   r.step = snapshot_steps(c.output_dir, c.format).back();
-  if (r.step == std::uint64_t(c.steps)) {
-    r.complete = true;
-    return r;
-  }
   const RunDescription& d = r.ini;
   const std::string snap = in_dir(c.output_dir, snapshot_name(r.step, c.format));
+  // Read and checked even where it completes the run: an empty or damaged last snapshot (a folder
+  // of its name) had been taken for a finished run, exit 0.
   r.particles = io::read_particles(snap, c.format);
   if (std::to_string(r.particles.dim) != d.get("dim") || std::to_string(r.particles.size()) != d.get("n"))
     throw InputError(snap, 0, "holds " + std::to_string(r.particles.size()) + " particles in " +
                                   std::to_string(r.particles.dim) + "D; the run has " + d.get("n") + " in " +
                                   d.get("dim") + "D");
+  if (r.step == std::uint64_t(c.steps)) {
+    r.complete = true;
+    r.particles = Particles();
+    return r;
+  }
   r.level = k.uses_tree() ? parse_level(d.get("level")) : parse_level(c.level);  // the level auto chose
   if (k.adaptive() && c.leaf_size == 0) {
     std::int64_t size = 64;  // runs recorded before leaf_size_used took the former default
