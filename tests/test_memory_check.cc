@@ -135,3 +135,16 @@ TEST_CASE("runs that fit are not refused") {
   INFO(r.err);
   CHECK(r.code == 0);
 }
+
+TEST_CASE("processes of one run on one host share its memory: each checks against its share") {
+  std::string alone, shared;
+  const double whole = static_cast<double>(available_host_memory(&alone));
+  set_host_memory_sharers(4);
+  const double quarter = static_cast<double>(available_host_memory(&shared));
+  set_host_memory_sharers(1);
+  CHECK(quarter == doctest::Approx(whole / 4).epsilon(0.05));  // the figure moves a little between reads
+  CHECK(shared == alone + ", shared by the 4 processes of this run on this host");
+  std::string again;
+  CHECK(static_cast<double>(available_host_memory(&again)) == doctest::Approx(whole).epsilon(0.05));
+  CHECK(again == alone);
+}

@@ -30,6 +30,8 @@ std::uint64_t cgroup_room() {
   return ~std::uint64_t(0);
 }
 
+int sharers = 1;  // set_host_memory_sharers
+
 }  // namespace
 
 std::uint64_t available_host_memory(std::string* source) {
@@ -56,9 +58,15 @@ std::uint64_t available_host_memory(std::string* source) {
     bytes = room;
     from = "the control group's memory limit";
   }
+  if (sharers > 1 && bytes != ~std::uint64_t(0)) {
+    bytes /= std::uint64_t(sharers);
+    from += ", shared by the " + std::to_string(sharers) + " processes of this run on this host";
+  }
   if (source) *source = from;
   return bytes;
 }
+
+void set_host_memory_sharers(int processes) { sharers = processes > 1 ? processes : 1; }
 
 std::string byte_text(double bytes) {
   char buf[48];

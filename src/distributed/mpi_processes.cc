@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/host_memory.h"
 #include "distributed/mpi_transport.h"
 
 namespace nf {
@@ -20,7 +21,10 @@ class MpiProcessGroup final : public ProcessGroup {
     MPI_Comm host;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
     MPI_Comm_rank(host, &on_host_);
+    int sharing = 1;
+    MPI_Comm_size(host, &sharing);
     MPI_Comm_free(&host);
+    set_host_memory_sharers(sharing);  // each rank's memory check takes its share of the host
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
