@@ -46,12 +46,29 @@ inline ErrorModel error_model(int dim) {
   return ErrorModel{dim == 2 ? k2 : k3};
 }
 
-//! The smallest order p in 1..kMaxOrder whose modeled error is at most `accuracy` (kMaxOrder when
-//! none is).
-inline int order_for_accuracy(int dim, double accuracy) {
+//! How much more than the table a leaf level `level` errs: the error grows with the levels of M2L
+//! (each adds its own truncation error), and the table was measured at 2D levels 4..6 and 3D levels
+//! 3..5. In 2D the growth is measured (cpu-fmm in double, validate --sample 1000-2000, 2D clusters,
+//! the worst input there): at N = 10^6 the error over the table's at p = 8 / 10 / 12 was 1.75 /
+//! 1.10 / 1.55 at level 6, 2.67 / 1.93 / 2.56 at 7, 3.4 / 2.8 / 3.3 at 8, 3.9 / 3.5 / 3.7 at 9,
+//! 4.4 / 4.2 / 4.2 at 10 and 4.9 / 5.0 / 5.1 at 11 (N = 10^5: 1.39 / 2.15 / 2.79 / 3.56 at p = 8,
+//! levels 6..9), about linear in the levels past 5: 1 + 0.8 (level - 5), which bounds every one of
+//! them. In 3D the levels --level auto picks had stayed within the table (3D clusters N = 10^6 at
+//! level 7, 1.01x at p = 10; uniform 2^24 at level 6, 0.74x), so 1 there up to level 7 and the same
+//! growth past it. An order chosen for the accuracy at a level therefore grows with the level
+//! (1e-4: in 2D p = 8 to level 5, 9 at 6, 10 at 7, 12 from 8; in 3D 10 to level 7, then 11, 12, 13 ...).
+inline double depth_factor(int dim, int level) {
+  const int from = dim == 2 ? 5 : 7;
+  return level > from ? 1.0 + 0.8 * double(level - from) : 1.0;
+}
+
+//! The smallest order p in 1..kMaxOrder whose modeled error at leaf level `level` (the table times
+//! depth_factor) is at most `accuracy` (kMaxOrder when none is).
+inline int order_for_accuracy(int dim, double accuracy, int level) {
   const ErrorModel m = error_model(dim);
+  const double factor = depth_factor(dim, level);
   for (int p = 1; p <= kMaxOrder; ++p)
-    if (m.error(p) <= accuracy) return p;
+    if (m.error(p) * factor <= accuracy) return p;
   return kMaxOrder;
 }
 
@@ -59,10 +76,12 @@ inline int order_for_accuracy(int dim, double accuracy) {
 //! none, validate then holds the method to the model's error at that order); else the order comes
 //! from the accuracy (0: kDefaultAccuracy), which is recorded, so that validate holds the method to
 //! the target it was asked to reach, not to the model's error at the order it chose.
-inline void resolve(int dim, int& order, double& accuracy) {
+//! The order comes with the leaf level `level` (order_for_accuracy); where the level is still to be
+//! chosen (negative: --level auto) it stays 0 and the level rule picks the order with each level.
+inline void resolve(int dim, int level, int& order, double& accuracy) {
   if (order > 0) return;
   if (accuracy <= 0) accuracy = kDefaultAccuracy;
-  order = order_for_accuracy(dim, accuracy);
+  order = level >= 0 ? order_for_accuracy(dim, accuracy, level) : 0;
 }
 
 }  // namespace nf::farfield

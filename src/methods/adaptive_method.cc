@@ -15,7 +15,9 @@ namespace nf {
 MethodSetup adaptive_setup(MethodSetup s, int dim, bool gpu) {
   if (s.order <= 0) {
     if (s.accuracy <= 0) s.accuracy = farfield::kDefaultAccuracy;
-    s.order = farfield::order_for_accuracy(dim, s.accuracy / 2);
+    // Its leaves lie at many levels, the deepest known only from the leaf size, which follows the
+    // order: the table at the calibration depth, with a margin of 2 (docs/design.md §16).
+    s.order = farfield::order_for_accuracy(dim, s.accuracy / 2, 0);
   }
   if (s.leaf_size == 0) s.leaf_size = auto_leaf_size(dim, s.order, FullMethodCostModel::rates(gpu, s.precision, ""));
   return s;

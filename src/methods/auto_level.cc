@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/numbers.h"
+#include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
 #include "methods/level_costs.h"
@@ -41,14 +43,20 @@ int resolve_level(int level, const Particles& p, const Domain& domain, const std
 
 FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s,
                                       const Domain* domain, double mass) {
-  const MethodSetup run = full_setup(s, scan.dim());  // the order from the accuracy, as the method takes it
+  // The order given, or (0) from the accuracy at each level, as the method takes it there.
+  const MethodSetup run = full_setup_at(s, scan.dim(), kAutoLevel);
   const std::string near = full_near_kernel(k, run);
   const KernelInfo& nk = find_kernel(near);
   int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
   const int unresolved = deepest;
   if (domain) deepest = deepest_resolved_level(*domain, scan.dim(), run.precision, run.softening, mass, deepest);
-  FullLevelChoice c =
-      choose_full_level(scan, deepest, run.order, FullMethodCostModel::rates(k.gpu(), run.precision, near));
+  const FullMethodRates rates = FullMethodCostModel::rates(k.gpu(), run.precision, near);
+  const int dim = scan.dim();
+  FullLevelChoice c = run.order > 0 ? choose_full_level(scan, deepest, run.order, rates)
+                                    : choose_full_level(
+                                          scan, deepest,
+                                          [&](int l) { return farfield::order_for_accuracy(dim, run.accuracy, l); },
+                                          rates);
   c.float_capped = deepest < unresolved;
   c.kernel = k.name;
   c.near = near;
@@ -59,9 +67,9 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
 int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& note) {
   note.clear();
   if (k.adaptive()) return adaptive(k, s, note);
-  const MethodSetup run = full_setup(s, p_.dim);
+  const MethodSetup run = full_setup_at(s, p_.dim, kAutoLevel);  // order 0: from the accuracy at each level
   const std::string key = k.name + " " + full_near_kernel(k, run) + " " + to_string(run.precision) + " " +
-                          std::to_string(run.order);
+                          std::to_string(run.order) + " " + format_double(run.accuracy);
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
   if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));

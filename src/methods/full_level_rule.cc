@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -76,12 +77,16 @@ const FullLevelCost& FullLevelChoice::chosen() const {
 }
 
 FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, int order, const FullMethodRates& rates) {
+  return choose_full_level(scan, deepest, [order](int) { return order; }, rates);
+}
+
+FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, const std::function<int(int)>& order_at,
+                                  const FullMethodRates& rates) {
   if (deepest < 0 || deepest > scan.deepest()) throw std::logic_error("choose_full_level: deepest outside the scan");
   FullLevelChoice choice;
   choice.deepest = deepest;
   choice.dim = scan.dim();
   choice.particles = scan.particles();
-  choice.order = order;
   choice.rates = rates;
   const double n_ms = 1e3 * double(scan.particles()) / rates.near_pairs_per_s;  // pairs(K) >= N
   double best = std::numeric_limits<double>::infinity();
@@ -89,13 +94,18 @@ FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, int order,
   LevelBoxes h;
   for (int level = 0; level <= deepest; ++level) {
     scan.boxes(level, h);
-    const FullLevelCost c = cost_of(h, scan.particles(), order, rates, run);
+    // The boxes and translations gathered in `run` do not depend on the order; the whole method at
+    // leaf level `level` runs at order_at(level).
+    FullLevelCost c = cost_of(h, scan.particles(), order_at(level), rates, run);
+    c.order = order_at(level);
     choice.evaluated.push_back(c);
     if (c.ms() < best) {
       best = c.ms();
       choice.level = level;
+      choice.order = c.order;
     }
-    // Deeper levels have at least N pairs and at least this level's far field.
+    // Deeper levels have at least N pairs and at least this level's far field (their order is
+    // never lower).
     if (n_ms + c.far_ms >= best) break;
   }
   return choice;
@@ -123,9 +133,12 @@ std::string m2l_rate(const FullLevelChoice& c) {
 
 std::string describe(const FullLevelChoice& c) {
   std::string levels;
+  const bool orders_vary = std::any_of(c.evaluated.begin(), c.evaluated.end(),
+                                       [&](const FullLevelCost& e) { return e.order != c.evaluated.front().order; });
   for (const FullLevelCost& e : c.evaluated)
-    levels += (levels.empty() ? "" : ", ") + std::to_string(e.level) + (e.level == c.level ? "*" : "") + ": " +
-              fixed("%.3g", e.near_ms) + " + " + fixed("%.3g", e.far_ms);
+    levels += (levels.empty() ? "" : ", ") + std::to_string(e.level) + (e.level == c.level ? "*" : "") +
+              (orders_vary ? " (p" + std::to_string(e.order) + ")" : "") + ": " + fixed("%.3g", e.near_ms) + " + " +
+              fixed("%.3g", e.far_ms);
   return "level auto: " + std::to_string(c.level) + " (" + c.kernel + " p" + std::to_string(c.order) + " " +
          to_string(c.precision) + ", near field " + c.near + ", " + std::to_string(c.dim) + "D, N = " +
          std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,7 @@ struct FullLevelCost {
   std::uint64_t pairs = 0;         //!< pairs(K)
   std::uint64_t translations = 0;  //!< M2L translations of levels 2..K
   double near_ms = 0, far_ms = 0;  //!< modeled times of the near and the far field
+  int order = 0;                   //!< the order p the method runs at this leaf level
   double ms() const { return near_ms + far_ms; }
 };
 
@@ -210,6 +212,10 @@ struct FullLevelChoice {
 //! The rule over the levels 0..deepest (deepest <= scan.deepest()) of `scan`'s input at order p
 //! with `rates`; `choice`'s kernel, near and precision fields are left for the caller.
 FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, int order, const FullMethodRates& rates);
+//! The same with an order per leaf level (from an accuracy: farfield::order_for_accuracy grows with
+//! the level), never lower at a deeper level; the choice's order is the chosen level's.
+FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, const std::function<int(int)>& order_at,
+                                  const FullMethodRates& rates);
 
 //! The rule's figures at exactly one level (the same computation choose_full_level runs).
 FullLevelCost full_level_cost(const LevelScan& scan, int level, int order, const FullMethodRates& rates);

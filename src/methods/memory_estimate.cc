@@ -78,10 +78,11 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
   std::vector<MemoryNeed::Part> device;
   need.host.push_back({"accelerations (float64, input order)", nd * dim * 8.0});
   if (k.far_field()) {
-    const MethodSetup full = k.adaptive() ? adaptive_setup(s, dim, k.gpu()) : full_setup(s, dim);  // the order it runs
     // An adaptive method builds the compact tree and sums its near field itself (k: no dense tree).
-    const KernelInfo& near = k.adaptive() ? k : find_kernel(full_near_kernel(k, full));
+    const KernelInfo& near = k.adaptive() ? k : find_kernel(full_near_kernel(k, s));
     const int level = estimate_level(s.level, dim, n, near.dense_tree());
+    // The order it runs (at the estimated level, where the order comes from the accuracy).
+    const MethodSetup full = k.adaptive() ? adaptive_setup(s, dim, k.gpu()) : full_setup_at(s, dim, level);
     auto& parts = k.gpu() ? device : need.host;
     add_near_field(parts, near, dim, level, n, scalar, threads);
     double boxes = boxes_over_levels(dim, level, n);
