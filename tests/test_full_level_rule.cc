@@ -12,6 +12,7 @@
 #include "farfield/order.h"
 #include "helpers.h"
 #include "io/csv_file.h"
+#include "methods/adaptive_method.h"
 #include "methods/auto_level.h"
 #include "methods/full_level_rule.h"
 #include "methods/full_method.h"
@@ -369,5 +370,28 @@ TEST_CASE("the order from an accuracy grows with the leaf level; at --level auto
   REQUIRE(rows.size() == 2);
   CHECK(std::stoi(rows[1][test::column(rows[0], "level")]) >= 6);
   CHECK(std::stoi(rows[1][test::column(rows[0], "p")]) >= 9);
+  CHECK(std::stod(rows[1][test::column(rows[0], "rel_l2")]) <= 1e-4);
+}
+
+TEST_CASE("an adaptive method takes at least the order its deepest level needs; its leaf size stays") {
+  MethodSetup s;  // default accuracy, automatic leaf size and level
+  const MethodSetup open = adaptive_setup(s, 2, false);
+  CHECK(open.order == farfield::order_for_accuracy(2, farfield::kDefaultAccuracy / 2, 0));
+  s.level = 12;
+  const MethodSetup deep = adaptive_setup(s, 2, false);
+  CHECK(deep.order == std::max(open.order, farfield::order_for_accuracy(2, farfield::kDefaultAccuracy, 12)));
+  CHECK(deep.order > open.order);
+  CHECK(deep.leaf_size == open.leaf_size);  // the level --level auto found for that size stays right
+  s.order = 5;
+  CHECK(adaptive_setup(s, 2, false).order == 5);  // --order wins
+  // 2D mixed input, N = 20000, at the automatic size and level (12): p = 9 had erred 1.3e-4.
+  test::TempDir dir;
+  const test::CliResult r = test::run_cli({"validate", "--dist", "mixed", "--dim", "2", "--n", "20000", "--seed", "1",
+                                           "--kernel", "cpu-fmm-adaptive", "--level", "auto", "--precision", "double",
+                                           "--sample", "500", "--output", dir.file("v.csv")});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  const auto rows = test::csv_rows(dir.file("v.csv"));
+  REQUIRE(rows.size() == 2);
   CHECK(std::stod(rows[1][test::column(rows[0], "rel_l2")]) <= 1e-4);
 }

@@ -82,7 +82,9 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     const KernelInfo& near = k.adaptive() ? k : find_kernel(full_near_kernel(k, s));
     const int level = estimate_level(s.level, dim, n, near.dense_tree());
     // The order it runs (at the estimated level, where the order comes from the accuracy).
-    const MethodSetup full = k.adaptive() ? adaptive_setup(s, dim, k.gpu()) : full_setup_at(s, dim, level);
+    MethodSetup at = s;
+    at.level = level;
+    const MethodSetup full = k.adaptive() ? adaptive_setup(at, dim, k.gpu()) : full_setup(at, dim);
     auto& parts = k.gpu() ? device : need.host;
     add_near_field(parts, near, dim, level, n, scalar, threads);
     double boxes = boxes_over_levels(dim, level, n);
