@@ -205,6 +205,14 @@ TEST_CASE("full methods: options they would drop, and an order list with a bad e
            "--output", dir.file("r.csv")},
           "--round-inputs applies to the all-pairs kernels");
   CHECK_FALSE(std::filesystem::exists(dir.file("r.csv")));
+  // An accuracy the model does not reach even at order 20 had run at p = 20 without a word.
+  refused({"forces", "--input", in, "--kernel", "cpu-fmm", "--level", "2", "--accuracy", "1e-12", "--output",
+           dir.file("a.csv")},
+          "the error model reaches");
+  CHECK_FALSE(std::filesystem::exists(dir.file("a.csv")));
+  CHECK(test::run_cli({"forces", "--input", in, "--kernel", "cpu-fmm", "--level", "2", "--order", "20", "--output",
+                       dir.file("a.csv")})
+            .code == 0);
   // Order 21 after a valid 8: refused before order 8 ran and wrote its row.
   refused({"validate", "--input", in, "--kernel", "cpu-fmm", "--level", "2", "--order", "8,21", "--output",
            dir.file("v.csv")},

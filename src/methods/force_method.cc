@@ -213,6 +213,17 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   check_setup(k, s);
   if (s.precision == Precision::f32 || s.round_inputs_to_float) check_float_range(like, s.precision == Precision::f32);
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
+  // An accuracy below the model's error at the highest order (at this leaf level) had run at
+  // p = kMaxOrder without a word, and validate then failed it.
+  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0) {
+    const double best =
+        farfield::error_model(like.dim).error(farfield::kMaxOrder) * farfield::depth_factor(like.dim, s.level);
+    if (best > s.accuracy)
+      throw UsageError("--accuracy " + format_double(s.accuracy) + ": the error model reaches " + format_double(best) +
+                       " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(like.dim) +
+                       "D, leaf level " + std::to_string(s.level) + "); ask for at least that, or give --order " +
+                       std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
+  }
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
