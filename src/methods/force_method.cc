@@ -74,8 +74,11 @@ std::string ForceMethod::describe() const {
              (setup_.domain ? std::string(" (boxes over the given domain)")
                             : std::string(" (boxes over each step's bounding square/cube)")) +
              "; NOT the full softened dynamics";
-    case ForceModel::fmm:
-      return "every pair: the near field at level " + std::to_string(setup_.level) +
+    case ForceModel::fmm:  // an adaptive method's setup carries its leaf size (never 0 there)
+      return "every pair: the near field " +
+             (setup_.leaf_size ? "of each adaptive leaf (leaf size " + std::to_string(setup_.leaf_size) +
+                                     ", leaves down to level " + std::to_string(setup_.level) + ")"
+                               : "at level " + std::to_string(setup_.level)) +
              " directly, the far field through Cartesian expansions of order " + std::to_string(setup_.order) +
              " (a fast multipole method; the softened dynamics to the expansions' accuracy)";
   }
