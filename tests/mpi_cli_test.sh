@@ -65,6 +65,7 @@ sim=(simulate --input p3.csv --kernel cpu-n3 --level 3 --dt 0.001 --steps 5 --fo
 "$nearfield" "${sim[@]}" --output-dir run1 >/dev/null 2>err.txt || fail "simulate, one process: $(cat err.txt)"
 mpi 2 "${sim[@]}" --output-dir run2 >/dev/null 2>err.txt || fail "simulate, 2 ranks: $(cat err.txt)"
 for f in run1/*.bin; do cmp -s "$f" "run2/$(basename "$f")" || fail "simulate: $(basename "$f") differs"; done
+grep -q "^processes = 2$" run2/run.ini || fail "simulate: run.ini does not record 2 processes: $(cat run2/run.ini)"
 
 # Refusals, agreed: one message from rank 0, status 2, no abort banner, on every kind.
 refused() {  # refused WHAT EXPECTED_TEXT COMMAND...

@@ -408,9 +408,9 @@ TEST_CASE("simulate --timing appends the cost of a step to a results file") {
   simulate_ok({"--input", in, "--kernel", "cpu-omp", "--level", "3", "--dt", "0.001", "--steps", "5", "--output-dir",
                dir.file("t"), "--timing", dir.file("timing.csv")});
   const std::string csv = read_text(dir.file("timing.csv"));
-  CHECK(csv.rfind("kernel,dim,level,ppb,n,input,precision,softening,dt,subsample,gpus,steps,step_median_ms", 0) == 0);
+  CHECK(csv.rfind("kernel,dim,level,ppb,n,input,precision,softening,dt,subsample,gpus,processes,steps,step_median_ms", 0) == 0);
   CHECK(csv.find("\ncpu-omp,2,3,4.6875,300,") != std::string::npos);
-  CHECK(csv.find(",0.001,1,1,5,") != std::string::npos);  // dt, subsample, gpus, steps
+  CHECK(csv.find(",0.001,1,1,1,5,") != std::string::npos);  // dt, subsample, gpus, processes, steps
   CHECK(csv.find("beyond_forces_fraction") != std::string::npos);
 }
 

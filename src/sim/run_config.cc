@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "core/version.h"
+#include "distributed/process_group.h"
 #include "distributed/spread_method.h"
 #include "io/output_file.h"
 #include "methods/auto_level.h"
@@ -266,6 +267,7 @@ void record_run(const SimulationConfig& c, const KernelInfo& k, const ForceMetho
     }
   }
   d.set("steps", std::to_string(c.steps));
+  d.set("processes", std::to_string(process_count()));  // this (last) part's MPI ranks; a resume may change them
   d.set("nearfield", std::string(project_version()) + ", git commit " + git_commit());
   d.write(in_dir(c.output_dir, "run.ini"));
 }

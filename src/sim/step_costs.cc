@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/numbers.h"
+#include "distributed/process_group.h"
 #include "measure/context.h"
 #include "measure/results.h"
 #include "measure/stats.h"
@@ -54,7 +55,7 @@ namespace {
 const std::vector<std::string>& timing_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> c = {"kernel", "dim",       "level", "ppb", "n", "input", "precision", "softening",
-                                  "dt",     "subsample", "gpus",  "steps"};
+                                  "dt",     "subsample", "gpus",  "processes", "steps"};
     for (const char* part : {"step", "forces", "tree", "plan", "transfer", "integrate", "other"})
       for (const char* stat : {"median_ms", "min_ms", "max_ms"}) c.push_back(std::string(part) + "_" + stat);
     for (const char* col : {"diagnostics_count", "diagnostics_median_ms", "diagnostics_min_ms", "diagnostics_max_ms",
@@ -91,6 +92,7 @@ void write_timing_row(const SimulationConfig& c, const KernelInfo& k, int dim, s
   row["dt"] = format_double(c.dt);
   row["subsample"] = std::to_string(c.subsample);
   row["gpus"] = std::to_string(c.gpus);
+  row["processes"] = std::to_string(process_count());  // nearfield-mpi: the ranks the forces were spread over
   row["steps"] = std::to_string(costs.steps.size());
   auto put = [&](const std::string& part, const std::vector<double>& ms) {
     const TimingStats t = summarize(ms);
