@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/errors.h"
 #include "farfield/lists.h"
 #include "helpers.h"
 #include "tree/levels.h"
@@ -131,4 +132,14 @@ TEST_CASE("interaction lists: every pair of particles once, in the near field or
       }
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("a level whose lists outgrow their 32-bit offsets is refused, naming the level") {
+  using farfield::check_list_entries;
+  CHECK_NOTHROW(check_list_entries(0, 2));
+  CHECK_NOTHROW(check_list_entries(0xffffffffull, 9));
+  CHECK_THROWS_WITH_AS(check_list_entries(0x100000000ull, 9),
+                       doctest::Contains("level 9's interaction (M2L) lists hold 4294967296 entries"), UsageError);
+  // 60 million non-empty 3D boxes of 85 entries each (80M particles at an explicit level 9).
+  CHECK_THROWS_AS(check_list_entries(60000000ull * 85, 9), UsageError);
 }

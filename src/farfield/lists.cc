@@ -1,7 +1,9 @@
 #include "farfield/lists.h"
 
 #include <algorithm>
+#include <string>
 
+#include "core/errors.h"
 #include "tree/morton.h"
 #include "tree/neighbors.h"
 
@@ -20,8 +22,18 @@ bool adjacent(std::uint64_t a, std::uint64_t b) {
   return true;
 }
 
+}  // namespace
+
+void check_list_entries(std::uint64_t entries, int level) {
+  if (entries <= 0xffffffffull) return;
+  throw UsageError("level " + std::to_string(level) + "'s interaction (M2L) lists hold " + std::to_string(entries) +
+                   " entries, more than the 2^32 - 1 their offsets take: use a shallower --level");
+}
+
+namespace {
+
 template <int D>
-NeighborLists level_lists(const TreeLevel& level, const TreeLevel& parents) {
+NeighborLists level_lists(const TreeLevel& level, const TreeLevel& parents, int l) {
   NeighborLists out;
   const std::uint32_t m = level.boxes();
   out.offset.assign(std::size_t(m) + 1, 0);
@@ -39,6 +51,9 @@ NeighborLists level_lists(const TreeLevel& level, const TreeLevel& parents) {
     for (std::uint32_t l = parents.near.offset[p]; l < parents.near.offset[p + 1]; ++l) take_children(parents.near.ids[l]);
     std::sort(list.begin(), list.end());
   }
+  std::uint64_t entries = 0;
+  for (const auto& list : per_box) entries += list.size();
+  check_list_entries(entries, l);
   for (std::uint32_t b = 0; b < m; ++b) out.offset[b + 1] = out.offset[b] + static_cast<std::uint32_t>(per_box[b].size());
   out.ids.resize(out.offset[m]);
   for (std::uint32_t b = 0; b < m; ++b) std::copy(per_box[b].begin(), per_box[b].end(), out.ids.begin() + out.offset[b]);
@@ -175,7 +190,7 @@ InteractionLists build_interaction_lists(const TreeLevels& t) {
   for (std::size_t l = 0; l < t.level.size(); ++l) {
     lists[l].offset.assign(std::size_t(t.level[l].boxes()) + 1, 0);
     if (l < 2) continue;
-    lists[l] = t.dim == 2 ? level_lists<2>(t.level[l], t.level[l - 1]) : level_lists<3>(t.level[l], t.level[l - 1]);
+    lists[l] = t.dim == 2 ? level_lists<2>(t.level[l], t.level[l - 1], int(l)) : level_lists<3>(t.level[l], t.level[l - 1], int(l));
   }
   return lists;
 }

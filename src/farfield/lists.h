@@ -17,6 +17,12 @@ namespace nf::farfield {
 //! The most boxes an interaction list holds: 6^d - 3^d (27 in 2D, 189 in 3D).
 constexpr int max_list_boxes(int d) { return d == 2 ? 27 : 189; }
 
+//! Refuses (UsageError) a level whose lists hold more entries than their 32-bit offsets take
+//! (2^32 - 1): a 3D level of some 23 million non-empty boxes with most neighbourhoods occupied (an
+//! explicit deep --level over tens of millions of particles); its offsets had wrapped on the GPU,
+//! writing past the list buffer. Called by the CPU and the GPU builders with the level's total.
+void check_list_entries(std::uint64_t entries, int level);
+
 //! lists[l]: per box at level l, the compact ids at level l of its M2L sources (empty below 2).
 using InteractionLists = std::vector<NeighborLists>;
 

@@ -1,8 +1,10 @@
 // The far field's M2L lists on the GPU (farfield/lists_gpu.h).
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
+#include "farfield/lists.h"
 #include "farfield/lists_gpu.h"
 #include "tree/adaptive.h"
 #include "tree/morton.h"
@@ -68,18 +70,39 @@ __global__ void list_kernel(DeviceLevel fine, DeviceLevel coarse, int l, std::ui
   if (!Fill) count[b] = n;
 }
 
+// The sum of count[0..m) in 64 bits into *total (zeroed before): the 32-bit scan below would wrap
+// without a word.
+__global__ void total_kernel(const std::uint32_t* __restrict__ count, std::uint32_t m,
+                             unsigned long long* __restrict__ total) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned long long sum = Reduce(storage).Sum(b < m ? count[b] : 0ull);
+  if (threadIdx.x == 0) atomicAdd(total, sum);
+}
+
 template <int D>
 void build_level(const DeviceLevel& fine, const DeviceLevel& coarse, int l, gpu::DeviceBuffer<std::uint32_t>& offset,
-                 gpu::DeviceBuffer<std::uint32_t>& ids, gpu::Workspace& temp, std::uint32_t& links) {
+                 gpu::DeviceBuffer<std::uint32_t>& ids, gpu::DeviceBuffer<unsigned long long>& total,
+                 gpu::Workspace& temp, std::uint32_t& links) {
   const std::uint32_t m = fine.boxes;
   // count[b] into offset[b + 1] (offset[0] = 0), then an inclusive scan of offset[1..m].
   NF_CUDA(cudaMemsetAsync(offset.data(), 0, sizeof(std::uint32_t)));
   list_kernel<D, false><<<gpu::blocks_for(m, kThreads), kThreads>>>(fine, coarse, l, offset.data() + 1, nullptr, nullptr);
   NF_CUDA(cudaGetLastError());
+  // The total in 64 bits first (the one read-back of a level): refused where the 32-bit offsets
+  // of the scan below would wrap (farfield::check_list_entries); else it is the scan's last offset.
+  if (total.size() == 0) total = gpu::DeviceBuffer<unsigned long long>(1);
+  NF_CUDA(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long)));
+  total_kernel<<<gpu::blocks_for(m, kThreads), kThreads>>>(offset.data() + 1, m, total.data());
+  NF_CUDA(cudaGetLastError());
+  unsigned long long entries = 0;
+  gpu::copy_to_host(&entries, total.data(), sizeof entries);
+  check_list_entries(entries, l);
+  links = static_cast<std::uint32_t>(entries);
   std::size_t bytes = 0;
   NF_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, offset.data() + 1, offset.data() + 1, m));
   NF_CUDA(cub::DeviceScan::InclusiveSum(temp.get(bytes), bytes, offset.data() + 1, offset.data() + 1, m));
-  gpu::copy_to_host(&links, offset.data() + m, sizeof(std::uint32_t));
   if (ids.size() < links) ids = gpu::DeviceBuffer<std::uint32_t>(std::size_t(links) + links / 4);
   if (links == 0) return;
   list_kernel<D, true><<<gpu::blocks_for(m, kThreads), kThreads>>>(fine, coarse, l, nullptr, offset.data(), ids.data());
@@ -108,7 +131,7 @@ void DeviceLists::build(const DeviceLevels& t) {
       continue;
     }
     gpu::dispatch_dim(t.dim, [&](auto d) {
-      build_level<decltype(d)::value>(fine, t.level[l - 1], int(l), s.offset, s.ids, temp_, out.links);
+      build_level<decltype(d)::value>(fine, t.level[l - 1], int(l), s.offset, s.ids, s.total, temp_, out.links);
     });
     out.ids = s.ids.data();
   }

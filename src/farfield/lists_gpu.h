@@ -32,6 +32,7 @@ class DeviceLists {
  private:
   struct Storage {
     gpu::DeviceBuffer<std::uint32_t> offset, ids;
+    gpu::DeviceBuffer<unsigned long long> total;  // the level's entries, summed in 64 bits (one value)
   };
   std::vector<Storage> store_;
   gpu::Workspace temp_;
