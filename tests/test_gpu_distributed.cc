@@ -295,5 +295,5 @@ TEST_CASE("simulate --gpus 2 equals simulate --gpus 1: bit for bit for bpb, with
   CHECK(refused.err.find("--gpus 1 (the run has 2)") != std::string::npos);
   simulate_ok(sim_args(in, dir.file("part"), "bpb", "float", "3", "10", 2, {"--resume"}));
   CHECK(read_text(dir.file("part/snap_000010.bin")) == read_text(dir.file("whole/snap_000010.bin")));
-  CHECK(read_text(dir.file("t.csv")).find(",0.0078125,1,2,10,") != std::string::npos);  // dt, subsample, gpus, steps
+  CHECK(read_text(dir.file("t.csv")).find(",0.0078125,1,2,1,10,") != std::string::npos);  // dt, subsample, gpus, processes, steps
 }
