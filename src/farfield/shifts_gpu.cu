@@ -1,9 +1,12 @@
 // The far field's shifts between levels on the GPU (farfield/passes_gpu.h: m2m, l2l): M2M and
 // L2L by parity classes (docs/design.md §16, "M2M and L2L by parity").
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
@@ -182,6 +185,18 @@ void Shifts<D, T>::reset(int p) {
   p_ = p, terms_ = terms<D>(p);
   up_.upload(balance(m2m_lists<D>(p)));
   down_.upload(balance(l2l_lists<D>(p)));
+  // A block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB sm_86/89
+  // card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first pass.
+  const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
+  const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
+  const std::size_t most = std::max(up, down), optin = std::size_t(gpu::shared_memory_optin());
+  if (most > optin) {
+    p_ = -1;  // not set up
+    throw UsageError("--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
+                     (sizeof(T) == 4 ? "float" : "double") + "): the M2M and L2L shifts need " +
+                     std::to_string(most) + " bytes of shared memory a block, more than this GPU's " +
+                     std::to_string(optin) + "; use a lower order or float");
+  }
 }
 
 template <int D, class T>
