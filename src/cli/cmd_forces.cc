@@ -61,27 +61,16 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                   "--output ACC.csv"))
     return 0;
   check_output_path(output);
-  if (const std::string ext = io::extension_of(output); ext != "csv" && !ext.empty()) {
-    // A particle format's name (acc.bin, acc.tipsy) had been given CSV content without a word.
-    bool particle_format = true;
-    try {
-      io::file_format_of(output);
-    } catch (const UsageError&) {
-      particle_format = false;
-    }
-    if (particle_format)
-      throw UsageError("--output " + output + ": forces writes CSV (id,ax,ay[,az]), not the ." + ext +
-                       " particle format; name the file .csv");
-  }
+  // A particle format's name (acc.bin, acc.tipsy) had been given CSV content without a word.
+  if (const auto f = io::known_file_format(output); f && *f != io::FileFormat::csv)
+    throw UsageError("--output " + output + ": forces writes CSV (id,ax,ay[,az]), not the ." + io::extension_of(output) +
+                     " particle format; name the file .csv");
   check_input_args(in);
   const KernelInfo& k = find_kernel(kernel);
   check_kernels_runnable({k.name});
   check_gpus(k, gpus);
   const Spread spread{gpus, parse_cross_pairs(cross_pairs)};
-  if (gpus == 1 && process_count() == 1 && cross_pairs != "auto")  // said, not dropped without a word
-    throw UsageError("--cross-pairs " + cross_pairs +
-                     " chooses how pairs across two parts are summed; it applies with --gpus above 1 or over "
-                     "several processes (nearfield-mpi)");
+  check_cross_pairs_used(cross_pairs, gpus > 1 || process_count() > 1);
   if (gpus > 1) resolve_cross_pairs(k, spread.cross);  // refuses once for a kernel without Newton-3
   MethodSetup s;
   s.precision = parse_precision(precision);

@@ -8,7 +8,6 @@
 //   mpirun -np 2 nearfield-mpi forces --dist plummer --dim 3 --n 100000 --level 4 --kernel cpu-n3 --output acc.csv
 #include <mpi.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -37,14 +36,6 @@ bool spread_command(const std::string& c) {
   return c == "forces" || c == "validate" || c == "bench" || c == "simulate";
 }
 
-// A 52-bit digest of the arguments, exact in a double (for ProcessGroup::agreed_max).
-double arguments_digest(const nf::cli::Args& args) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const std::string& a : args)
-    for (const char c : a + '\0') h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return double(h >> 12);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,8 +59,7 @@ int main(int argc, char** argv) {
   try {
     // Ranks started with other commands or options (mpirun's A : B form, a script that differs by
     // host) had aborted inside MPI, hung, or mixed two runs' forces in one file with exit 0.
-    const double digest = arguments_digest(args);
-    if (group->agreed_max(digest) != -group->agreed_max(-digest)) {
+    if (!group->same_on_every_rank(nf::arguments_digest(args))) {
       err << "nearfield-mpi: error: the " << group->size()
           << " MPI processes were started with different arguments: every rank must run the same command with the "
              "same options\n";

@@ -71,11 +71,8 @@ void check_sweep(const SweepConfig& c, bool validation) {
     // Several GPUs: only GPU near-field kernels, on a machine (and build) that has them and NCCL.
     parse_cross_pairs_list(c);
     const std::vector<int> gpus = parse_gpus(c);
-    if (c.cross_pairs != "auto" && process_count() == 1 &&
-        std::all_of(gpus.begin(), gpus.end(), [](int g) { return g == 1; }))
-      throw UsageError("--cross-pairs " + c.cross_pairs +
-                       " chooses how pairs across two parts are summed; it applies with --gpus above 1 or over "
-                       "several processes (nearfield-mpi)");
+    check_cross_pairs_used(c.cross_pairs, process_count() > 1 ||
+                                               std::any_of(gpus.begin(), gpus.end(), [](int g) { return g > 1; }));
     for (int g : gpus)
       for (const std::string& name : kernels) check_gpus(find_kernel(name), g);
   }

@@ -6,9 +6,11 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
+#include "core/errors.h"
 
 namespace nf::gpu {
 
@@ -33,6 +35,16 @@ inline int shared_memory_optin() {
   NF_CUDA(cudaGetDevice(&device));
   NF_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return bytes;
+}
+
+//! Refuses (UsageError) a kernel's `bytes` of dynamic shared memory a block past the device's opt-in
+//! limit, naming `what` (e.g. "--order 20 (3D, double): P2M"): a clean refusal where
+//! cudaFuncSetAttribute would have failed with a bare CUDA error (a 99 KB sm_86/89 card).
+inline void require_shared_memory(std::size_t bytes, const std::string& what) {
+  const std::size_t optin = std::size_t(shared_memory_optin());
+  if (bytes > optin)
+    throw UsageError(what + " needs " + std::to_string(bytes) + " bytes of shared memory a block, more than this GPU's " +
+                     std::to_string(optin));
 }
 
 //! ceil(a / b) for unsigned sizes.

@@ -79,27 +79,44 @@ void set_process_group(std::shared_ptr<ProcessGroup> g) { the_group() = std::mov
 
 namespace {
 
-// A 52-bit digest of the particles (their count, dimension, positions and masses, bit for bit):
-// exact in a double, so that the ranks can compare theirs through agreed_max.
-double input_digest(const Particles& p) {
+// Words mixed into a 52-bit digest, exact in a double, so that the ranks can compare theirs
+// (ProcessGroup::same_on_every_rank).
+struct Digest {
   std::uint64_t h = 1469598103934665603ull;
-  const auto mix = [&h](std::uint64_t w) {
+  void mix(std::uint64_t w) {
     h ^= w;
     h *= 1099511628211ull;
     h ^= h >> 29;
-  };
-  mix(p.size());
-  mix(std::uint64_t(p.dim));
-  for (const std::vector<double>* v : {&p.x, &p.y, &p.z, &p.m, &p.vx, &p.vy, &p.vz})  // velocities: simulate
-    for (double d : *v) {
+  }
+  double value() const { return double(h >> 12); }
+};
+
+// The particles' digest: their count, dimension, positions, masses and velocities (simulate), bit
+// for bit.
+double input_digest(const Particles& p) {
+  Digest d;
+  d.mix(p.size());
+  d.mix(std::uint64_t(p.dim));
+  for (const std::vector<double>* v : {&p.x, &p.y, &p.z, &p.m, &p.vx, &p.vy, &p.vz})
+    for (double x : *v) {
       std::uint64_t w;
-      std::memcpy(&w, &d, sizeof w);
-      mix(w);
+      std::memcpy(&w, &x, sizeof w);
+      d.mix(w);
     }
-  return double(h >> 12);
+  return d.value();
 }
 
 }  // namespace
+
+double arguments_digest(const std::vector<std::string>& args) {
+  Digest d;
+  d.mix(args.size());
+  for (const std::string& a : args) {
+    d.mix(a.size());
+    for (const char c : a) d.mix(static_cast<unsigned char>(c));
+  }
+  return d.value();
+}
 
 std::unique_ptr<ForceMethod> make_process_method(const KernelInfo& k, const MethodSetup& s, const Particles& like,
                                                  const Spread& spread, ProcessGroup& g) {
@@ -114,8 +131,7 @@ std::unique_ptr<ForceMethod> make_process_method(const KernelInfo& k, const Meth
   check_setup(k, s, like);
   // Every rank reads the input itself: ranks given different files (or different --seed) had
   // computed with each other's halos silently, or aborted inside MPI. Agreed before any exchange.
-  const double digest = input_digest(like);
-  if (g.agreed_max(digest) != -g.agreed_max(-digest))
+  if (!g.same_on_every_rank(input_digest(like)))
     throw UsageError("the " + ranks + " read different inputs (their particle counts, positions, masses or velocities differ): "
                      "every rank must read the same particles");
   std::unique_ptr<ClusterMethod> m;

@@ -38,6 +38,8 @@ class ProcessGroup {
   void checkpoint() { agreed_max(0); }
   //! Collective: the largest `value` over the ranks, and an agreement (AgreedFailure).
   virtual double agreed_max(double value) = 0;
+  //! Collective: true when every rank passed the same `value` (two agreements: max and min).
+  bool same_on_every_rank(double value) { return agreed_max(value) == -agreed_max(-value); }
   //! What the ranks agreed after a failure: the lowest failing rank, its exit status, and its
   //! message (on rank 0 and on that rank; empty elsewhere).
   struct Failure {
@@ -82,6 +84,8 @@ class ProcessGroup {
 ProcessGroup* process_group();
 //! The processes a near-field evaluation is spread over: the group's size, 1 without one.
 int process_count();
+//! A 52-bit digest of a command line (exact in a double, for ProcessGroup::same_on_every_rank).
+double arguments_digest(const std::vector<std::string>& args);
 //! Sets (or with null clears) the process group.
 void set_process_group(std::shared_ptr<ProcessGroup> g);
 

@@ -33,6 +33,13 @@ CrossPairs resolve_cross_pairs(const KernelInfo& k, CrossPairs requested) {
   return k.newton3() && !k.deterministic() ? CrossPairs::once : CrossPairs::twice;
 }
 
+void check_cross_pairs_used(const std::string& text, bool spread) {
+  if (spread || text == "auto") return;
+  throw UsageError("--cross-pairs " + text +
+                   " chooses how pairs across two parts are summed; it applies with --gpus above 1 or over several "
+                   "processes (nearfield-mpi)");
+}
+
 bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested) {
   if (!k.deterministic() || resolve_cross_pairs(k, requested) != CrossPairs::twice) return false;
   // A CPU Newton-3 kernel with OpenMP (cpu-omp-n3) sums per-thread buffers over box ranges cut from

@@ -33,6 +33,10 @@ struct Spread {
 //! that are not deterministic, twice for the others). UsageError for once without Newton-3.
 CrossPairs resolve_cross_pairs(const KernelInfo& k, CrossPairs requested);
 
+//! Refuses (UsageError) a --cross-pairs `text` other than auto where no run is spread (`spread`
+//! false: one GPU in one process), so that the option is said, not dropped without a word.
+void check_cross_pairs_used(const std::string& text, bool spread);
+
 //! True when a spread run of k must reproduce the one-GPU run bit for bit: a deterministic kernel
 //! computing cross pairs twice (each GPU then sums its particles' forces in the one-GPU order).
 bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested);

@@ -22,16 +22,6 @@ bool adjacent(std::uint64_t a, std::uint64_t b) {
   return true;
 }
 
-}  // namespace
-
-void check_list_entries(std::uint64_t entries, int level) {
-  if (entries <= 0xffffffffull) return;
-  throw UsageError("level " + std::to_string(level) + "'s interaction (M2L) lists hold " + std::to_string(entries) +
-                   " entries, more than the 2^32 - 1 their offsets take: use a shallower --level");
-}
-
-namespace {
-
 template <int D>
 NeighborLists level_lists(const TreeLevel& level, const TreeLevel& parents, int l) {
   NeighborLists out;
@@ -183,6 +173,12 @@ double count_group_slots(int dim, int level, const std::vector<std::uint64_t>& k
 std::uint64_t count_translations(int dim, int level, const std::vector<std::uint64_t>& key) {
   if (level < 2) return 0;
   return dim == 2 ? translations_at<2>(level, key) : translations_at<3>(level, key);
+}
+
+void check_list_entries(std::uint64_t entries, int level) {
+  if (entries <= 0xffffffffull) return;
+  throw UsageError("level " + std::to_string(level) + "'s interaction (M2L) lists hold " + std::to_string(entries) +
+                   " entries, more than the 2^32 - 1 their offsets take: use a shallower --level");
 }
 
 InteractionLists build_interaction_lists(const TreeLevels& t) {

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
-#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/derivatives.h"
 #include "farfield/expansion.h"
@@ -372,11 +371,8 @@ template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
   const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
-  if (bytes > std::size_t(gpu::shared_memory_optin()))  // had been a bare CUDA error (a 99 KB sm_86/89 card)
-    throw UsageError("--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
-                     (sizeof(T) == 4 ? "float" : "double") + "): P2M needs " + std::to_string(bytes) +
-                     " bytes of shared memory a block, more than this GPU's " +
-                     std::to_string(gpu::shared_memory_optin()) + "; use a lower order or float");
+  gpu::require_shared_memory(bytes, "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
+                                        (sizeof(T) == 4 ? "float" : "double") + "): P2M");
   if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
     NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   p2m_kernel<D, T, Threads><<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
-#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
@@ -189,13 +188,12 @@ void Shifts<D, T>::reset(int p) {
   // card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first pass.
   const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
-  const std::size_t most = std::max(up, down), optin = std::size_t(gpu::shared_memory_optin());
-  if (most > optin) {
+  try {
+    gpu::require_shared_memory(std::max(up, down), "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
+                                                       (sizeof(T) == 4 ? "float" : "double") + "): M2M and L2L");
+  } catch (...) {
     p_ = -1;  // not set up
-    throw UsageError("--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
-                     (sizeof(T) == 4 ? "float" : "double") + "): the M2M and L2L shifts need " +
-                     std::to_string(most) + " bytes of shared memory a block, more than this GPU's " +
-                     std::to_string(optin) + "; use a lower order or float");
+    throw;
   }
 }
 

@@ -57,12 +57,17 @@ std::string extension_of(const std::string& path) {
                                                                                  : lower(path.substr(dot + 1));
 }
 
-FileFormat file_format_of(const std::string& path) {
+std::optional<FileFormat> known_file_format(const std::string& path) {
   const std::string ext = extension_of(path);
   if (ext == "csv") return FileFormat::csv;
   if (ext == "tipsy" || ext == "std") return FileFormat::tipsy;
   if (ext == "tab" || ext == "dat" || ext == "txt") return FileFormat::table;
   if (ext == "bin") return FileFormat::bin;
+  return std::nullopt;
+}
+
+FileFormat file_format_of(const std::string& path) {
+  if (const auto f = known_file_format(path)) return *f;
   throw UsageError("cannot tell the format of '" + path + "' from its extension (known: .csv, .tipsy, .std, .tab, " +
                    ".dat, .txt, .bin); name it with --input-format / --format (" + file_format_names() + ")");
 }

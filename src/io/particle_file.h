@@ -8,6 +8,7 @@
 //! | tab    | .tab .dat .txt | mass x y z vx vy vz rows, Dubinski layout (table.h)|
 //! | bin    | .bin           | everything, float64, exact (bin_file.h)            |
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ const char* file_format_names();
 FileFormat parse_file_format(const std::string& name);
 //! The extension of `path`'s last component, lower case, without its dot ("" when it has none).
 std::string extension_of(const std::string& path);
-//! The format of `path` by its extension (case-insensitive); UsageError for an unknown one.
+//! The format of `path` by its extension (case-insensitive), if it names one.
+std::optional<FileFormat> known_file_format(const std::string& path);
+//! The format of `path` by its extension; UsageError for an unknown one.
 FileFormat file_format_of(const std::string& path);
 //! `format_name` if given (non-empty), else the format of `path`.
 FileFormat resolve_file_format(const std::string& path, const std::string& format_name);

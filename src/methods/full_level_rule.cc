@@ -96,8 +96,9 @@ FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, const std:
     scan.boxes(level, h);
     // The boxes and translations gathered in `run` do not depend on the order; the whole method at
     // leaf level `level` runs at order_at(level).
-    FullLevelCost c = cost_of(h, scan.particles(), order_at(level), rates, run);
-    c.order = order_at(level);
+    const int order = order_at(level);
+    FullLevelCost c = cost_of(h, scan.particles(), order, rates, run);
+    c.order = order;
     choice.evaluated.push_back(c);
     if (c.ms() < best) {
       best = c.ms();
