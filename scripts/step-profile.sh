@@ -22,6 +22,10 @@ runs=(
   "2d-1m-bpb|--dist uniform-exact --dim 2 --level 6 --ppb 256 --kernel bpb"
   "3d-plummer-2m-bpblb|--dist plummer --dim 3 --n 2097152 --level auto --kernel bpb-lb"
   "3d-plummer-2m-bpblb-l8|--dist plummer --dim 3 --n 2097152 --level 8 --kernel bpb-lb"
+  "3d-plummer-1m-fmm|--dist plummer --dim 3 --n 1048576 --level auto --kernel fmm"
+  "3d-uniform-4m-fmm|--dist uniform --dim 3 --n 4194304 --level auto --kernel fmm"
+  "2d-clusters-1m-fmm|--dist clusters --dim 2 --n 1048576 --level auto --kernel fmm"
+  "3d-plummer-1m-fmm-adaptive|--dist plummer --dim 3 --n 1048576 --level auto --kernel fmm-adaptive"
 )
 for run in "${runs[@]}"; do
   name="${run%%|*}"

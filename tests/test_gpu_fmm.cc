@@ -8,7 +8,9 @@
 #include "core/errors.h"
 #include "farfield/lists.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/derivatives.h"
 #include "farfield/multi_index.h"
+#include "farfield/passes_gpu.h"
 #include "helpers.h"
 #include "methods/registry.h"
 #include "tree/levels.h"
@@ -88,6 +90,48 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < a.size(); ++i) num += (a[i] - b[i]) * (a[i] - b[i]), den += b[i] * b[i];
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+template <int D, class T>
+void check_derivative_tables(int p, double tolerance) {
+  const std::vector<T> eps2 = {T(0), T(0.3), T(2e-5)};  // three levels in one launch
+  const int terms = farfield::terms<D>(p);
+  const std::size_t per_level = std::size_t(farfield::kOffsets<D>) * terms;
+  gpu::DeviceBuffer<T> tables(eps2.size() * per_level);
+  farfield::derivative_tables<D, T>(p, eps2, tables.data());
+  const std::vector<T> got = download(tables.data(), tables.size());
+  for (std::size_t l = 0; l < eps2.size(); ++l)
+    for (int o = 0; o < farfield::kOffsets<D>; ++o) {
+      double r[D];
+      bool adjacent = true;
+      for (int a = 0, v = o; a < D; ++a, v /= 7) r[a] = v % 7 - 3, adjacent = adjacent && std::fabs(r[a]) <= 1;
+      std::vector<double> want(std::size_t(terms), 0.0);
+      if (!adjacent) farfield::derivatives<D, double>(r, double(eps2[l]), p, want.data());
+      // Per degree, against its largest entry (the terms of one degree share a scale).
+      for (int d = 0; d <= p; ++d) {
+        double scale = 0;
+        for (int i = farfield::degree_start<D>(d); i < farfield::terms<D>(d); ++i) scale = std::max(scale, std::fabs(want[i]));
+        for (int i = farfield::degree_start<D>(d); i < farfield::terms<D>(d); ++i) {
+          const double g = got[l * per_level + std::size_t(o) * terms + std::size_t(i)];
+          CAPTURE(l);
+          CAPTURE(o);
+          CAPTURE(i);
+          if (adjacent) CHECK(g == 0.0);
+          else CHECK(std::fabs(g - want[i]) <= tolerance * scale);
+        }
+      }
+    }
+}
+
+TEST_CASE("GPU derivative tables of several levels equal the CPU's recursion" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  for (int p : {1, 2, 7, 12, 20}) {
+    CAPTURE(p);
+    check_derivative_tables<2, double>(p, 1e-13);
+    check_derivative_tables<3, double>(p, 1e-13);
+    check_derivative_tables<2, float>(p, 1e-4);
+    check_derivative_tables<3, float>(p, 1e-4);
+  }
 }
 
 TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {

@@ -37,14 +37,23 @@ inline int shared_memory_optin() {
   return bytes;
 }
 
-//! Refuses (UsageError) a kernel's `bytes` of dynamic shared memory a block past the device's opt-in
-//! limit, naming `what` (e.g. "--order 20 (3D, double): P2M"): a clean refusal where
-//! cudaFuncSetAttribute would have failed with a bare CUDA error (a 99 KB sm_86/89 card).
-inline void require_shared_memory(std::size_t bytes, const std::string& what) {
+//! Refuses (UsageError) a kernel's `bytes` of dynamic shared memory a block, with its `static_bytes`
+//! of static shared memory, past the device's opt-in limit, naming `what` (e.g. "--order 20 (3D,
+//! double): P2M"): a clean refusal where cudaFuncSetAttribute would have failed with a bare CUDA
+//! error (a 99 KB sm_86/89 card).
+inline void require_shared_memory(std::size_t bytes, std::size_t static_bytes, const std::string& what) {
   const std::size_t optin = std::size_t(shared_memory_optin());
-  if (bytes > optin)
-    throw UsageError(what + " needs " + std::to_string(bytes) + " bytes of shared memory a block, more than this GPU's " +
-                     std::to_string(optin));
+  if (bytes + static_bytes > optin)
+    throw UsageError(what + " needs " + std::to_string(bytes + static_bytes) +
+                     " bytes of shared memory a block, more than this GPU's " + std::to_string(optin));
+}
+
+//! The static shared memory of `kernel` (its __shared__ arrays), which the opt-in limit counts too.
+template <class Kernel>
+std::size_t static_shared_bytes(Kernel kernel) {
+  cudaFuncAttributes a{};
+  NF_CUDA(cudaFuncGetAttributes(&a, kernel));
+  return a.sharedSizeBytes;
 }
 
 //! ceil(a / b) for unsigned sizes.

@@ -1,9 +1,9 @@
 #pragma once
 //! The far field's interaction (M2L) lists on the GPU: farfield/lists.h's lists for DeviceLevels,
 //! the same sets (ids ascending within a parent neighbor, parent neighbors in key-offset order).
-//! One thread per box finds its parent's neighbors by binary search of their keys among the
-//! coarser level's keys, and takes their children that are not its own neighbors: counted, scanned
-//! into offsets, then filled. CUDA builds only.
+//! A warp per box finds its parent's neighbors (a lane each) by binary search of their keys among
+//! the coarser level's keys, and takes their children that are not its own neighbors: counted,
+//! scanned into offsets, then filled. CUDA builds only.
 
 #include <cstdint>
 #include <vector>
@@ -26,15 +26,15 @@ class DeviceLists {
   std::vector<DeviceList> level;
   //! Total entries over all levels (M2L translations per evaluation).
   std::uint64_t links() const;
-  //! Builds the lists of t's levels (reads each level's total back: one small copy per level).
+  //! Builds the lists of t's levels (reads every level's total back in one small copy).
   void build(const DeviceLevels& t);
 
  private:
   struct Storage {
     gpu::DeviceBuffer<std::uint32_t> offset, ids;
-    gpu::DeviceBuffer<unsigned long long> total;  // the level's entries, summed in 64 bits (one value)
   };
   std::vector<Storage> store_;
+  gpu::DeviceBuffer<unsigned long long> totals_;  // per level: its entries, summed in 64 bits
   gpu::Workspace temp_;
 };
 

@@ -185,19 +185,39 @@ int env_int(const char* name, int otherwise) {
 }
 
 // ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0 or the entry's degree |n| +
-// |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a).
+// |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a) of the level
+// blockIdx.z (its derivative and operator tables at that many level strides). Four consecutive
+// entries a thread (table_size is a multiple of 4, every table 16-byte aligned): one 16-byte load
+// of their map, one of their degrees, 16-byte stores (a thread an entry had run at a third of the
+// memory bandwidth).
 template <int D, class T>
 __global__ void expand_kernel(int table_size, int terms, const int* __restrict__ map,
                               const unsigned char* __restrict__ degree, OffsetOrders orders,
                               const T* __restrict__ derivatives, T* __restrict__ ops) {
   const int o = blockIdx.y;
+  derivatives += (std::size_t(blockIdx.z) * kOffsets<D> + o) * terms;
+  ops += (std::size_t(blockIdx.z) * kOffsets<D> + o) * table_size;
   int R[D];
   for (int a = 0, v = o; a < D; ++a, v /= 7) R[a] = v % 7 - 3;
   const int order = orders.at<D>(R);
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < table_size; e += gridDim.x * blockDim.x) {
-    const int m = degree[e] > order ? 0 : map[e];
-    const T d = m == 0 ? T(0) : derivatives[std::size_t(o) * terms + (m > 0 ? m : -m) - 1];
-    ops[std::size_t(o) * table_size + e] = m < 0 ? -d : d;
+  for (int e = 4 * (blockIdx.x * blockDim.x + threadIdx.x); e < table_size; e += 4 * gridDim.x * blockDim.x) {
+    const int4 m4 = *reinterpret_cast<const int4*>(map + e);
+    const uchar4 g4 = *reinterpret_cast<const uchar4*>(degree + e);
+    const int ms[4] = {m4.x, m4.y, m4.z, m4.w};
+    const unsigned char gs[4] = {g4.x, g4.y, g4.z, g4.w};
+    T v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int m = gs[j] > order ? 0 : ms[j];
+      const T d = m == 0 ? T(0) : derivatives[(m > 0 ? m : -m) - 1];
+      v[j] = m < 0 ? -d : d;
+    }
+    if constexpr (sizeof(T) == 4) {
+      *reinterpret_cast<float4*>(ops + e) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+      reinterpret_cast<double2*>(ops + e)[0] = make_double2(v[0], v[1]);
+      reinterpret_cast<double2*>(ops + e)[1] = make_double2(v[2], v[3]);
+    }
   }
 }
 
@@ -223,7 +243,9 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     const int count = int(quads.columns.size());
     const auto classes = order_classes<D>(orders);
     std::vector<int> plan;
-    const int optin = gpu::shared_memory_optin();
+    // The dynamic shared memory a block may take: the opt-in limit less the kernel's static arrays
+    // (the same in every instance).
+    const int optin = gpu::shared_memory_optin() - int(gpu::static_shared_bytes(group_kernel<D, T, 1, 1>));
     // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: see below).
     const char* forced = std::getenv("NEARFIELD_M2L");
     const std::string force = forced ? forced : "";
@@ -319,21 +341,21 @@ void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening)
   reset(p, K);
   const std::size_t per_level = std::size_t(kOffsets<D>) * terms_;
   if (tables_.size() < std::size_t(K + 1) * per_level) tables_ = gpu::DeviceBuffer<T>(std::size_t(K + 1) * per_level);
+  if (K < 2) return;
+  // Levels 2..K in one launch each for the derivatives and the operator tables (a launch a level
+  // had cost the simulation's step about 0.1 ms a level in 3D at p = 10, docs/design.md §16).
+  std::vector<T> eps2;
   for (int l = 2; l <= K; ++l) {
     const double h = t.side(l);
-    T* table = tables_.data() + std::size_t(l) * per_level;
-    derivative_table<D, T>(p, T(softening * softening / (h * h)), table);
-    build(l, table);
+    eps2.push_back(T(softening * softening / (h * h)));
+    derivatives_.at(std::size_t(l)) = tables_.data() + std::size_t(l) * per_level;
   }
-}
-
-template <int D, class T>
-void M2LOperators<D, T>::build(int l, const T* derivatives) {
-  derivatives_.at(std::size_t(l)) = derivatives;
+  derivative_tables<D, T>(p, eps2, tables_.data() + 2 * per_level);
   if (!grouped()) return;
-  const dim3 grid(gpu::div_up(std::uint32_t(table_size_), 256), kOffsets<D>);
-  expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_, derivatives,
-                                     ops_.data() + std::size_t(l) * kOffsets<D> * table_size_);
+  const dim3 grid(gpu::div_up(std::uint32_t(table_size_ / 4), 256), kOffsets<D>, unsigned(K - 1));
+  expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_,
+                                     tables_.data() + 2 * per_level,
+                                     ops_.data() + std::size_t(2) * kOffsets<D> * table_size_);
   NF_CUDA(cudaGetLastError());
 }
 

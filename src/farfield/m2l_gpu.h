@@ -37,7 +37,7 @@ namespace nf::farfield {
 template <int D, class T>
 class M2LOperators {
  public:
-  //! Order p for the levels 2..leaf of t: each level's derivative table (derivative_table, eps^2
+  //! Order p for the levels 2..leaf of t: each level's derivative table (derivative_tables, eps^2
   //! in that level's box units; kept here, the fallback reads it) and its operator table. Re-plans
   //! when p changes; storage grows, never shrinks.
   void prepare(int p, const DeviceLevels& t, double softening);
@@ -53,9 +53,8 @@ class M2LOperators {
   // Calls f(kernel) with the group kernel instance of this order (targets a lane, pipeline shape 1-3).
   template <class F>
   void dispatch(F&& f) const;
-  // Plans order p for levels 0..leaf; then level l's operator table from its derivative table.
+  // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
-  void build(int l, const T* derivatives);
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;

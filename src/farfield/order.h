@@ -72,6 +72,20 @@ inline int order_for_accuracy(int dim, double accuracy, int level) {
   return kMaxOrder;
 }
 
+//! The error model's best (order kMaxOrder) at leaf level `level`: an accuracy below it cannot be
+//! reached there.
+inline double best_modelled_error(int dim, int level) {
+  return error_model(dim).error(kMaxOrder) * depth_factor(dim, level);
+}
+
+//! The deepest level in 0..deepest where order kMaxOrder reaches `accuracy` (the factor grows with
+//! the level), or -1 where none does.
+inline int deepest_reaching(int dim, double accuracy, int deepest) {
+  int level = -1;
+  while (level < deepest && best_modelled_error(dim, level + 1) <= accuracy) ++level;
+  return level;
+}
+
 //! A full method's setup as it runs: `order` given (> 0) stays, with the accuracy as asked (0:
 //! none, validate then holds the method to the model's error at that order); else the order comes
 //! from the accuracy (0: kDefaultAccuracy), which is recorded, so that validate holds the method to

@@ -5,7 +5,6 @@
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
-#include "farfield/derivatives.h"
 #include "farfield/expansion.h"
 #include "farfield/l2p_fixed.cuh"
 #include "farfield/passes_gpu.h"
@@ -24,24 +23,6 @@ __device__ void leaf_centre(std::uint64_t key, const LeafGeometry& g, double (&c
   for (int a = 0; a < D; ++a) c[a] = g.origin[a] + (ic[a] + 0.5) * g.side;
 }
 
-template <int D, class T>
-__global__ void table_kernel(int p, T eps2, int terms, T* __restrict__ table) {
-  const int o = blockIdx.x * blockDim.x + threadIdx.x;
-  if (o >= kOffsets<D>) return;
-  T r[D];
-  bool adjacent = true;
-  for (int a = 0, v = o; a < D; ++a, v /= 7) {
-    const int d = v % 7 - 3;
-    r[a] = T(d);
-    adjacent = adjacent && d >= -1 && d <= 1;
-  }
-  T* out = table + std::size_t(o) * terms;
-  if (adjacent) {
-    for (int n = 0; n < terms; ++n) out[n] = T(0);
-    return;
-  }
-  derivatives<D, T>(r, eps2, p, out);
-}
 
 // P2M's work units: four consecutive x exponents a0 = 4k .. 4k + 3 of one column, the terms with
 // y exponent j and z exponent l (2D: l = 0), tail degree s = j + l. Units run chunk by chunk (k),
@@ -350,7 +331,8 @@ bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const O
                 const T* M, T* L) {
   const int terms = farfield::terms<D>(p);
   const std::size_t bytes = m2l_shared_bytes<D, T, TB>(terms);
-  if (bytes > std::size_t(gpu::shared_memory_optin())) return false;
+  // The opt-in limit counts the kernel's static shared memory too.
+  if (bytes + gpu::static_shared_bytes(m2l_kernel<D, T, TB>) > std::size_t(gpu::shared_memory_optin())) return false;
   NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   constexpr int kSub = 32 / TB;
   const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp
@@ -361,18 +343,14 @@ bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const O
 
 }  // namespace
 
-template <int D, class T>
-void derivative_table(int p, T eps2, T* table) {
-  table_kernel<D, T><<<gpu::blocks_for(kOffsets<D>, 64), 64>>>(p, eps2, terms<D>(p), table);
-  NF_CUDA(cudaGetLastError());
-}
 
 template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
   const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
-  gpu::require_shared_memory(bytes, "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
-                                        (sizeof(T) == 4 ? "float" : "double") + "): P2M");
+  gpu::require_shared_memory(bytes, gpu::static_shared_bytes(p2m_kernel<D, T, Threads>),
+                             "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
+                                 (sizeof(T) == 4 ? "float" : "double") + "): P2M");
   if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
     NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   p2m_kernel<D, T, Threads><<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M);
@@ -420,7 +398,6 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 }
 
 #define NF_PASSES(D, T)                                                                                          \
-  template void derivative_table<D, T>(int, T, T*);                                                              \
   template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*);                     \
   template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const OffsetOrders&, const T*, const T*, T*); \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \

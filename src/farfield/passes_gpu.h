@@ -16,7 +16,7 @@
 //! - m2l: the older kernel, for orders whose sibling-group tables (m2l_gpu.h) do not fit: one
 //!   block per 32 (16, 8, 4 for large expansions) target boxes, one lane per target box;
 //!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
-//!   (precomputed per level: derivative_table) and the moments of each target's source at that
+//!   (precomputed per level: derivative_tables) and the moments of each target's source at that
 //!   offset go to shared memory, and each warp takes a share of the coefficients k, every lane
 //!   summing the same k for its own target (no divergence, the derivatives read as broadcasts),
 //!   4 k at a time: k consecutive in memory have consecutive D_{n+k}, so a window of 4
@@ -24,6 +24,7 @@
 //! - l2p: one thread per particle, the order a template argument (farfield/l2p_fixed.cuh).
 
 #include <cstdint>
+#include <vector>
 
 #include "core/body.h"
 #include "core/gpu_runtime.h"
@@ -44,10 +45,12 @@ struct LeafGeometry {
 template <int D>
 constexpr int kOffsets = D == 2 ? 49 : 343;
 
-//! table[o * terms + n] = D_n(R0) for each offset o = sum_a (R0_a + 3) 7^a, in box units at a
-//! level with eps2 = eps^2 / h^2 (zeros for the adjacent offsets, which M2L never takes).
+//! The derivative tables of consecutive levels, one launch for all: level i's table (eps2[i] =
+//! eps^2 / h^2 in its box units) at tables + i * kOffsets<D> * terms<D>(p), its entry
+//! [o * terms + n] = D_n(R0) for each offset o = sum_a (R0_a + 3) 7^a (zeros for the adjacent
+//! offsets, which M2L never takes).
 template <int D, class T>
-void derivative_table(int p, T eps2, T* table);
+void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
 
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M);

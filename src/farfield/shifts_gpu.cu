@@ -189,8 +189,10 @@ void Shifts<D, T>::reset(int p) {
   const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   try {
-    gpu::require_shared_memory(std::max(up, down), "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
-                                                       (sizeof(T) == 4 ? "float" : "double") + "): M2M and L2L");
+    const std::string what = "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
+                             (sizeof(T) == 4 ? "float" : "double") + "): ";
+    gpu::require_shared_memory(up, gpu::static_shared_bytes(m2m_kernel<D, T>), what + "M2M");
+    gpu::require_shared_memory(down, gpu::static_shared_bytes(l2l_kernel<D, T>), what + "L2L");
   } catch (...) {
     p_ = -1;  // not set up
     throw;
