@@ -271,3 +271,34 @@ TEST_CASE("simulate --resume reads the last snapshot even when it completes the 
   CHECK(r.err.find("snap_000002.csv") != std::string::npos);
   CHECK(r.out.find("is complete") == std::string::npos);
 }
+
+TEST_CASE("a sweep's levels are checked against --accuracy before its first point; a float mass too small is named") {
+  test::TempDir dir;
+  // Order 20 reaches 1e-7 at 2D level 2 but not at 7 (the model grows with the level): level 2's row
+  // had been written before level 7 was refused.
+  refused({"validate", "--dist", "uniform", "--n", "3000", "--dim", "2", "--kernel", "cpu-fmm", "--level", "2,7",
+           "--accuracy", "1e-7", "--precision", "double", "--output", dir.file("v.csv")},
+          "leaf level 7");
+  CHECK_FALSE(std::filesystem::exists(dir.file("v.csv")));
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "3000", "--output", in}).code == 0);
+  refused({"bench", "--input", in, "--kernel", "cpu-fmm", "--level", "2,7", "--accuracy", "1e-7", "--precision",
+           "double", "--reps", "1", "--warmup", "0", "--output", dir.file("b.csv")},
+          "leaf level 7");
+  CHECK_FALSE(std::filesystem::exists(dir.file("b.csv")));
+  // --level auto takes only levels where the accuracy is reachable.
+  const auto a = test::run_cli({"forces", "--input", in, "--kernel", "cpu-fmm", "--level", "auto", "--accuracy", "1e-7",
+                                "--precision", "double", "--output", dir.file("f.csv")});
+  INFO(a.err);
+  CHECK(a.code == 0);
+  // A total mass of 1e-31: no float32 level keeps the far field. The mass is named (the softening,
+  // 0, and a shallower level had been), and --level auto refuses instead of summing directly.
+  Particles p = io::read_particles(in);
+  for (double& m : p.m) m = 1e-31 / double(p.size());
+  io::write_particles(dir.file("light.csv"), p);
+  for (const char* level : {"4", "auto"})
+    refused({"forces", "--input", dir.file("light.csv"), "--kernel", "cpu-fmm", "--level", level, "--softening", "0",
+             "--output", dir.file("l.csv")},
+            "the bodies' total mass");
+  CHECK_FALSE(std::filesystem::exists(dir.file("l.csv")));
+}

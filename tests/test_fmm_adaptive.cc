@@ -4,6 +4,8 @@
 // their ancestors" holds, and every box either touches is kept. Then the counts of
 // cpu-fmm-adaptive and its options. (Its forces against float64 all pairs: test_kernels_full.cc.)
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 
 #include "core/errors.h"
 #include "helpers.h"
@@ -226,4 +228,52 @@ TEST_CASE("simulate with an adaptive method records its leaf size, and --resume 
   INFO(again.err);
   REQUIRE(again.code == 0);
   CHECK(again.out.find("resuming at leaf size 20 (the run's)") != std::string::npos);
+}
+
+TEST_CASE("--resume keeps a full method's order; --level auto of an adaptive sweep is chosen per precision") {
+  test::TempDir dir;
+  const std::string in = dir.file("in.csv"), run = dir.file("run");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "400", "--output", in}).code == 0);
+  const std::vector<std::string> args = {"simulate", "--input", in, "--kernel", "cpu-fmm", "--level", "3", "--dt",
+                                         "1e-4", "--snapshot-every", "1", "--output-dir", run};
+  std::vector<std::string> first = args;
+  for (const char* a : {"--steps", "1"}) first.push_back(a);
+  REQUIRE(test::run_cli(first).code == 0);
+  std::string ini = test::read_text(run + "/run.ini");
+  const std::size_t at = ini.find("order_used = ");
+  REQUIRE(at != std::string::npos);
+  // A run recorded at another order (an earlier error model) continues at it.
+  ini.replace(at, ini.find('\n', at) - at, "order_used = 5");
+  test::write_text(run + "/run.ini", ini);
+  std::vector<std::string> resumed = args;
+  for (const char* a : {"--steps", "2", "--resume"}) resumed.push_back(a);
+  const test::CliResult again = test::run_cli(resumed);
+  INFO(again.err);
+  REQUIRE(again.code == 0);
+  CHECK(again.out.find("resuming at order 5 (the run's)") != std::string::npos);
+  CHECK(again.out.find("order 5") != std::string::npos);
+
+  // 3000 points far from the origin, most of them in a small core: float32 caps the adaptive
+  // tree's depth, double does not. The level chosen for one precision had been reused for the other.
+  Particles p;
+  p.dim = 2;
+  for (int i = 0; i < 3000; ++i) {
+    const double t = 2.399963 * i, r = i < 2000 ? 1e-3 * std::sqrt((i + 0.5) / 2000.0) : 0.5 * ((i % 997) / 997.0);
+    p.x.push_back(1000.5 + r * std::cos(t)), p.y.push_back(1000.5 + r * std::sin(t)), p.m.push_back(1.0 / 3000);
+  }
+  const std::string off = dir.file("off.csv"), out = dir.file("v.csv");
+  io::write_particles(off, p);
+  for (const char* order : {"double,float", "float,double"}) {
+    CAPTURE(order);
+    std::filesystem::remove(out);
+    const test::CliResult r = test::run_cli({"validate", "--input", off, "--kernel", "cpu-fmm-adaptive", "--level",
+                                             "auto", "--precision", order, "--leaf-size", "16", "--output", out});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto rows = test::csv_rows(out);
+    REQUIRE(rows.size() == 3);
+    const std::size_t pc = test::column(rows[0], "precision"), lc = test::column(rows[0], "level");
+    const int d = rows[1][pc] == "double" ? 1 : 2, f = 3 - d;
+    CHECK(std::stoi(rows[d][lc]) > std::stoi(rows[f][lc]));
+  }
 }

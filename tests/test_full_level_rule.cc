@@ -135,6 +135,23 @@ TEST_CASE("full level rule: the modeled cost is the documented one, the choice i
     }
 }
 
+TEST_CASE("full level rule: with an order per level, each level's cost is that of the whole method at its order") {
+  // The GPU kernel takes 32 or 64 targets a block by the order (3D float: 64 at p = 8..11, 32 at
+  // 7); the levels above a level had been counted at their own orders' widths.
+  const FullMethodRates rates = FullMethodCostModel::kGpuFloat;
+  REQUIRE(rates.m2l_wide(3, 8) != rates.m2l_wide(3, 7));
+  const Particles p = test::make("plummer", 3, 20000, 83);
+  const LevelScan scan(p, default_domain(p), 6);
+  const auto order_at = [](int l) { return l < 4 ? 7 : 8; };
+  const FullLevelChoice c = choose_full_level(scan, 6, order_at, rates);
+  for (const FullLevelCost& e : c.evaluated) {
+    CAPTURE(e.level);
+    CHECK(e.order == order_at(e.level));
+    CHECK(e.ms() == doctest::Approx(full_level_cost(scan, e.level, order_at(e.level), rates).ms()).epsilon(1e-12));
+  }
+  CHECK(c.evaluated.back().level >= 4);  // a level whose order's width differs from the levels above
+}
+
 TEST_CASE("full level rule: a lower order (cheaper far field) goes deeper, a higher one shallower") {
   for (const char* dist : {"uniform", "plummer", "clusters"})
     for (int dim : {2, 3}) {
@@ -161,10 +178,20 @@ TEST_CASE("full level rule: the order resolved from the accuracy, the device's r
   const LevelScan scan(p, default_domain(p), max_level(3));
   const KernelInfo& k = find_kernel("cpu-fmm");
   MethodSetup s;
-  s.accuracy = 1e-6;
+  s.accuracy = 1e-5;
   FullLevelChoice c = choose_full_level_for(scan, k, s);
-  CHECK(c.order == farfield::order_for_accuracy(3, 1e-6, c.level));
-  for (const FullLevelCost& e : c.evaluated) CHECK(e.order == farfield::order_for_accuracy(3, 1e-6, e.level));
+  CHECK(c.order == farfield::order_for_accuracy(3, 1e-5, c.level));
+  for (const FullLevelCost& e : c.evaluated) CHECK(e.order == farfield::order_for_accuracy(3, 1e-5, e.level));
+  CHECK(c.deepest == farfield::deepest_reaching(3, 1e-5, max_level(3)));  // level 12: 1.92e-6 x 5.0 <= 1e-5
+  // Only levels where order 20 reaches the accuracy (3D: 1.92e-6 up to level 7, 3.5e-6 at 8): a
+  // deeper choice would be refused after it.
+  MethodSetup tight = s;
+  tight.accuracy = 2e-6;
+  const FullLevelChoice t = choose_full_level_for(scan, k, tight);
+  CHECK(t.deepest == farfield::deepest_reaching(3, 2e-6, max_level(3)));
+  CHECK(t.deepest == 7);
+  CHECK(t.accuracy_capped);
+  CHECK(describe(t).find("the deepest where order 20 reaches the accuracy") != std::string::npos);
   CHECK(c.near == default_cpu_near_kernel());
   CHECK(c.rates.near_pairs_per_s == FullMethodCostModel::rates(false, Precision::f32, c.near).near_pairs_per_s);
   // The CPU's rates per precision; a near kernel with a line of its own takes its line's rate.
@@ -333,7 +360,7 @@ TEST_CASE("level auto of a float full method stops where float32 would refuse th
   CHECK(f.float_capped);
   CHECK(f.deepest == deepest_resolved_level(pd, 2, Precision::f32, s.softening, total_mass(p), max_level(2)));
   CHECK(f.level <= f.deepest);
-  CHECK(describe(f).find("the deepest at which float32 places every body") != std::string::npos);
+  CHECK(describe(f).find("the deepest float32 takes (every body inside its leaf box") != std::string::npos);
   s.precision = Precision::f64;
   CHECK_FALSE(choose_full_level_for(scan, find_kernel("cpu-fmm"), s, &pd, total_mass(p)).float_capped);
 }

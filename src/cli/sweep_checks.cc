@@ -8,6 +8,7 @@
 #include "io/output_file.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
+#include "farfield/order.h"
 #include "methods/force_method.h"
 #include "distributed/process_group.h"
 #include "distributed/spread_method.h"
@@ -43,11 +44,24 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
 
 }  // namespace
 
+void check_sweep_accuracy(const SweepConfig& c, int dim) {
+  const std::vector<std::string> kernels = sweep_kernels(c);
+  if (std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).far_field(); }))
+    return;
+  const std::vector<int> orders = parse_orders(c);
+  if (std::find(orders.begin(), orders.end(), 0) == orders.end()) return;  // every order given
+  const double accuracy = c.accuracy > 0 ? c.accuracy : farfield::kDefaultAccuracy;
+  for (std::int64_t level : parse_levels(c))
+    if (level >= 0) check_accuracy_reachable(dim, int(level), accuracy);
+}
+
 void check_sweep(const SweepConfig& c, bool validation) {
   check_input_args(c.in);
   if (c.levels.empty()) throw UsageError("--level is required");
   parse_levels(c);
   parse_sample(c);
+  if (!c.tree && c.in.input.empty())
+    for (std::int64_t dim : parse_int_list(c.in.dim, "dim")) check_sweep_accuracy(c, int(dim));
   if (c.tree) {
     gpu::require(c.label.empty() ? "bench --tree" : "experiment " + c.label + " (mode = tree, the GPU tree build)");
   } else {

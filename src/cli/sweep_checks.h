@@ -12,4 +12,10 @@ namespace nf::cli {
 //! (docs/design.md §6). A file's points are checked once it is read, before each measurement.
 void check_sweep(const SweepConfig& c, bool validation = false);
 
+//! Refuses an --accuracy that a full method of the sweep, its order from the accuracy, cannot reach
+//! at one of the listed levels in `dim` dimensions (the error model's best grows with the level):
+//! checked for every level before the first point (generated inputs in check_sweep, a file's once
+//! it is read), not when the sweep reaches that level.
+void check_sweep_accuracy(const SweepConfig& c, int dim);
+
 }  // namespace nf::cli

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "cli/sweep_checks.h"
 #include "cli/sweep_progress.h"
 #include "core/errors.h"
 #include "core/numbers.h"
@@ -67,6 +68,7 @@ std::vector<SweepPoint> sweep_points(const SweepConfig& c) {
 LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<std::string>& kernels,
                        std::ostream& out) {
   LoadedPoint at{pt, load_input(pt.in, pt.n, pt.level, pt.ppb), {}};
+  if (!c.in.input.empty()) check_sweep_accuracy(c, at.particles.dim);  // a file's dimension, now known
   MethodSetup& s = at.setup;
   s.softening = c.softening;
   s.domain = resolve_domain(at.particles, c.domain, pt.distribution());

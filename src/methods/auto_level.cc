@@ -50,6 +50,11 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
   int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
   const int unresolved = deepest;
   if (domain) deepest = deepest_resolved_level(*domain, scan.dim(), run.precision, run.softening, mass, deepest);
+  // An order from the accuracy: only levels where the highest order reaches it (the model's error
+  // grows with the level; a deeper level would be refused after the choice). Level 0 stays, to be
+  // refused with the reason where even it cannot.
+  const int resolved = deepest;
+  if (run.order == 0) deepest = std::min(deepest, std::max(0, farfield::deepest_reaching(scan.dim(), run.accuracy, deepest)));
   const FullMethodRates rates = FullMethodCostModel::rates(k.gpu(), run.precision, near);
   const int dim = scan.dim();
   FullLevelChoice c = run.order > 0 ? choose_full_level(scan, deepest, run.order, rates)
@@ -57,7 +62,8 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
                                           scan, deepest,
                                           [&](int l) { return farfield::order_for_accuracy(dim, run.accuracy, l); },
                                           rates);
-  c.float_capped = deepest < unresolved;
+  c.float_capped = resolved < unresolved && deepest == resolved;
+  c.accuracy_capped = deepest < resolved;
   c.kernel = k.name;
   c.near = near;
   c.precision = run.precision;
@@ -69,7 +75,8 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
   if (k.adaptive()) return adaptive(k, s, note);
   const MethodSetup run = full_setup_at(s, p_.dim, kAutoLevel);  // order 0: from the accuracy at each level
   const std::string key = k.name + " " + full_near_kernel(k, run) + " " + to_string(run.precision) + " " +
-                          std::to_string(run.order) + " " + format_double(run.accuracy);
+                          std::to_string(run.order) + " " + format_double(run.accuracy) + " " +
+                          format_double(run.softening);
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
   if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
@@ -81,11 +88,14 @@ int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& not
 
 int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string& note) {
   const std::uint32_t size = leaf_size(adaptive_setup(s, p_.dim, k.gpu()));
-  const std::string key = k.name + " leaf size " + std::to_string(size);
+  // The level's cap depends on the precision and the softening (float32's limits): both in the key,
+  // so that a sweep over precisions does not reuse one precision's level for the other.
+  const std::string key = k.name + " leaf size " + std::to_string(size) + " " + to_string(s.precision) + " " +
+                          format_double(s.softening);
   const auto known = chosen_.find(key);
   if (known != chosen_.end()) return known->second;
-  const int cap = deepest_resolved_level(domain_, p_.dim, s.precision, s.softening, total_mass(p_),
-                                         std::min(deepest_adaptive_level(p_.dim), max_level(p_.dim)));
+  const int deepest = std::min(deepest_adaptive_level(p_.dim), max_level(p_.dim));
+  const int cap = deepest_resolved_level(domain_, p_.dim, s.precision, s.softening, total_mass(p_), deepest);
   if (!scan_) scan_ = std::make_unique<LevelScan>(p_, domain_, max_level(p_.dim));
   LevelBoxes boxes;
   const int level = adaptive_depth(size, cap, [&](int l) {
@@ -96,8 +106,10 @@ int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string&
   });
   note = k.name + ": " + (s.leaf_size ? "" : "leaf size " + std::to_string(size) + " (auto), ") + "level " +
          std::to_string(level) +
-         (level < cap ? " (the shallowest where no box holds more than " + std::to_string(size) + " particles)"
-                      : " (the deepest it takes; boxes of more than " + std::to_string(size) + " particles remain)");
+         (level < cap    ? " (the shallowest where no box holds more than " + std::to_string(size) + " particles)"
+          : cap < deepest ? " (the deepest at which float32 resolves the bodies and the far field; boxes of more than " +
+                                std::to_string(size) + " particles remain)"
+                          : " (the deepest it takes; boxes of more than " + std::to_string(size) + " particles remain)");
   chosen_[key] = level;
   return level;
 }

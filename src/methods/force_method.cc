@@ -218,15 +218,8 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   // An accuracy below the model's error at the highest order (at this leaf level) had run at
   // p = kMaxOrder without a word, and validate then failed it.
-  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0) {
-    const double best =
-        farfield::error_model(like.dim).error(farfield::kMaxOrder) * farfield::depth_factor(like.dim, s.level);
-    if (best > s.accuracy)
-      throw UsageError("--accuracy " + format_double(s.accuracy) + ": the error model reaches " + format_double(best) +
-                       " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(like.dim) +
-                       "D, leaf level " + std::to_string(s.level) + "); ask for at least that, or give --order " +
-                       std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
-  }
+  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0)
+    check_accuracy_reachable(like.dim, s.level, s.accuracy);
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
@@ -234,6 +227,15 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   }
   if (k.uses_tree() || s.mask == Mask::near)
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
+}
+
+void check_accuracy_reachable(int dim, int level, double accuracy) {
+  const double best = farfield::best_modelled_error(dim, level);
+  if (best > accuracy)
+    throw UsageError("--accuracy " + format_double(accuracy) + ": the error model reaches " + format_double(best) +
+                     " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(dim) +
+                     "D, leaf level " + std::to_string(level) + "); ask for at least that, or give --order " +
+                     std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
 }
 
 void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision) {

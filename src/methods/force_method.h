@@ -222,6 +222,10 @@ void check_setup(const KernelInfo& k, const MethodSetup& s);
 //! tree cannot take (depth, memory).
 void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& like);
 
+//! Refuses an --accuracy below the error model's best (order kMaxOrder) at leaf level `level` of
+//! a `dim`-dimensional full method whose order comes from the accuracy (the model's error grows
+//! with the level: a sweep checks every level it lists before its first point).
+void check_accuracy_reachable(int dim, int level, double accuracy);
 //! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
 //! its registry factory, after check_setup.
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);

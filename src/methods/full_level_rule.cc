@@ -23,7 +23,10 @@ std::string fixed(const char* format, double v) {
 struct Running {
   std::vector<std::uint64_t> boxes;
   std::uint64_t translations = 0;
-  double slots = 0;  // the sibling-group kernel's translations, empty slots included (GPU)
+  // The sibling-group kernel's translations, empty slots included (GPU), with 32 and with 64
+  // targets a block: the width follows the order, and with an order per level (from the accuracy)
+  // a level's method runs every level at its own order, so both sums are kept.
+  double slots[2] = {0, 0};
 };
 
 // Level h.level's figures, given the levels above it in `run` (which takes this one in).
@@ -32,10 +35,9 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   run.translations += farfield::count_translations(h.dim, h.level, h.key);
   // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
   // targets uses: on sparse levels it costs by those, not by the translations.
-  if (rates.m2l_by_slots && h.level >= 2) {
-    const bool wide = rates.m2l_wide(h.dim, order);
-    run.slots += farfield::count_group_slots(h.dim, h.level, h.key, wide ? 64 : 32);
-  }
+  if (rates.m2l_by_slots && h.level >= 2)
+    for (int w = 0; w < 2; ++w) run.slots[w] += farfield::count_group_slots(h.dim, h.level, h.key, w ? 64 : 32);
+  const double slots = run.slots[rates.m2l_by_slots && rates.m2l_wide(h.dim, order) ? 1 : 0];
   FullLevelCost c;
   c.level = h.level;
   c.boxes = h.key.size();
@@ -46,7 +48,7 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
              (!rates.m2l_by_slots               ? rates.m2l_ms(double(run.translations), double(ops.m2l))
               : run.translations == 0 ? 0.0
-                                      : 1e3 * run.slots * rates.m2l_slot_s(double(farfield::m2l_madds(h.dim, order))));
+                                      : 1e3 * slots * rates.m2l_slot_s(double(farfield::m2l_madds(h.dim, order))));
   return c;
 }
 
@@ -94,8 +96,8 @@ FullLevelChoice choose_full_level(const LevelScan& scan, int deepest, const std:
   LevelBoxes h;
   for (int level = 0; level <= deepest; ++level) {
     scan.boxes(level, h);
-    // The boxes and translations gathered in `run` do not depend on the order; the whole method at
-    // leaf level `level` runs at order_at(level).
+    // The boxes and translations gathered in `run` do not depend on the order (its slots are kept
+    // for both widths); the whole method at leaf level `level` runs at order_at(level).
     const int order = order_at(level);
     FullLevelCost c = cost_of(h, scan.particles(), order, rates, run);
     c.order = order;
@@ -146,7 +148,12 @@ std::string describe(const FullLevelChoice& c) {
          "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
          fixed("%.2g", c.rates.pass_madds_per_s) +
          " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) +
-         (c.float_capped ? ", the deepest at which float32 places every body inside its leaf box" : "") + ")";
+         (c.float_capped ? ", the deepest float32 takes (every body inside its leaf box, the leading far-field "
+                           "terms above 1e-30)"
+          : c.accuracy_capped ? ", the deepest where order " + std::to_string(farfield::kMaxOrder) +
+                                    " reaches the accuracy in the error model"
+                              : "") +
+         ")";
 }
 
 }  // namespace nf

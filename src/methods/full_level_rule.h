@@ -197,7 +197,8 @@ struct FullLevelCost {
 struct FullLevelChoice {
   int level = 0;
   int deepest = 0;  //!< the deepest level it was allowed to consider
-  bool float_capped = false;  //!< deepest is the deepest at which float32 places every body in its box
+  bool float_capped = false;  //!< deepest is the deepest float32 takes (full_method.h's two limits)
+  bool accuracy_capped = false;  //!< deepest is the deepest where order 20 reaches the accuracy
   int dim = 2;
   std::uint64_t particles = 0;
   int order = 0;             //!< p

@@ -103,10 +103,22 @@ inline bool float_far_field_kept(const Domain& d, int leaf_level, double softeni
          far_field_scale(d, leaf_level, softening, mass) >= kFloatFarFieldFloor;
 }
 
-//! Refuses a float32 full method whose far field float32 cannot hold (float_far_field_kept).
+//! Whether the bodies' total |m| alone puts the far field below float32's floor at every level
+//! (far_field_scale with no softening: mass / 8): no level (>= 2) keeps it.
+inline bool float_mass_too_small(double mass) { return mass > 0 && mass * 0.125 < kFloatFarFieldFloor; }
+
+//! Refuses a float32 full method whose far field float32 cannot hold (float_far_field_kept),
+//! naming the cause: the total mass (at any level) or a softening of many leaf sides.
 inline void check_float_far_field(const Domain& d, int leaf_level, double softening, double mass, Precision precision) {
   if (precision != Precision::f32 || float_far_field_kept(d, leaf_level, softening, mass)) return;
   std::ostringstream msg;
+  if (float_mass_too_small(mass)) {
+    msg << "--precision float: the bodies' total mass " << mass << " makes a full method's expansions about "
+        << far_field_scale(d, leaf_level, 0, mass) << " or less at every level, below what float32 holds to its "
+        << "precision (" << kFloatFarFieldFloor << "), and its far field would be lost; use --precision double, or "
+        << "masses in larger units";
+    throw UsageError(msg.str());
+  }
   msg << "--precision float: the softening " << softening << " spans " << softening / std::ldexp(d.side, -leaf_level)
       << " sides of the leaf boxes (" << std::ldexp(d.side, -leaf_level) << " at level " << leaf_level
       << "): a full method's expansions would be about " << far_field_scale(d, leaf_level, softening, mass)
@@ -117,10 +129,12 @@ inline void check_float_far_field(const Domain& d, int leaf_level, double soften
 
 //! The deepest level, at most `deepest`, that check_float_resolution and check_float_far_field
 //! accept for `precision` (`deepest` itself in double): --level auto considers no level they would
-//! refuse.
+//! refuse. A total mass too small for float32 at every level (float_mass_too_small) is refused.
 inline int deepest_resolved_level(const Domain& d, int dim, Precision precision, double softening, double mass,
                                   int deepest) {
   if (precision != Precision::f32) return deepest;
+  // No level keeps the far field: refused, not run as direct sums at level 0 or 1 without a word.
+  if (deepest >= 2) check_float_far_field(d, 2, 0, mass, precision);
   int l = deepest;
   while (l > 1 && !(float_resolves(d, dim, l) && float_far_field_kept(d, l, softening, mass))) --l;
   return l;

@@ -5,6 +5,7 @@
 
 #include <pybind11/numpy.h>
 
+#include "core/numbers.h"
 #include "methods/auto_level.h"
 #include "python/arrays.h"
 #include "python/forces.h"
@@ -56,8 +57,10 @@ class PyTree {
     Particles p = points_;
     p.m = masses_from_array(m, p.size(), "pos");
     const Resolved r = resolve(o, p, std::make_pair(tree_.level, tree_.domain));
-    const std::string key = r.kernel->name + "|" + to_string(r.setup.precision) + "|" + std::to_string(r.setup.softening) +
-                            "|" + std::to_string(r.setup.order) + "|" + std::to_string(r.setup.accuracy) + "|" +
+    // Doubles in full (format_double): std::to_string's %f wrote every value below 5e-7 as 0.000000,
+    // so a kept method of another softening or accuracy was reused.
+    const std::string key = r.kernel->name + "|" + to_string(r.setup.precision) + "|" + format_double(r.setup.softening) +
+                            "|" + std::to_string(r.setup.order) + "|" + format_double(r.setup.accuracy) + "|" +
                             r.setup.near + "|" + to_string(r.setup.mask) + "|" + std::to_string(r.gpus) + "|" +
                             std::to_string(r.setup.leaf_size);
     RunResult result;

@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "distributed/process_group.h"
 #include "distributed/spread_method.h"
+#include "farfield/multi_index.h"
 #include "io/output_file.h"
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
@@ -229,6 +230,15 @@ RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostre
     r.leaf_size = static_cast<std::uint32_t>(size);
     log << "resuming at leaf size " << size
         << (d.has("leaf_size_used") ? " (the run's)" : " (the run predates leaf_size_used: the default then)") << "\n";
+  }
+  // An order from the accuracy follows the leaf level and the error model: a resumed run keeps the
+  // order it ran at (run.ini's order_used), so that a change of the model does not change it halfway.
+  if (k.far_field() && c.order == 0 && d.has("order_used")) {
+    std::int64_t order = 0;
+    if (!parse_int64(d.get("order_used"), order) || order < 1 || order > farfield::kMaxOrder)
+      throw InputError(ini, 0, "order_used = '" + d.get("order_used") + "' is not an expansion order");
+    r.order = static_cast<int>(order);
+    log << "resuming at order " << order << " (the run's)\n";
   }
   if (c.render_every > 0) {
     const std::vector<double> w = parse_numbers(d.get("render_window"), 4, ini + ": render_window");

@@ -79,6 +79,9 @@ struct RunStart {
   //! leaf_size_used; 64, the former default, for a run recorded before it), so that a change of the
   //! automatic size does not change a run halfway; 0 otherwise.
   std::uint32_t leaf_size = 0;
+  //! A full method resumed without --order: the order the run used (run.ini's order_used), so that
+  //! a change of the error model does not change a run halfway; 0 otherwise.
+  int order = 0;
   RunDescription ini;      //!< run.ini as a resumed run recorded it; empty for a fresh run
   //! The pictures' width and plane, and the view and density range a resumed run recorded.
   render::RenderOptions frame;
@@ -88,8 +91,9 @@ struct RunStart {
 RunStart fresh_start(const SimulationConfig& c, const KernelInfo& k, const Particles* initial, std::ostream& log);
 
 //! --resume: the last snapshot of c.output_dir in c.format, checked against run.ini (dimension,
-//! N), with the recorded level and frame (InputError naming the file otherwise); says so on `log`.
-//! A run already at --steps is returned `complete`, without reading the snapshot.
+//! N), with the recorded level, leaf size, order and frame (InputError naming the file otherwise);
+//! says so on `log`. A run already at --steps is returned `complete` (its snapshot read and checked
+//! all the same).
 RunStart resume_start(const SimulationConfig& c, const KernelInfo& k, std::ostream& log);
 
 //! Writes DIR/run.ini. A fresh run records everything --resume compares, what the forces are, the

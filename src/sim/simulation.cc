@@ -95,6 +95,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   // The forces: the kernel's method (spread over c.gpus GPUs) and, sub-sampled, the exact one.
   MethodSetup setup = method_setup(c, start.level);
   if (start.leaf_size) setup.leaf_size = start.leaf_size;  // a resumed adaptive run keeps its leaf size
+  if (start.order) setup.order = start.order;              // and a resumed full method its order
   std::unique_ptr<ForceMethod> field =
       make_spread_method(k, setup, start.particles, Spread{c.gpus, CrossPairs::automatic});
   std::unique_ptr<ForceMethod> exact;  // sub-sampled runs: the exact forces, for the force error
