@@ -301,4 +301,42 @@ TEST_CASE("a sweep's levels are checked against --accuracy before its first poin
              "--output", dir.file("l.csv")},
             "the bodies' total mass");
   CHECK_FALSE(std::filesystem::exists(dir.file("l.csv")));
+  // Masses of 1e32: the expansions pass float32's range (NaN forces, and a message that blamed the
+  // softening); refused naming the mass; double runs.
+  for (double& m : p.m) m = 1e32;
+  io::write_particles(dir.file("heavy.csv"), p);
+  refused({"forces", "--input", dir.file("heavy.csv"), "--kernel", "cpu-fmm", "--level", "4", "--output",
+           dir.file("h.csv")},
+          "near float32's largest value");
+  CHECK(test::run_cli({"forces", "--input", dir.file("heavy.csv"), "--kernel", "cpu-fmm", "--level", "4", "--precision",
+                       "double", "--output", dir.file("h.csv")})
+            .code == 0);
+}
+
+TEST_CASE("stray words, empty values, an output that is the input, absurd --threads and a missing report script") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "200", "--output", in}).code == 0);
+  const std::string before = test::read_text(in);
+  // A second kernel after the options had been dropped ("all kernels PASS" for the first alone).
+  refused({"validate", "--kernel", "cpu-serial", "--input", in, "--level", "2", "cpu-omp"},
+          "unexpected argument 'cpu-omp'");
+  refused({"tree", "--input", in, "--level", "2", "boxes.csv"}, "unexpected argument 'boxes.csv'");
+  // An empty value had read as "not given": no point run (exit 0), or a generated input for --input "".
+  refused({"validate", "--kernel", "cpu-serial", "--n", "100", "--level", "2", "--dist", ""}, "--dist: an empty value");
+  refused({"validate", "--kernel", "cpu-serial", "--level", "2", "--input", ""}, "--input: an empty value");
+  test::write_text(dir.file("e.ini"), "description = x\nmode = bench\nn = 100\nlevel = 2\ndist =\nkernel = cpu-serial\n");
+  refused({"experiment", dir.file("e.ini"), "--results-dir", dir.file("res")}, "e.ini:5: 'dist' has no value");
+  // The particles had been replaced by the accelerations, exit 0.
+  refused({"forces", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--output", in}, "is the input file");
+  refused({"bench", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--reps", "1", "--output", in},
+          "is the input file");
+  CHECK(test::read_text(in) == before);
+  refused({"forces", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--threads", "100000", "--output",
+           dir.file("f.csv")},
+          "--threads: 100000 is not a valid value (at most 4096)");
+  // reproduce had run every point before finding no make_report.py under --paper.
+  refused({"reproduce", "--only", "table3", "--results", dir.file("rep"), "--paper", dir.file("nopaper"), "--reduced"},
+          "make_report.py");
+  CHECK_FALSE(std::filesystem::exists(dir.file("rep/table3")));
 }

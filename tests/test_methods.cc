@@ -226,7 +226,13 @@ TEST_CASE("float32 inputs a kernel cannot compute on are refused before any work
   refused("cpu-simd", heavy, "has m = 1e+39");
   const Particles wide = test::from_points(2, {{1e20, 0.2}, {-1e20, 0.2}});
   refused("cpu-serial", wide, "squared distances");
+  // 1e13 apart: 1 / d^3 = 1e-39, below float32's normal numbers (the pair's force had come out 0).
+  const Particles apart = test::from_points(3, {{0, 0, 0}, {1e13, 0, 0}, {1e13, 1, 0}});
+  refused("cpu-serial", apart, "1 / d^3 underflows");
+  refused("cpu-fmm", apart, "1 / d^3 underflows");
+  CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, test::from_points(3, {{0, 0, 0}, {1e11, 0, 0}, {1e11, 1, 0}})));
   s.precision = Precision::f64;
+  CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, apart));
   for (const Particles* p : std::vector<const Particles*>{&huge, &heavy, &wide})
     CHECK_NOTHROW(make_method(find_kernel("cpu-serial"), s, *p));
   s.precision = Precision::f32;
@@ -271,4 +277,12 @@ TEST_CASE("float32 inputs a kernel cannot compute on are refused before any work
   CHECK_NOTHROW(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 19, Precision::f32));
   CHECK_THROWS_AS(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 20, Precision::f32), UsageError);
   CHECK_NOTHROW(check_float_resolution(Domain{{1.0, 1.0, 1.0}, 1.0}, 3, 20, Precision::f64));
+  // In float64 the box centres, absolute coordinates, must agree to 2^-20 of a leaf side: a cube of
+  // side 1.1 at 1e13 (spacing 2e-3) had erred 1.5e-3 at level 3, and M2L had stopped with an
+  // internal error at 3e14; a unit cube at 1e6 runs down to level 10 and beyond.
+  CHECK_THROWS_WITH_AS(check_float_resolution(Domain{{1e13, 1e13, 1e13}, 1.1}, 3, 3, Precision::f64),
+                       doctest::Contains("float64 values lie"), UsageError);
+  CHECK_NOTHROW(check_float_resolution(Domain{{1e6, 1e6, 1e6}, 1.0}, 3, 12, Precision::f64));
+  CHECK(deepest_resolved_level(Domain{{1e13, 1e13, 1e13}, 1.1}, 3, Precision::f64, 0, 1, 21) == 1);
+  CHECK(deepest_resolved_level(Domain{{1e6, 1e6, 1e6}, 1.0}, 3, Precision::f64, 0, 1, 12) == 12);
 }

@@ -60,7 +60,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
                   "[--precision float|double] [--mask all|near] [--domain ...] [--threads T] [--gpus G] "
                   "--output ACC.csv"))
     return 0;
-  check_output_path(output);
+  check_output_path(output, in.input);
   // A particle format's name (acc.bin, acc.tipsy) had been given CSV content without a word.
   if (const auto f = io::known_file_format(output); f && *f != io::FileFormat::csv)
     throw UsageError("--output " + output + ": forces writes CSV (id,ax,ay[,az]), not the ." + io::extension_of(output) +

@@ -36,7 +36,7 @@ int cmd_render(const Args& args, std::ostream& out, std::ostream&) {
   check_input_path(input);
   if (output != "-" && io::extension_of(output) != "png")  // PNG data under another name had been written
     throw UsageError("--output " + output + ": render writes PNG images; name the file X.png (or - for standard output)");
-  check_output_path(output);
+  check_output_path(output, input);
   const Particles p = io::read_particles(input, input_format);
   const render::Rendering r = render::render_density(p, opt);
   render::write_png(output, r.image);

@@ -94,6 +94,15 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     out << "no CUDA GPU (" << gpu::unavailable_reason() << "): running the CPU kernels at a reduced scale\n";
     reduced = true;
   }
+  if (!no_report) {
+    check_output_folder(paper);  // the report's README and figures go there
+    // Its script, before the experiments: a wrong --paper (or the default run outside the
+    // repository) had failed only after every point had run.
+    const std::string script = (std::filesystem::path(paper) / "make_report.py").string();
+    if (!std::filesystem::is_regular_file(script))
+      throw InputError(script, 0, "not found: --paper names the report folder that holds make_report.py (paper/ of "
+                                  "the repository), or give --no-report");
+  }
   std::vector<ExperimentRun> runs;
   for (const std::string& name : names) {
     ExperimentRun r;
@@ -106,7 +115,6 @@ int cmd_reproduce(const Args& args, std::ostream& out, std::ostream& err) {
     r.check_only = false;
     runs.push_back(r);
   }
-  if (!no_report) check_output_folder(paper);  // the report's README and figures go there
   const std::string python = no_report ? "" : find_python();
   if (!no_report && python.empty())
     throw UsageError("no python3 with matplotlib found to draw the report (install Debian package python3-matplotlib)");

@@ -111,7 +111,7 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream&) {
     return 0;
   if (builder != "cpu" && builder != "gpu") throw UsageError("--builder must be cpu or gpu, not '" + builder + "'");
   check_input_args(in);
-  if (!output.empty()) check_output_path(output);
+  if (!output.empty()) check_output_path(output, in.input);
   const bool automatic = level == "auto";
   if (automatic && !in.ppb.empty()) throw UsageError("--level auto needs --input or --n: with --ppb the level defines the input");
   int k = automatic ? kAutoLevel : static_cast<int>(single_int(level, "level", 0, kLevelOptionMax));

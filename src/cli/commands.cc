@@ -247,12 +247,27 @@ void note_threads(const po::variables_map& vm, const std::vector<std::string>& k
 void apply_threads(int threads) {
   static const int initial = omp_get_max_threads();  // the default, before any --threads
   if (threads < 0) throw UsageError("--threads: " + std::to_string(threads) + " is not a valid value (at least 0)");
+  // Far past any machine's cores; 100000 had crashed in the OpenMP runtime (SIGSEGV), 40000 exited 1.
+  if (threads > kMaxThreads)
+    throw UsageError("--threads: " + std::to_string(threads) + " is not a valid value (at most " +
+                     std::to_string(kMaxThreads) + ")");
   omp_set_num_threads(threads > 0 ? threads : initial);
 }
 
 bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,
                 const std::string& usage) {
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  const po::parsed_options parsed = po::command_line_parser(args).options(desc).run();
+  // A word that is neither an option nor its value had been dropped without a word (`validate
+  // --kernel cpu-serial ... cpu-omp` validated cpu-serial alone and said "all kernels PASS"), and
+  // an empty value had read as "not given" (`--input ""` validated a generated input instead).
+  for (const po::option& o : parsed.options) {
+    if (o.string_key.empty() || o.position_key >= 0)
+      throw UsageError("unexpected argument '" + (o.original_tokens.empty() ? std::string() : o.original_tokens[0]) +
+                       "': every value follows its --option (lists are comma-separated: --kernel a,b)");
+    if (o.value.size() == 1 && o.value[0].empty())
+      throw UsageError("--" + o.string_key + ": an empty value");
+  }
+  po::store(parsed, vm);
   if (vm.count("help")) {
     out << usage << "\n\n" << desc << "\n";
     return false;

@@ -98,6 +98,8 @@ po::typed_value<std::string>* count_option(Count& target, const std::string& opt
 void add_threads_option(po::options_description& d, int& threads);
 //! Sets the OpenMP thread count of the kernels that follow (0 restores the default).
 void apply_threads(int threads);
+//! The most --threads accepts.
+inline constexpr int kMaxThreads = 4096;
 //! A note on `err` naming the `kernels` that --threads, when given, does not change (a one-thread
 //! CPU kernel or a GPU kernel): the option then sets only the threads of the CPU work around them.
 void note_threads(const po::variables_map& vm, const std::vector<std::string>& kernels, std::ostream& err);

@@ -84,6 +84,9 @@ std::vector<po::option> file_lines(const std::string& ini, const std::string& te
     if (!known)
       throw InputError(ini, number, (section.empty() ? "" : "[" + section + "]: ") + "unknown key '" + name +
                        "' (nearfield experiment --help lists the keys)");
+    // An empty value had read as "not given" (`dist =` ran no point and said so with exit 0).
+    if (const std::string value = trim(t.substr(eq + 1)); value.empty() || value[0] == '#')
+      throw InputError(ini, number, "'" + name + "' has no value");
     if (const auto [at, fresh] = seen.emplace(key, number); !fresh)
       throw InputError(ini, number, "'" + key + "' is given twice (first on line " + std::to_string(at->second) + ")");
   }
@@ -143,6 +146,8 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
     if (o.string_key.empty() || o.position_key >= 0)
       throw UsageError("experiment runs one file; '" + (o.original_tokens.empty() ? std::string() : o.original_tokens[0]) +
                        "' is neither a --KEY option nor its value");
+    else if (o.value.size() == 1 && o.value[0].empty())
+      throw UsageError("--" + o.string_key + ": an empty value");
   std::set<std::string> given;
   for (const po::option& o : cli.options) given.insert(o.string_key);
   po::variables_map vm;

@@ -94,7 +94,7 @@ void check_sweep(const SweepConfig& c, bool validation) {
     throw UsageError("--resume keeps the rows already in the results file and --remeasure replaces them: give one");
   check_sweep_memory(c, validation);
   if (c.output.empty()) return;
-  check_output_path(c.output);
+  check_output_path(c.output, c.in.input);
   if ((c.resume || c.remeasure) && resolve_output(c.output).kind == OutputKind::stream)
     throw UsageError(std::string(c.remeasure ? "--remeasure" : "--resume") + " reads the rows of the results file; " +
                      c.output + " is not a file (its rows can only be written as they come)");

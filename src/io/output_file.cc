@@ -141,6 +141,16 @@ void check_output_path(const std::string& path) {
   if (!why.empty()) throw InputError(path, 0, "cannot write: no file can be created in folder '" + dir + "' (" + why + ")");
 }
 
+void check_output_path(const std::string& path, const std::string& input) {
+  check_output_path(path);
+  if (input.empty() || discarding) return;
+  std::error_code ec;
+  const OutputTarget t = resolve_output(path);
+  if (t.kind != OutputKind::stream && t.fd < 0 && fs::equivalent(t.target, input, ec) && !ec)
+    throw InputError(path, 0, "is the input file " + input + ": writing it would replace the particles read; give "
+                              "another --output");
+}
+
 void check_output_folder(const std::string& dir) {
   if (discarding) return;
   if (dir.empty()) throw InputError("no output folder given");

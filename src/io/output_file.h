@@ -47,6 +47,9 @@ bool writes_to_standard_output(const std::string& path);
 //! descriptor, or a device or FIFO this process may not write. Commands call it before any work,
 //! so a typo in an output path costs nothing. Never opens a FIFO (that would wait for a reader).
 void check_output_path(const std::string& path);
+//! The same, and refuses an output that is the file `input` (by path or link: the particles read
+//! would be replaced by the command's output; `forces --input p.csv --output p.csv` had been).
+void check_output_path(const std::string& path, const std::string& input);
 
 //! Throws InputError naming `dir` unless it is a folder where files can be created, or can be
 //! made one: the nearest existing folder above it must allow creating entries (tried as above).

@@ -107,8 +107,9 @@ int AutoLevels::adaptive(const KernelInfo& k, const MethodSetup& s, std::string&
   note = k.name + ": " + (s.leaf_size ? "" : "leaf size " + std::to_string(size) + " (auto), ") + "level " +
          std::to_string(level) +
          (level < cap    ? " (the shallowest where no box holds more than " + std::to_string(size) + " particles)"
-          : cap < deepest ? " (the deepest at which float32 resolves the bodies and the far field; boxes of more than " +
-                                std::to_string(size) + " particles remain)"
+          : cap < deepest ? std::string(s.precision == Precision::f64 ? " (the deepest at which float64 places the box centres"
+                                                                       : " (the deepest at which float32 resolves the bodies and the far field") +
+                                "; boxes of more than " + std::to_string(size) + " particles remain)"
                           : " (the deepest it takes; boxes of more than " + std::to_string(size) + " particles remain)");
   chosen_[key] = level;
   return level;

@@ -148,8 +148,10 @@ std::string describe(const FullLevelChoice& c) {
          "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
          fixed("%.2g", c.rates.pass_madds_per_s) +
          " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) +
-         (c.float_capped ? ", the deepest float32 takes (every body inside its leaf box, the leading far-field "
-                           "terms above 1e-30)"
+         (c.float_capped && c.precision == Precision::f64
+              ? ", the deepest at which float64 places the box centres (its spacing within 2^-20 of a leaf side)"
+          : c.float_capped ? ", the deepest float32 takes (every body inside its leaf box, the leading far-field "
+                             "terms above 1e-30)"
           : c.accuracy_capped ? ", the deepest where order " + std::to_string(farfield::kMaxOrder) +
                                     " reaches the accuracy in the error model"
                               : "") +

@@ -197,7 +197,7 @@ struct FullLevelCost {
 struct FullLevelChoice {
   int level = 0;
   int deepest = 0;  //!< the deepest level it was allowed to consider
-  bool float_capped = false;  //!< deepest is the deepest float32 takes (full_method.h's two limits)
+  bool float_capped = false;  //!< deepest is the deepest its precision takes (full_method.h: float32's two limits, float64's centres)
   bool accuracy_capped = false;  //!< deepest is the deepest where order 20 reaches the accuracy
   int dim = 2;
   std::uint64_t particles = 0;
