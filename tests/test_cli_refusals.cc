@@ -340,3 +340,15 @@ TEST_CASE("stray words, empty values, an output that is the input, absurd --thre
           "make_report.py");
   CHECK_FALSE(std::filesystem::exists(dir.file("rep/table3")));
 }
+
+TEST_CASE("a simulation that fails before its first snapshot leaves no folder behind") {
+  test::TempDir dir;
+  // Masses of 1e300 at softening 0: the step-0 forces pass float64's range.
+  test::write_text(dir.file("heavy.csv"), "x,y,m\n0,0,1e300\n1e-10,0,1e300\n0.5,0.5,1\n");
+  const std::vector<std::string> run = {"simulate", "--input", dir.file("heavy.csv"), "--kernel", "cpu-allpairs",
+                                        "--precision", "double", "--softening", "0", "--dt", "0.01", "--steps", "2",
+                                        "--output-dir", dir.file("run")};
+  const auto r = test::run_cli(run);
+  CHECK(r.code != 0);
+  CHECK_FALSE(std::filesystem::exists(dir.file("run")));  // its run.ini had stayed: no rerun, no resume
+}

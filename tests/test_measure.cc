@@ -182,3 +182,24 @@ TEST_CASE("results files written before --gpus read as one-GPU rows, so a resume
   const auto at = std::find(f.columns().begin(), f.columns().end(), "gpus") - f.columns().begin();
   CHECK(f.rows()[0][at] == "1");
 }
+
+TEST_CASE("two runs appending to one results file keep each other's rows") {
+  // Each run had rewritten the file from the rows it read at its start: the other's rows were lost
+  // (two experiments on one results folder at once).
+  test::TempDir dir;
+  const std::string path = dir.file("r.csv");
+  const std::vector<std::string> columns = {"kernel", "level", "median_ms"};
+  ResultsFile a(path, columns), b(path, columns);
+  a.append({{"kernel", "cpu-serial"}, {"level", "3"}, {"median_ms", "1"}});
+  b.append({{"kernel", "cpu-n3"}, {"level", "3"}, {"median_ms", "2"}});
+  a.append({{"kernel", "cpu-serial"}, {"level", "4"}, {"median_ms", "3"}});
+  CHECK(b.replace({{"kernel", "cpu-n3"}, {"level", "3"}}, {{"kernel", "cpu-n3"}, {"level", "3"}, {"median_ms", "4"}}) == 1);
+  const auto rows = test::csv_rows(path);
+  REQUIRE(rows.size() == 4);
+  const std::size_t k = test::column(rows[0], "kernel"), ms = test::column(rows[0], "median_ms");
+  CHECK(rows[1][k] == "cpu-serial");
+  CHECK(rows[2][k] == "cpu-serial");
+  CHECK(rows[3][k] == "cpu-n3");
+  CHECK(rows[3][ms] == "4");
+  CHECK(ResultsFile(path, columns).rows().size() == 3);
+}

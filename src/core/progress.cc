@@ -1,6 +1,7 @@
 // The progress meter of long jobs (core/progress.h).
 #include "core/progress.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -18,25 +19,35 @@ std::string duration_text(double seconds) {
 }
 
 Progress::Progress(std::ostream& out, std::vector<double> weights, double interval_s, Format format)
-    : out_(out), weights_(std::move(weights)), interval_s_(interval_s), format_(std::move(format)) {
+    : out_(out), weights_(std::move(weights)), units_(weights_.size()), interval_s_(interval_s), format_(std::move(format)) {
   for (double w : weights_) total_weight_ += w;
 }
 
 Progress::Progress(std::ostream& out, std::size_t units, double interval_s, Format format)
-    : Progress(out, std::vector<double>(units, 1.0), interval_s, std::move(format)) {}
+    : out_(out), units_(units), interval_s_(interval_s), format_(std::move(format)) {
+  total_weight_ = double(units);
+}
 
 void Progress::complete(std::size_t units) {
-  for (; units > 0; --units, ++done_)
-    if (done_ < weights_.size()) done_weight_ += weights_[done_];
+  if (weights_.empty()) {  // equal weights: no loop over the units
+    const std::size_t counted = done_ < units_ ? std::min(units, units_ - done_) : 0;
+    done_weight_ += double(counted), done_ += units;
+    return;
+  }
+  for (; units > 0; --units, ++done_) done_weight_ += weight(done_);
 }
 
 void Progress::skip(std::size_t units) {
-  for (; units > 0; --units, ++done_)
-    if (done_ < weights_.size()) total_weight_ -= weights_[done_];
+  if (weights_.empty()) {
+    const std::size_t counted = done_ < units_ ? std::min(units, units_ - done_) : 0;
+    total_weight_ -= double(counted), done_ += units;
+    return;
+  }
+  for (; units > 0; --units, ++done_) total_weight_ -= weight(done_);
 }
 
 bool Progress::report(const std::string& what) {
-  if (done_ < weights_.size() && since_line_.seconds() < interval_s_) return false;
+  if (done_ < units_ && since_line_.seconds() < interval_s_) return false;
   since_line_.restart();
   out_ << format_(line(what)) << "\n";
   out_.flush();
@@ -51,7 +62,7 @@ void Progress::restart() {
 ProgressLine Progress::line(const std::string& what) const {
   ProgressLine l;
   l.done = done_;
-  l.total = weights_.size();
+  l.total = units_;
   l.elapsed_s = clock_.seconds();
   l.left_s = done_weight_ > 0 ? l.elapsed_s / done_weight_ * (total_weight_ - done_weight_)
                               : std::numeric_limits<double>::quiet_NaN();

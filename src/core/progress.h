@@ -54,8 +54,13 @@ class Progress {
   ProgressLine line(const std::string& what = "") const;
 
  private:
+  // Unit i's weight: weights_[i], or 1 where the units are of equal weight (weights_ empty: a
+  // simulation of 10^12 steps had allocated 8 bytes a step for its meter).
+  double weight(std::size_t i) const { return i >= units_ ? 0.0 : weights_.empty() ? 1.0 : weights_[i]; }
+
   std::ostream& out_;
   std::vector<double> weights_;
+  std::size_t units_ = 0;
   double interval_s_;
   Format format_;
   double total_weight_ = 0, done_weight_ = 0;

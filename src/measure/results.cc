@@ -1,8 +1,14 @@
 #include "measure/results.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "io/output_file.h"
 #include "core/errors.h"
@@ -57,11 +63,44 @@ std::string added_column_default(const std::string& column) {
   return column == "gpus" || column == "processes" ? "1" : "";
 }
 
+namespace {
+
+// An exclusive advisory lock (flock) on the folder that holds a results file, held while a row is
+// added: two runs appending to one file (two `experiment` commands on one results folder) had each
+// rewritten the file from the rows it had read at its start, and one run's rows were lost. A
+// folder is locked, not the file, because the file is replaced by a rename at each write; nothing
+// is left behind. Where the folder cannot be opened, no lock (the write proceeds as before).
+class FolderLock {
+ public:
+  explicit FolderLock(const std::string& file) {
+    std::string dir = std::filesystem::path(file).parent_path().string();
+    if (dir.empty()) dir = ".";
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
 ResultsFile::ResultsFile(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {
   check_output_path(path_);
   streamed_ = resolve_output(path_).kind == OutputKind::stream;
-  if (streamed_) return;  // never read a device or a FIFO
+  if (!streamed_) read();  // never read a device or a FIFO
+}
+
+void ResultsFile::read() {
+  rows_.clear();
   std::ifstream in(path_);
   if (!in) return;
   std::string line;
@@ -130,7 +169,7 @@ std::map<std::string, std::string> ResultsFile::find(const std::map<std::string,
   return out;
 }
 
-void ResultsFile::append(const std::map<std::string, std::string>& values) {
+void ResultsFile::add(const std::map<std::string, std::string>& values) {
   std::vector<std::string> row(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     const auto it = values.find(columns_[c]);
@@ -140,12 +179,27 @@ void ResultsFile::append(const std::map<std::string, std::string>& values) {
   write();
 }
 
+void ResultsFile::append(const std::map<std::string, std::string>& values) {
+  if (streamed_) {
+    add(values);
+    return;
+  }
+  const FolderLock lock(path_);
+  read();  // the rows another run added since
+  add(values);
+}
+
 std::size_t ResultsFile::replace(const std::map<std::string, std::string>& key,
                                  const std::map<std::string, std::string>& row) {
+  std::unique_ptr<FolderLock> lock;
+  if (!streamed_) {
+    lock = std::make_unique<FolderLock>(path_);
+    read();  // the rows another run added since
+  }
   const std::size_t before = rows_.size();
   rows_.erase(std::remove_if(rows_.begin(), rows_.end(), [&](const auto& r) { return matches(r, key); }), rows_.end());
   const std::size_t removed = before - rows_.size();
-  append(row);
+  add(row);
   return removed;
 }
 

@@ -2,7 +2,8 @@
 //! Results CSV files: a fixed header, one row per measured point, context in columns
 //! (docs/design.md §6). Rows are appended by rewriting the file under a temporary name and
 //! renaming it, so an interrupted sweep leaves a complete file holding the rows it finished, and a
-//! rerun can skip them. A name that is not a file (`-`, /dev/null, a FIFO) gets the header and
+//! rerun can skip them. Each added row is written under an advisory lock on the file's folder, after
+//! reading the file again, so that runs appending to one file at once keep each other's rows. A name that is not a file (`-`, /dev/null, a FIFO) gets the header and
 //! then each row as it comes, and nothing is read from it.
 
 #include <cstddef>
@@ -49,6 +50,10 @@ class ResultsFile {
 
  private:
   bool matches(const std::vector<std::string>& row, const std::map<std::string, std::string>& key) const;
+  // The file's rows (and any extra columns) into rows_ (columns_).
+  void read();
+  // Appends a row to rows_ and writes the file (or the stream).
+  void add(const std::map<std::string, std::string>& row);
   void write();
 
   std::string path_;

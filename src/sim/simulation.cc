@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -112,7 +113,21 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
 
   // What the run is: on the log, in run.ini and in energy.csv's header.
   log_run(c, k, *field, start, last, log);
+  const bool folder_existed = std::filesystem::exists(c.output_dir);
   record_run(c, k, *field, dim, n, start.level, frames.options(), start.ini);
+  // A fresh run that fails before its first snapshot (a force past the precision's range at step
+  // 0, memory) takes back what it wrote: its run.ini alone had left a folder that could neither be
+  // run again ("already holds a run") nor resumed ("no snapshot").
+  struct FreshRunCleanup {
+    std::string dir;
+    bool folder_existed = false, armed = false;
+    ~FreshRunCleanup() {
+      if (!armed) return;
+      std::error_code ec;
+      for (const char* name : {"run.ini", "energy.csv"}) std::filesystem::remove(in_dir(dir, name), ec);
+      if (!folder_existed) std::filesystem::remove(dir, ec);  // only if now empty
+    }
+  } cleanup{c.output_dir, folder_existed, !c.resume};
   EnergyLog energy(in_dir(c.output_dir, "energy.csv"), energy_comments(c, k, *field, gpu_potential),
                    to_string(field->model()), c.subsample > 1);
   energy.load(first);
@@ -146,6 +161,7 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
         storage_noted = true;
       }
       if (!resumed) io::write_particles(path, p, c.format);
+      cleanup.armed = false;  // a snapshot is there: the run can be resumed
       energy.add(row);
       result.last_rel_energy_error = energy.rows().back().rel_energy_error;
       costs.output_ms.push_back(clock.ms());
