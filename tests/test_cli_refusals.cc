@@ -335,6 +335,12 @@ TEST_CASE("stray words, empty values, an output that is the input, absurd --thre
   refused({"forces", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--threads", "100000", "--output",
            dir.file("f.csv")},
           "--threads: 100000 is not a valid value (at most 4096)");
+  // A generator's own condition (a lattice's N = s^2) had been checked when its point came, after
+  // the earlier points' rows were written.
+  refused({"validate", "--kernel", "cpu-serial", "--dist", "uniform,lattice", "--n", "1000", "--level", "3", "--output",
+           dir.file("sw.csv")},
+          "lattice needs N = s^2");
+  CHECK_FALSE(std::filesystem::exists(dir.file("sw.csv")));
   // reproduce had run every point before finding no make_report.py under --paper.
   refused({"reproduce", "--only", "table3", "--results", dir.file("rep"), "--paper", dir.file("nopaper"), "--reduced"},
           "make_report.py");

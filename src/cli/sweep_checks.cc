@@ -24,6 +24,7 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
   const std::vector<std::string> kernels = sweep_kernels(c);
   for (const SweepPoint& pt : sweep_points(c)) {
     const GenerateOptions g = generator_options(pt.in, pt.n, pt.level, pt.ppb);
+    check_generate_options(g);  // a lattice's N, galaxies in 2D, ...: before the first point, not at this one
     const auto n = static_cast<std::uint64_t>(generated_count(g));
     for (const std::string& name : kernels) {
       const KernelInfo& k = find_kernel(name);

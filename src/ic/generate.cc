@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 
 #include "tree/box_rule.h"
 #include "core/errors.h"
@@ -109,13 +110,8 @@ void uniform_fast(Particles& p, std::uint64_t seed, bool random_mass) {
 void lattice(Particles& p, Random& r, double jitter) {
   const int d = p.dim;
   const std::int64_t n = static_cast<std::int64_t>(p.size());
-  std::int64_t s = static_cast<std::int64_t>(std::llround(std::pow(static_cast<double>(n), 1.0 / d)));
-  std::int64_t power = 1;
-  for (int a = 0; a < d; ++a) power *= s;
-  if (power != n)
-    throw UsageError("lattice needs N = s^" + std::to_string(d) + " particles for an integer s; N = " +
-                     std::to_string(n) + " is not");
-  for (std::int64_t i = 0; i < n; ++i) {
+  const std::int64_t s = std::llround(std::pow(static_cast<double>(n), 1.0 / d));
+  for (std::int64_t i = 0; i < n; ++i) {  // n = s^d (check_generate_options)
     const std::int64_t c[3] = {i % s, (i / s) % s, i / (s * s)};
     Vec pos = Vec::Zero();
     for (int a = 0; a < d; ++a) pos[a] = (c[a] + jitter * r.uniform(-0.5, 0.5)) / static_cast<double>(s);
@@ -174,7 +170,7 @@ double generated_bytes(const GenerateOptions& o) {
   return n * 8.0 * (d + 1.0 + (velocities ? d : 0.0)) * (o.dist == "uniform-exact" ? 2.0 : 1.0);
 }
 
-Particles generate(const GenerateOptions& o) {
+void check_generate_options(const GenerateOptions& o) {
   if (o.dim != 2 && o.dim != 3) throw UsageError("--dim must be 2 or 3, not " + std::to_string(o.dim));
   if (o.mass != "equal" && o.mass != "random")
     throw UsageError("--mass must be equal or random, not '" + o.mass + "'");
@@ -184,8 +180,38 @@ Particles generate(const GenerateOptions& o) {
   if (o.dist == "galaxies") {
     if (o.dim != 3) throw UsageError("galaxies is 3D only (--dim 3)");
     if (o.mass != "equal") throw UsageError("galaxies sets its own masses (per component); --mass must stay equal");
-    return make_galaxies(n, o.seed);
+    if (n < 10) throw UsageError("galaxies needs at least 10 particles (every component of both galaxies), not " +
+                                 std::to_string(n));
   }
+  if (o.dist == "clusters") {
+    if (o.clusters < 1) throw UsageError("--clusters must be at least 1");
+    // Particle i joins cluster i mod C, so clusters past N hold nothing; their centres were still
+    // allocated (2e9 of them: std::bad_alloc). The default 4 stays valid for N < 4 (a generated
+    // input of 1 to 3 particles keeps its positions); a larger count must not exceed N.
+    if (std::uint64_t(o.clusters) > std::max<std::uint64_t>(std::uint64_t(n), 4))
+      throw UsageError("--clusters " + std::to_string(o.clusters) + " is more than the " + std::to_string(n) +
+                       " particles: a cluster holds at least one");
+  }
+  if (o.dist == "lattice") {
+    if (!(o.jitter >= 0.0 && o.jitter <= 1.0)) throw UsageError("--jitter must lie in [0, 1], not " + format_double(o.jitter));
+    const auto s = static_cast<std::int64_t>(std::llround(std::pow(static_cast<double>(n), 1.0 / o.dim)));
+    std::int64_t power = 1;
+    for (int a = 0; a < o.dim; ++a) power *= s;
+    if (power != n)
+      throw UsageError("lattice needs N = s^" + std::to_string(o.dim) + " particles for an integer s; N = " +
+                       std::to_string(n) + " is not");
+  }
+  std::stringstream list(generator_names());
+  bool known = false;
+  for (std::string name; std::getline(list, name, ',');) known = known || name.substr(name.find_first_not_of(' ')) == o.dist;
+  if (!known)
+    throw UsageError("unknown distribution '" + o.dist + "' (expected one of: " + generator_names() + ")");
+}
+
+Particles generate(const GenerateOptions& o) {
+  check_generate_options(o);
+  const std::int64_t n = particle_count(o);
+  if (o.dist == "galaxies") return make_galaxies(n, o.seed);
 
   Particles p;
   p.dim = o.dim;
@@ -213,14 +239,7 @@ Particles generate(const GenerateOptions& o) {
       store(p, i, pos);
       store_velocity(p, i, vel);
     }
-  } else if (o.dist == "clusters") {
-    if (o.clusters < 1) throw UsageError("--clusters must be at least 1");
-    // Particle i joins cluster i mod C, so clusters past N hold nothing; their centres were still
-    // allocated (2e9 of them: std::bad_alloc). The default 4 stays valid for N < 4 (a generated
-    // input of 1 to 3 particles keeps its positions); a larger count must not exceed N.
-    if (std::uint64_t(o.clusters) > std::max<std::uint64_t>(p.size(), 4))
-      throw UsageError("--clusters " + std::to_string(o.clusters) + " is more than the " + std::to_string(p.size()) +
-                       " particles: a cluster holds at least one");
+  } else if (o.dist == "clusters") {  // at most N clusters (check_generate_options)
     std::vector<Vec> centre(static_cast<std::size_t>(o.clusters));
     for (auto& c : centre) c = Vec(r.uniform(0.1, 0.9), r.uniform(0.1, 0.9), o.dim == 3 ? r.uniform(0.1, 0.9) : 0.0);
     for (std::size_t i = 0; i < p.size(); ++i) {
@@ -250,8 +269,7 @@ Particles generate(const GenerateOptions& o) {
     }
   } else if (is_extreme_layout(o.dist)) {
     extreme_layout(p, r, o.dist);
-  } else if (o.dist == "lattice") {
-    if (!(o.jitter >= 0.0 && o.jitter <= 1.0)) throw UsageError("--jitter must lie in [0, 1], not " + format_double(o.jitter));
+  } else if (o.dist == "lattice") {  // N = s^d and the jitter checked (check_generate_options)
     lattice(p, r, o.jitter);
   } else {
     throw UsageError("unknown distribution '" + o.dist + "' (expected one of: " + generator_names() + ")");

@@ -57,6 +57,10 @@ const char* generator_names();
 //! - galaxies: two disk + bulge + halo galaxies on a collision orbit (galaxies.h), 3D only, masses
 //!   per component (the --mass option must stay "equal").
 Particles generate(const GenerateOptions& opt);
+//! The checks generate() makes before it makes anything (dimension, mass, N, the distribution's
+//! own conditions: a lattice's N = s^d, galaxies' 3D and N >= 10, at most N clusters, a known
+//! name), for a sweep to run on every point before its first (UsageError).
+void check_generate_options(const GenerateOptions& opt);
 
 //! How many particles `generate(opt)` makes (its refusals of bad counts included), without
 //! making them.
