@@ -192,11 +192,36 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced, reduced && reduced_description};
 }
 
+namespace {
+
+// The line of the file that sets `key` for this run ([reduced] first when it applies), 0 when
+// the file does not set it (the command line does, or its default stands).
+long line_of_key(const std::string& text, const std::string& key, bool reduced) {
+  std::istringstream in(text);
+  std::string section;
+  long number = 0, main_line = 0, reduced_line = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string t = trim(line);
+    if (!t.empty() && t.front() == '[') {
+      section = t.size() > 2 ? t.substr(1, t.size() - 2) : "";
+      continue;
+    }
+    const std::size_t eq = t.find('=');
+    if (eq == std::string::npos || trim(t.substr(0, eq)) != key) continue;
+    (section.empty() ? main_line : reduced_line) = number;
+  }
+  return reduced && reduced_line ? reduced_line : main_line;
+}
+
+}  // namespace
+
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
   check_input_path(r.ini);  // a folder had reached the reader (exit 3, a library message)
   std::ifstream file(r.ini);
   if (!file) throw InputError(r.ini, 0, "cannot open experiment file");
-  const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark: not part of the first key
   ExperimentSettings keys = parse_experiment(r, text);
   SweepConfig& c = keys.sweep;
   const bool reduced = keys.reduced, auto_reduced = keys.auto_reduced;
@@ -206,7 +231,24 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
   // Everything else is checked before the results folder is made: a refused run leaves nothing.
   const std::string output = c.output;
   c.output.clear();
-  check_sweep(c, keys.mode == "validate");
+  // "--n: '1000x' is not an integer" from a key of the file names the file and its line.
+  const auto at_line = [&](const std::string& what) -> long {
+    const std::size_t colon = what.find(':');
+    if (what.rfind("--", 0) != 0 || colon == std::string::npos) return 0;
+    const std::string option = what.substr(0, colon);
+    for (const std::string& a : r.overrides)
+      if (a.rfind(option, 0) == 0) return 0;  // the command line's
+    return line_of_key(text, option.substr(2), reduced);
+  };
+  try {
+    check_sweep(c, keys.mode == "validate");
+  } catch (const UsageError& e) {
+    if (const long line = at_line(e.what())) throw InputError(r.ini, line, std::string(e.what()).substr(2));
+    throw;
+  } catch (const InputError& e) {
+    if (const long line = at_line(e.what())) throw InputError(r.ini, line, std::string(e.what()).substr(2));
+    throw;
+  }
   const std::string folder = std::filesystem::path(output).parent_path().string();
   if (!folder.empty()) check_output_folder(folder);
   if (r.check_only) return 0;

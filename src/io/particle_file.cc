@@ -69,7 +69,8 @@ std::optional<FileFormat> known_file_format(const std::string& path) {
 FileFormat file_format_of(const std::string& path) {
   if (const auto f = known_file_format(path)) return *f;
   throw UsageError("cannot tell the format of '" + path + "' from its extension (known: .csv, .tipsy, .std, .tab, " +
-                   ".dat, .txt, .bin); name it with --input-format / --format (" + file_format_names() + ")");
+                   ".dat, .txt, .bin); name it with --format (a file written) or --input-format (a file read): " +
+                   file_format_names());
 }
 
 FileFormat resolve_file_format(const std::string& path, const std::string& format_name) {

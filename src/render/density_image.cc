@@ -92,7 +92,7 @@ Rendering render_density(const Particles& p, const RenderOptions& opt) {
     if (!(tall < kMaxPixels + 0.5))
       throw UsageError("the view is " + format_double((view.v1 - view.v0) / (view.u1 - view.u0)) +
                        " times as high as wide: " + std::to_string(w) + " pixels wide it needs " + format_double(tall) +
-                       " rows, more than " + std::to_string(kMaxPixels) + "; use a smaller --size or a wider view");
+                       " rows, more than " + std::to_string(kMaxPixels) + "; use a smaller --size (simulate: --render-size) or a wider view");
     h = static_cast<int>(std::lround(tall));
   }
   h = h == 0 ? 1 : h;
