@@ -289,6 +289,10 @@ int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err) {
   }
   ExperimentRun r;
   r.ini = args[0];
+  // "experiment --results-dir res t.ini" had said "--results-dir: cannot open file".
+  if (r.ini.rfind("--", 0) == 0)
+    throw UsageError("experiment takes its file first: nearfield experiment FILE.ini [--results-dir DIR] [--reduced] "
+                     "[--KEY VALUE ...] (the first argument is '" + r.ini + "')");
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--results-dir" || a.rfind("--results-dir=", 0) == 0) {
