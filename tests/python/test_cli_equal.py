@@ -100,6 +100,18 @@ def test_tree_reuse_equals_forces(rng):
         nearfield.forces(pos, m, softening=1e-3, kernel="cpu-omp", level=3, tree=tree)
 
 
+def test_tree_keeps_methods_apart_by_small_softenings(rng):
+    """The kept method's key held softenings as %f: 2e-7 and 4e-7 were one key, one method."""
+    pos = rng.random((50, 3))
+    pos[1] = pos[0] + [1e-7, 0, 0]  # a pair the softening decides
+    m = rng.random(50)
+    tree = nearfield.Tree(pos, 2)
+    for eps in (2e-7, 4e-7):
+        got = tree.forces(m, softening=eps, kernel="cpu-omp", precision="double")
+        want = nearfield.forces(pos, m, softening=eps, kernel="cpu-omp", level=2, precision="double")
+        assert np.array_equal(got, want), eps
+
+
 @pytest.mark.parametrize("fmt", ["csv", "bin", "tipsy", "tab"])
 def test_files_as_cli(tmp_path, fmt):
     """generate equals the command's generate; write and read equal convert's files."""
