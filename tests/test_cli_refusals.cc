@@ -345,6 +345,10 @@ TEST_CASE("stray words, empty values, an output that is the input, absurd --thre
            dir.file("sw.csv")},
           "lattice needs N = s^2");
   CHECK_FALSE(std::filesystem::exists(dir.file("sw.csv")));
+  // A value listed twice had been measured twice, its rows appended twice.
+  refused({"validate", "--kernel", "cpu-serial,cpu-serial", "--input", in, "--level", "2"}, "'cpu-serial' is listed twice");
+  refused({"validate", "--kernel", "cpu-serial", "--input", in, "--level", "2,2"}, "'2' is listed twice");
+  refused({"bench", "--kernel", "cpu-serial", "--dist", "uniform", "--n", "100,100", "--level", "2"}, "100 is listed twice");
   // reproduce had run every point before finding no make_report.py under --paper.
   refused({"reproduce", "--only", "table3", "--results", dir.file("rep"), "--paper", dir.file("nopaper"), "--reduced"},
           "make_report.py");

@@ -207,6 +207,9 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
       throw InputError("--" + option + ": " + item + " is not a valid value (at least " + std::to_string(min) + ")");
     if (v > max)
       throw InputError("--" + option + ": " + item + " is not a valid value (at most " + std::to_string(max) + ")");
+    // A value listed twice had been measured twice, its rows appended twice.
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw InputError("--" + option + ": " + item + " is listed twice");
     out.push_back(v);
   }
   if (out.empty()) throw InputError("--" + option + ": no value given");

@@ -15,8 +15,13 @@ namespace nf::cli {
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    // An item listed twice had been measured twice, its rows appended twice.
+    if (!option.empty() && std::find(out.begin(), out.end(), item) != out.end())
+      throw UsageError("--" + option + ": '" + item + "' is listed twice");
+    out.push_back(item);
+  }
   // "," or ",,": a list given with nothing in it (it had run no point and reported success).
   if (out.empty() && !text.empty() && !option.empty())
     throw UsageError("--" + option + ": no value in '" + text + "'");

@@ -1,5 +1,6 @@
 #include "methods/registry.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/errors.h"
@@ -158,6 +159,9 @@ std::vector<std::string> parse_kernel_list(const std::string& text) {
   for (std::string item; std::getline(ss, item, ',');) {
     if (item.empty()) continue;
     find_kernel(item);
+    // A kernel listed twice had been measured twice, its rows appended twice.
+    if (std::find(names.begin(), names.end(), item) != names.end())
+      throw UsageError("--kernel: '" + item + "' is listed twice");
     names.push_back(item);
   }
   if (names.empty()) throw UsageError("--kernel: no kernel named in '" + text + "'");
