@@ -331,6 +331,9 @@ TEST_CASE("stray words, empty values, an output that is the input, absurd --thre
   test::write_text(dir.file("n.ini"), "\xEF\xBB\xBF" "description = x\nmode = bench\nn = 100x\nlevel = 2\nkernel = cpu-serial\n");
   refused({"experiment", dir.file("n.ini"), "--results-dir", dir.file("res")}, "n.ini:3: n: '100x' is not an integer");
   refused({"experiment", "--results-dir", dir.file("res"), dir.file("n.ini")}, "experiment takes its file first");
+  refused({"experiment", dir.file("n.ini"), "--results-dir", dir.file("a"), "--results-dir", dir.file("b")},
+          "--results-dir is given twice");
+  refused({"experiment", dir.file("n.ini"), "--results-dir="}, "--results-dir: an empty value");
   // The particles had been replaced by the accelerations, exit 0.
   refused({"forces", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--output", in}, "is the input file");
   refused({"bench", "--input", in, "--kernel", "cpu-serial", "--level", "2", "--reps", "1", "--output", in},

@@ -293,15 +293,20 @@ int cmd_experiment(const Args& args, std::ostream& out, std::ostream& err) {
   if (r.ini.rfind("--", 0) == 0)
     throw UsageError("experiment takes its file first: nearfield experiment FILE.ini [--results-dir DIR] [--reduced] "
                      "[--KEY VALUE ...] (the first argument is '" + r.ini + "')");
+  bool results_dir_given = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--results-dir" || a.rfind("--results-dir=", 0) == 0) {
+      // Given twice, the last had won without a word; empty, the results had gone to ./NAME.
+      if (results_dir_given) throw UsageError("--results-dir is given twice");
+      results_dir_given = true;
       if (a != "--results-dir")
         r.results_dir = a.substr(14);
       else if (i + 1 < args.size())
         r.results_dir = args[++i];
       else
         throw UsageError("--results-dir needs a value");
+      if (r.results_dir.empty()) throw UsageError("--results-dir: an empty value");
     } else if (a == "--reduced") {
       r.reduced = true;
     } else {
