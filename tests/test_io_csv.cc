@@ -117,6 +117,7 @@ TEST_CASE("CSV: every input error reads file:line: problem in the project's word
       {"x,y,m,id\n0,0,1,5\n1,1,1,6\n\n2,2,1,5\n", 5, "id 5 is already the id of line 2"},
       {"x,y,m\n1,2,-0.5\n", 2, "column 'm': negative mass -0.5"},
       {"\n\nx,m\n1,2\n", 3, "missing column 'y'"},
+      {"x,y,m,vx,vy,vz\n1,2,3,0,0,1\n", 1, "a 'vz' column without 'z'"},  // had been dropped
       // A NUL byte had ended the parser's line: a row starting with one was dropped, particle and all.
       {std::string("x,y,m\n0.1,0.2,1\n\0" "0.5,0.5,1\n0.3,0.4,1\n", 37), 3, "a NUL byte"},
       {std::string("x,y,m\n0.1,0.2,1\n0.5,0.5,1\0junk\n", 31), 3, "a NUL byte"},

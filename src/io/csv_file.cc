@@ -144,6 +144,9 @@ Particles particles_from(Open open, const std::string& path) {
     if (!has[kM] && !has[kMass]) throw InputError(path, header, "missing column 'm' (or 'mass') in the header");
     if (has[kM] && has[kMass]) throw InputError(path, header, "both 'm' and 'mass' columns present: keep one");
     p.dim = has[kZ] ? 3 : 2;
+    // A 2D file's vz had been dropped without a word.
+    if (p.dim == 2 && has[kVz])
+      throw InputError(path, header, "a 'vz' column without 'z': a 2D file has vx and vy only (add z for 3D)");
     const bool velocities = has[kVx] || has[kVy] || has[kVz];
     if (velocities && !(has[kVx] && has[kVy] && (p.dim == 2 || has[kVz])))
       throw InputError(path, header, p.dim == 3 ? "velocity columns need all of vx, vy, vz" : "velocity columns need vx and vy");
