@@ -52,11 +52,12 @@ bool has_placeholder(const std::string& s) {
 // Every key = value line of the file, none interpreted yet. A line holding a word between percent
 // signs (see has_placeholder), a section header without its ']' or a line without '=' is an
 // InputError naming the file (the first with its line, before program_options sees the text).
-std::vector<po::option> file_lines(const std::string& ini, const std::string& text, const po::options_description& keys) {
+// `seen`: each "key" or "section.key" and its line.
+std::vector<po::option> file_lines(const std::string& ini, const std::string& text, const po::options_description& keys,
+                                   std::map<std::string, long>& seen) {
   std::istringstream in(text);
   long number = 0;
   std::string section;
-  std::map<std::string, long> seen;  // "section.key" -> its line
   for (std::string line; std::getline(in, line);) {
     if (++number, has_placeholder(line))
       throw InputError(ini, number, "a word between percent signs is not allowed in an experiment file: " + line);
@@ -133,7 +134,8 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   ExperimentKeys keys;
   SweepConfig& c = keys.sweep;
   bool reduced = r.reduced;
-  const std::vector<po::option> lines = file_lines(r.ini, text, keys.options);
+  std::map<std::string, long> key_lines;  // "section.key" -> its line
+  const std::vector<po::option> lines = file_lines(r.ini, text, keys.options, key_lines);
   const bool has_reduced = has_reduced_section(lines);
   if (reduced && !has_reduced) throw UsageError("--reduced: " + r.ini + " has no [reduced] section");
   const bool auto_reduced = !reduced && has_reduced && !gpu::available();
@@ -189,32 +191,8 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
     throw UsageError("sample (validation on sampled targets) applies to mode = validate, not " + keys.mode);
   bool reduced_description = false;
   for (const po::option& o : lines) reduced_description = reduced_description || o.string_key == "reduced.description";
-  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced, reduced && reduced_description};
+  return {c, keys.mode, keys.description, keys.threads, reduced, auto_reduced, reduced && reduced_description, key_lines};
 }
-
-namespace {
-
-// The line of the file that sets `key` for this run ([reduced] first when it applies), 0 when
-// the file does not set it (the command line does, or its default stands).
-long line_of_key(const std::string& text, const std::string& key, bool reduced) {
-  std::istringstream in(text);
-  std::string section;
-  long number = 0, main_line = 0, reduced_line = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    const std::string t = trim(line);
-    if (!t.empty() && t.front() == '[') {
-      section = t.size() > 2 ? t.substr(1, t.size() - 2) : "";
-      continue;
-    }
-    const std::size_t eq = t.find('=');
-    if (eq == std::string::npos || trim(t.substr(0, eq)) != key) continue;
-    (section.empty() ? main_line : reduced_line) = number;
-  }
-  return reduced && reduced_line ? reduced_line : main_line;
-}
-
-}  // namespace
 
 int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err) {
   check_input_path(r.ini);  // a folder had reached the reader (exit 3, a library message)
@@ -238,15 +216,22 @@ int run_experiment(const ExperimentRun& r, std::ostream& out, std::ostream& err)
     const std::string option = what.substr(0, colon);
     for (const std::string& a : r.overrides)
       if (a.rfind(option, 0) == 0) return 0;  // the command line's
-    return line_of_key(text, option.substr(2), reduced);
+    // The line that sets the key for this run: [reduced] first where it applies.
+    const std::string key = option.substr(2);
+    const auto in_reduced = keys.key_lines.find("reduced." + key), in_main = keys.key_lines.find(key);
+    if (reduced && in_reduced != keys.key_lines.end()) return in_reduced->second;
+    return in_main != keys.key_lines.end() ? in_main->second : 0;
+  };
+  const auto name_line = [&](const std::exception& e) {
+    if (const long line = at_line(e.what())) throw InputError(r.ini, line, std::string(e.what()).substr(2));
   };
   try {
     check_sweep(c, keys.mode == "validate");
   } catch (const UsageError& e) {
-    if (const long line = at_line(e.what())) throw InputError(r.ini, line, std::string(e.what()).substr(2));
+    name_line(e);
     throw;
   } catch (const InputError& e) {
-    if (const long line = at_line(e.what())) throw InputError(r.ini, line, std::string(e.what()).substr(2));
+    name_line(e);
     throw;
   }
   const std::string folder = std::filesystem::path(output).parent_path().string();

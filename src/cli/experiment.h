@@ -4,6 +4,7 @@
 //! A `[reduced]` section holds the overrides for machines without a GPU; it is applied with
 //! --reduced, and on its own (saying so) when this machine has no usable GPU.
 
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -30,6 +31,7 @@ struct ExperimentSettings {
   bool reduced = false;            //!< the [reduced] section was applied
   bool auto_reduced = false;       //!< ... on its own, because this machine has no usable GPU
   bool reduced_description = false;  //!< the description is the [reduced] section's own
+  std::map<std::string, long> key_lines;  //!< "key" or "reduced.key" -> the file's line that sets it
 };
 
 //! Parses the text of the experiment file r.ini (errors name r.ini) with r's overrides and the

@@ -1,7 +1,6 @@
 // The progress meter of long jobs (core/progress.h).
 #include "core/progress.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -29,20 +28,10 @@ Progress::Progress(std::ostream& out, std::size_t units, double interval_s, Form
 }
 
 void Progress::complete(std::size_t units) {
-  if (weights_.empty()) {  // equal weights: no loop over the units
-    const std::size_t counted = done_ < units_ ? std::min(units, units_ - done_) : 0;
-    done_weight_ += double(counted), done_ += units;
-    return;
-  }
   for (; units > 0; --units, ++done_) done_weight_ += weight(done_);
 }
 
 void Progress::skip(std::size_t units) {
-  if (weights_.empty()) {
-    const std::size_t counted = done_ < units_ ? std::min(units, units_ - done_) : 0;
-    total_weight_ -= double(counted), done_ += units;
-    return;
-  }
   for (; units > 0; --units, ++done_) total_weight_ -= weight(done_);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 
 #include "tree/box_rule.h"
 #include "core/errors.h"
@@ -271,8 +272,8 @@ Particles generate(const GenerateOptions& o) {
     extreme_layout(p, r, o.dist);
   } else if (o.dist == "lattice") {  // N = s^d and the jitter checked (check_generate_options)
     lattice(p, r, o.jitter);
-  } else {
-    throw UsageError("unknown distribution '" + o.dist + "' (expected one of: " + generator_names() + ")");
+  } else {  // check_generate_options refused every other name
+    throw std::logic_error("generate: no generator for '" + o.dist + "'");
   }
 
   for (std::size_t i = 0; i < p.size(); ++i)

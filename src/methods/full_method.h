@@ -42,6 +42,22 @@ inline MethodSetup near_part_setup(MethodSetup s) {
   return s;
 }
 
+// Whether `spacing(far)`, the precision's spacing at the domain's coordinate farthest from the
+// origin, is at most `bound` (far and the spacing into far_out and spacing_out); true below level 2
+// (no far field) and for a domain at the origin.
+template <class Spacing>
+bool spacing_within(const Domain& d, int dim, int leaf_level, double bound, Spacing spacing_of, double* far_out,
+                    double* spacing_out) {
+  if (leaf_level < 2) return true;  // levels 0 and 1 have no far field
+  double far = 0;
+  for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
+  if (!(far > 0) || !std::isfinite(far)) return true;
+  const double spacing = spacing_of(far);
+  if (far_out) *far_out = far;
+  if (spacing_out) *spacing_out = spacing;
+  return spacing <= bound;
+}
+
 //! Refuses a float32 full method on positions float32 cannot place within its leaf boxes. The
 //! method's bodies are the positions rounded to float32, and its boxes those of the float64
 //! positions, so a body lies up to half of float32's spacing outside the box whose expansions it
@@ -53,14 +69,8 @@ inline MethodSetup near_part_setup(MethodSetup s) {
 //! domain's farthest coordinate and float32's spacing there into far_out and spacing_out).
 inline bool float_resolves(const Domain& d, int dim, int leaf_level, double* far_out = nullptr,
                            double* spacing_out = nullptr) {
-  if (leaf_level < 2) return true;  // levels 0 and 1 have no far field
-  double far = 0;
-  for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
-  if (!(far > 0) || !std::isfinite(far)) return true;
-  const double spacing = float32_spacing(far);
-  if (far_out) *far_out = far;
-  if (spacing_out) *spacing_out = spacing;
-  return spacing <= std::ldexp(d.side, -leaf_level) / 8;
+  return spacing_within(d, dim, leaf_level, std::ldexp(d.side, -leaf_level) / 8,
+                        [](double x) { return float32_spacing(x); }, far_out, spacing_out);
 }
 
 //! The same in float64, with a finer bound: a full method computes its box centres in absolute
@@ -71,14 +81,9 @@ inline bool float_resolves(const Domain& d, int dim, int leaf_level, double* far
 //! bound keeps it near 1e-7, below any accuracy the model reaches.
 inline bool double_resolves(const Domain& d, int dim, int leaf_level, double* far_out = nullptr,
                             double* spacing_out = nullptr) {
-  if (leaf_level < 2) return true;
-  double far = 0;
-  for (int a = 0; a < dim; ++a) far = std::max({far, std::fabs(d.origin[a]), std::fabs(d.origin[a] + d.side)});
-  if (!(far > 0) || !std::isfinite(far)) return true;
-  const double spacing = std::nextafter(far, std::numeric_limits<double>::infinity()) - far;
-  if (far_out) *far_out = far;
-  if (spacing_out) *spacing_out = spacing;
-  return spacing <= std::ldexp(d.side, -leaf_level - 20);
+  return spacing_within(
+      d, dim, leaf_level, std::ldexp(d.side, -leaf_level - 20),
+      [](double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()) - x; }, far_out, spacing_out);
 }
 
 //! Refuses a full method whose precision cannot place its bodies and boxes at this leaf level
