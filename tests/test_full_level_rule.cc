@@ -135,6 +135,32 @@ TEST_CASE("full level rule: the modeled cost is the documented one, the choice i
     }
 }
 
+TEST_CASE("full level rule: on the GPU, M2L a thread per target costs by translations up to its highest order") {
+  const FullMethodRates rates = FullMethodCostModel::kGpuFloat;
+  for (const Input& in : inputs()) {
+    const int dim = in.p.dim, top = dim == 3 ? farfield::kThreadMaxOrder<3, float> : farfield::kThreadMaxOrder<2, float>;
+    const LevelScan scan(in.p, default_domain(in.p), in.level);
+    for (int order : {1, top, top + 1}) {
+      CAPTURE(in.what);
+      CAPTURE(order);
+      CHECK(rates.m2l_threaded(dim, order) == (order <= top));
+      const FullLevelCost f = full_level_cost(scan, in.level, order, rates);
+      if (f.translations == 0) continue;
+      // With a thread kernel of no cost: the passes alone where it runs, no change where it does not.
+      FullMethodRates free_threads = rates;
+      for (auto& curve : free_threads.m2l_thread_s) curve.fill(0.0);
+      const double rest = full_level_cost(scan, in.level, order, free_threads).far_ms;
+      const double m2l = 1e3 * double(f.translations) *
+                         rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order)));
+      CHECK(m2l > 0);
+      CHECK(f.far_ms == doctest::Approx(order <= top ? rest + m2l : rest).epsilon(1e-12));
+    }
+    for (int order = 1; order < top; ++order)  // a translation's time grows with its multiply-adds
+      CHECK(rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order + 1))) >
+            rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order))));
+  }
+}
+
 TEST_CASE("full level rule: with an order per level, each level's cost is that of the whole method at its order") {
   // The GPU kernel takes 32 or 64 targets a block by the order (3D float: 64 at p = 8..11, 32 at
   // 7); the levels above a level had been counted at their own orders' widths.

@@ -165,10 +165,17 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   const std::vector<Case> cases = {{test::make("plummer", 3, 6000, 61), 4},
                                    {test::make("clusters", 2, 5000, 62), 6},
                                    {test::make("uniform", 3, 4000, 63), 3}};
+  // M2L's kernels: the default (a thread per target at low orders: farfield/m2l_thread_gpu.h) and
+  // the sibling-group kernel at every order it runs.
+  test::EnvScope m2l("NEARFIELD_M2L");
+  for (const char* variant : {static_cast<const char*>(nullptr), "group"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
-      for (int order : {3, 8, 12, farfield::kMaxOrder}) {
+      for (int order : {3, 6, 8, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
+        if (variant && order > 6 + 2 * (c.p.dim == 2)) continue;  // the group kernel is the default there
+        m2l.set(variant);
+        CAPTURE(variant ? variant : "default");
         CAPTURE(c.p.dim);
         CAPTURE(c.level);
         CAPTURE(to_string(prec));

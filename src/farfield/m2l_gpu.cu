@@ -12,6 +12,7 @@
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/m2l_group_kernel.cuh"
+#include "farfield/m2l_thread_gpu.h"
 #include "farfield/multi_index.h"
 #include "farfield/op_counts.h"
 #include "farfield/passes_gpu.h"
@@ -178,6 +179,16 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
          2 * kCandidates<D> * sizeof(int);  // the active candidates and their orders
 }
 
+// Whether the thread-per-target kernel is the default at order p: at every order it is built for,
+// it was faster in every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L
+// time thread / group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6,
+// 0.07-0.50; 2D float clusters 2^22 level 9 at p = 4..12, 0.28-0.43; 3D double p = 2..4, 0.18-0.33;
+// 2D double p = 4..8, 0.32-0.36).
+template <int D, class T>
+bool thread_wins(int p) {
+  return p <= kThreadMaxOrder<D, T>;
+}
+
 // A positive integer from the environment variable `name`, or `otherwise`.
 int env_int(const char* name, int otherwise) {
   const char* v = std::getenv(name);
@@ -238,6 +249,16 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
   const OffsetOrders orders = offset_orders(D, p);
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
     p_ = p, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
+    const char* forced = std::getenv("NEARFIELD_M2L");
+    const std::string force = forced ? forced : "";
+    bool every_p = true;  // the thread kernel takes order p at every offset
+    for (int o : orders.q) every_p = every_p && o == p;
+    threaded_ = every_p && p <= kThreadMaxOrder<D, T> && (force == "thread" || (force.empty() && thread_wins<D, T>(p)));
+    if (threaded_) {
+      if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+        std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
+      return;
+    }
     const Quads<D> quads(p);
     table_size_ = quads.table_size;
     const int count = int(quads.columns.size());
@@ -247,8 +268,6 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // (the same in every instance).
     const int optin = gpu::shared_memory_optin() - int(gpu::static_shared_bytes(group_kernel<D, T, 1, 1>));
     // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: see below).
-    const char* forced = std::getenv("NEARFIELD_M2L");
-    const std::string force = forced ? forced : "";
     struct Shape {
       int tl, warps, stages, blocks = 0;
       std::size_t bytes;
@@ -351,6 +370,11 @@ void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening)
     derivatives_.at(std::size_t(l)) = tables_.data() + std::size_t(l) * per_level;
   }
   derivative_tables<D, T>(p, eps2, tables_.data() + 2 * per_level);
+  if (threaded_) {
+    std::size_t need = 0;
+    for (int l = 2; l <= K; ++l) need = std::max(need, m2l_thread_scratch<D, T>(p, t.level[std::size_t(l)].boxes));
+    if (thread_scratch_.size() < need) thread_scratch_ = gpu::DeviceBuffer<T>(need);
+  }
   if (!grouped()) return;
   const dim3 grid(gpu::div_up(std::uint32_t(table_size_ / 4), 256), kOffsets<D>, unsigned(K - 1));
   expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_,
@@ -363,6 +387,10 @@ template <int D, class T>
 void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
                                const T* M, T* L) {
   if (level.boxes == 0 || list.links == 0) return;
+  if (threaded_) {
+    m2l_thread<D, T>(p_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data());
+    return;
+  }
   if (!grouped()) {
     m2l<D, T>(level, list, p_, orders_, derivatives_.at(std::size_t(l)), M, L);
     return;

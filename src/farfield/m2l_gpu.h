@@ -23,7 +23,9 @@
 //! query decides; with two, each broadcast entry feeds two products, but the block's moments
 //! double). Orders whose moments and operator table do not fit in shared memory, or whose
 //! row quads outnumber the warps' units (3D double above p = 10, 3D float above about p = 13),
-//! use farfield::m2l instead. NEARFIELD_M2L=direct|group1|group2 forces a variant (comparisons).
+//! use farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
+//! was measured faster (M2LOperators::reset). NEARFIELD_M2L=direct|group1|group2|thread forces a
+//! variant (comparisons; thread only up to kThreadMaxOrder).
 
 #include <vector>
 
@@ -46,8 +48,10 @@ class M2LOperators {
   //! sized from parents.boxes (the split count stays on the device): on an adaptive level with few
   //! split parents it may split less than the rule of two blocks an SM asks.
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
-  //! Whether the sibling-group kernel runs at this order (else farfield::m2l).
+  //! Whether the sibling-group kernel runs at this order (else the thread kernel or farfield::m2l).
   bool grouped() const { return targets_per_lane_ > 0; }
+  //! Whether the thread-per-target kernel runs at this order.
+  bool threaded() const { return threaded_; }
 
  private:
   // Calls f(kernel) with the group kernel instance of this order (targets a lane, pipeline shape 1-3).
@@ -57,12 +61,14 @@ class M2LOperators {
   void reset(int p, int leaf);
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
+  bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
   std::size_t shared_bytes_ = 0;
   gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
+  gpu::DeviceBuffer<T> thread_scratch_;  // the thread kernel's padded rows (m2l_thread_scratch)
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
 };
 

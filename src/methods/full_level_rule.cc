@@ -45,10 +45,12 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   c.translations = run.translations;
   const farfield::OpCounts ops = farfield::op_counts(h.dim, order, n, run.boxes, run.translations, c.pairs);
   c.near_ms = 1e3 * double(c.pairs) / rates.near_pairs_per_s;
+  const double madds = double(farfield::m2l_madds(h.dim, order));
   c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
-             (!rates.m2l_by_slots               ? rates.m2l_ms(double(run.translations), double(ops.m2l))
-              : run.translations == 0 ? 0.0
-                                      : 1e3 * slots * rates.m2l_slot_s(double(farfield::m2l_madds(h.dim, order))));
+             (!rates.m2l_by_slots                ? rates.m2l_ms(double(run.translations), double(ops.m2l))
+              : run.translations == 0            ? 0.0
+              : rates.m2l_threaded(h.dim, order) ? 1e3 * double(run.translations) * rates.m2l_thread_translation_s(h.dim, madds)
+                                                 : 1e3 * slots * rates.m2l_slot_s(madds));
   return c;
 }
 
@@ -65,9 +67,11 @@ FullMethodRates FullMethodCostModel::rates(bool gpu, Precision precision, const 
 std::uint32_t auto_leaf_size(int dim, int order, const FullMethodRates& rates) {
   // The slot curve is labelled by the full order's multiply-adds; the CPU's time follows the mean
   // multiply-adds of a translation with the orders per offset.
+  const double madds = double(farfield::m2l_madds(dim, order));
   const double translation_s =
-      rates.m2l_by_slots ? rates.m2l_slot_s(double(farfield::m2l_madds(dim, order)))
-                         : double(farfield::m2l_madds_mean(dim, order)) / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
+      rates.m2l_threaded(dim, order) ? rates.m2l_thread_translation_s(dim, madds)
+      : rates.m2l_by_slots           ? rates.m2l_slot_s(madds)
+                           : double(farfield::m2l_madds_mean(dim, order)) / rates.m2l_madds_per_s + rates.m2l_s_per_translation;
   const double size = (dim == 2 ? 6.8 : 8.8) * std::sqrt(std::max(translation_s, 0.0) * rates.adaptive_near_pairs_per_s);
   return static_cast<std::uint32_t>(std::clamp(std::round(size), 16.0, 4096.0));
 }

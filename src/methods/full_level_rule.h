@@ -15,6 +15,7 @@
 //! with K and pairs(K) >= N, so the search stops at the first level where N / near_rate + far(K)
 //! reaches the best cost found.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/particles.h"
+#include "farfield/m2l_thread_orders.h"
 #include "tree/level_rule.h"
 
 namespace nf {
@@ -50,6 +52,19 @@ struct FullMethodRates {
   //! The adaptive methods' own near field (leaves against their neighbours, farfield/
   //! adaptive_near_gpu.cu on the GPU), directed pairs per second: the automatic leaf size's rate.
   double adaptive_near_pairs_per_s = 0;
+  //! GPU: orders up to m2l_thread_max[d - 2] run M2L a thread per target (farfield/m2l_thread_gpu.h,
+  //! 0: none), whose time follows the translations: m2l_thread_s[d - 2] seconds a translation against
+  //! its multiply-adds m2l_thread_madds[d - 2], linear between the points.
+  std::array<int, 2> m2l_thread_max{};
+  std::array<std::array<double, 5>, 2> m2l_thread_madds{}, m2l_thread_s{};
+  bool m2l_threaded(int dim, int order) const { return order >= 1 && order <= m2l_thread_max[dim == 2 ? 0 : 1]; }
+  double m2l_thread_translation_s(int dim, double madds) const {
+    const auto& x = m2l_thread_madds[dim == 2 ? 0 : 1];
+    const auto& y = m2l_thread_s[dim == 2 ? 0 : 1];
+    int i = 0;
+    while (i + 2 < int(x.size()) && madds > x[i + 1]) ++i;
+    return std::max(0.0, y[i] + (madds - x[i]) * (y[i + 1] - y[i]) / (x[i + 1] - x[i]));
+  }
   double m2l_slot_s(double madds) const {
     int i = 0;
     while (i + 2 < int(m2l_curve_madds.size()) && madds > m2l_curve_madds[i + 1]) ++i;
@@ -125,6 +140,13 @@ struct FullMethodRates {
 //!   2^22, results/fmm-adaptive-leaf, from e39cfb7); the 2D rate with the mutual pairs is
 //!   not measured apart. GPU double: the float rate before the mutual pairs times the
 //!   double/float ratio of n3-rotate (0.3): 0.4e12, not measured; CPU as above.
+//! - M2L a thread per target (m2l_thread_max, m2l_thread_s; farfield/m2l_thread_gpu.h): its time a
+//!   translation measured on an H200 (scripts/m2l-compare.sh, results/fmm-m2l-thread): 3D float the
+//!   mean of uniform 2^24 level 6 and Plummer 2^24 level 7 at p = 2..6 (0.026 / 0.018, 0.031 /
+//!   0.027, 0.051 / 0.046, 0.076 / 0.071, 0.118 / 0.127 ns; level 5 of uniform 2^24 runs 1.2-1.6x
+//!   these, a level too small to fill the GPU), 2D float clusters 2^22 level 9 at p = 4..12, 3D
+//!   double uniform 2^22 level 6 at p = 2..4 and 2D double clusters at p = 4, 6, 8; the double
+//!   curves' last two points continue their last measured segment. Not yet measured on the H100.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
@@ -135,7 +157,11 @@ struct FullMethodCostModel {
                                              {0x1CFFFE, 0xF7E},
                                              {210, 924, 3003, 8008, 18564},
                                              {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
-                                             1.85e12};
+                                             1.85e12,
+                                             {farfield::kThreadMaxOrder<2, float>, farfield::kThreadMaxOrder<3, float>},
+                                             {{{70, 210, 495, 1001, 1820}, {28, 84, 210, 462, 924}}},
+                                             {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9},
+                                               {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9}}}};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
                                               0.3e12,
@@ -144,7 +170,11 @@ struct FullMethodCostModel {
                                               {0x1FC7FE, 0x39E},
                                               {0, 1000, 4000, 10000, 20000},
                                               {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
-                                              0.4e12};
+                                              0.4e12,
+                                              {farfield::kThreadMaxOrder<2, double>, farfield::kThreadMaxOrder<3, double>},
+                                              {{{70, 210, 495, 1000, 2000}, {28, 84, 210, 400, 800}}},
+                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.26e-9, 0.39e-9},
+                                                {0.030e-9, 0.054e-9, 0.093e-9, 0.15e-9, 0.27e-9}}}};
   static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
   static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
                                               {0, 0, 0, 0, 0}, 4.3e8};

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Times fmm's M2L with the sibling-group kernel against the thread-per-target kernel
+# (docs/design.md §16, "M2L at low orders") on the GPU machine, in one process pair per case,
+# alternating the two (group, thread, group, thread), and checks that both give the same error.
+# Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders 2..6), 3D
+# double uniform 2^22 at level 6 (orders 2..4), 2D float clusters 2^22 at level 9 (orders 4..12)
+# and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{group,thread}.csv, the table (median
+# of each variant's two medians of m2l_ms, thread over group) to stdout and $OUT/m2l-compare.txt;
+# sampled errors of both to $OUT/m2l-errors.txt.
+# Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
+set -uo pipefail
+bin="${1:-build/bin}"
+NF="$bin/nearfield"
+[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
+OUT="${OUT:-$PWD/m2l-compare-out}"
+mkdir -p "$OUT"
+work="$(mktemp -d)"
+rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
+variant_env() { [ "$1" = thread ] && echo thread || echo group; }
+run() {  # input level orders precision reps
+  for round in 1 2; do
+    for v in group thread; do
+      NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
+        --precision "$4" --reps "$5" --warmup 1 --output "$OUT/m2l-compare-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
+        echo "failed: $v $*" >> "$OUT/errors.log"
+    done
+  done
+}
+"$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+run "$work/u3.bin" 5 2,3,4,5,6 float 5
+run "$work/u3.bin" 6 2,3,4,5,6 float 5
+rm -f "$work/u3.bin"
+"$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+run "$work/p3.bin" 7 2,3,4,5,6 float 5
+rm -f "$work/p3.bin"
+"$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
+run "$work/u3s.bin" 6 2,3,4 double 3
+"$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
+run "$work/c2.bin" 9 4,6,8,10,12 float 5
+run "$work/c2.bin" 9 4,6,8 double 3
+# Errors: both variants on the same sampled targets (3D Plummer and uniform 10^5, 2D clusters).
+for v in group thread; do
+  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6" \
+           "--dist uniform --dim 3 --n 100000 --level 4 --order 4 --precision double" \
+           "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
+    echo "== $v: validate $c" >> "$OUT/m2l-errors.txt"
+    NEARFIELD_M2L="$(variant_env $v)" "$NF" validate --kernel fmm $c --sample 2000 >> "$OUT/m2l-errors.txt" 2>&1 ||
+      echo "validate failed: $v $c" >> "$OUT/errors.log"
+  done
+done
+rm -rf "$work"
+python3 - "$OUT" <<'PY' | tee "$OUT/m2l-compare.txt"
+import csv, os, statistics, sys
+out = sys.argv[1]
+rows = {}
+for v in ("group", "thread"):
+    path = os.path.join(out, f"m2l-compare-{v}.csv")
+    if not os.path.exists(path):
+        continue
+    for r in csv.DictReader(open(path)):
+        key = (r["dim"], r["distribution"], r["n"], r["level"], r["precision"], int(r["p"]))
+        rows.setdefault(key, {}).setdefault(v, []).append(r)
+print("| dim | input | N | level | precision | p | group M2L ms | thread M2L ms | thread/group | evaluation ms group / thread | M2L TFLOP/s thread |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for key in sorted(rows):
+    g, t = rows[key].get("group", []), rows[key].get("thread", [])
+    if not g or not t:
+        continue
+    med = lambda rs, c: statistics.median(float(r[c]) for r in rs)
+    gm, tm = med(g, "m2l_ms"), med(t, "m2l_ms")
+    rate = 2 * float(t[0]["m2l_madds"]) / (tm * 1e-3) / 1e12
+    print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {key[5]} | {gm:.3f} | {tm:.3f} | {tm / gm:.2f} | "
+          f"{med(g, 'median_ms'):.2f} / {med(t, 'median_ms'):.2f} | {rate:.1f} |")
+PY

@@ -1,0 +1,193 @@
+// M2L a thread per target box (farfield/m2l_thread_gpu.h).
+#include "farfield/m2l_thread_gpu.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/cuda_check.cuh"
+#include "core/launch.cuh"
+#include "farfield/multi_index.h"
+#include "farfield/passes_gpu.h"
+#include "tree/morton.h"
+
+namespace nf::farfield {
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+// Entries a 16-byte load holds.
+template <class T>
+constexpr int kVec = 16 / int(sizeof(T));
+
+// The derivative table's stride in shared memory: terms rounded up to whole 16-byte loads.
+template <int D, class T, int P>
+constexpr int kStride = (terms<D>(P) + kVec<T> - 1) / kVec<T> * kVec<T>;
+
+template <int N, class T>
+__device__ __forceinline__ void load_row(const T* __restrict__ from, T (&to)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; i += kVec<T>) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(from + i));
+      to[i] = v.x, to[i + 1] = v.y, to[i + 2] = v.z, to[i + 3] = v.w;
+    } else {
+      const double2 v = __ldg(reinterpret_cast<const double2*>(from + i));
+      to[i] = v.x, to[i + 1] = v.y;
+    }
+  }
+}
+
+// acc_k += sum_{|n| <= P - |k|} (-1)^|n| m_n d_{n+k}, by rows (multi_index.h): n + k of rows
+// (dn, bn) and (dk, bk) lies in row (dn + dk, bn + bk) at position zn + zk. Every index is a
+// constant once the loops are unrolled. The moments come in 16-byte loads from a row of
+// kStride entries (16-byte aligned), each load when its first moment is needed.
+template <int D, class T, int P>
+__device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[kStride<D, T, P>],
+                                          T (&acc)[terms<D>(P)]) {
+  T chunk[kVec<T>];
+#pragma unroll
+  for (int dn = 0; dn <= P; ++dn)
+#pragma unroll
+    for (int bn = 0; bn <= dn; ++bn)
+#pragma unroll
+      for (int zn = 0; zn < row_length<D>(bn); ++zn) {
+        const int n = row_start<D>(dn, bn) + zn;
+        if (n % kVec<T> == 0) load_row<kVec<T>>(m + n, chunk);
+        const T mn = chunk[n % kVec<T>];
+        const T s = dn % 2 ? -mn : mn;
+#pragma unroll
+        for (int dk = 0; dk <= P - dn; ++dk)
+#pragma unroll
+          for (int bk = 0; bk <= dk; ++bk)
+#pragma unroll
+            for (int zk = 0; zk < row_length<D>(bk); ++zk) {
+              T& a = acc[row_start<D>(dk, bk) + zk];
+              a = fma(s, d[row_start<D>(dn + dk, bn + bk) + zn + zk], a);
+            }
+      }
+}
+
+// The level's derivative table and (where terms is not a whole number of 16-byte loads) its moments
+// copied to rows of kStride entries: rows [0, kOffsets) the table, then one row a box.
+template <int D, class T, int P>
+__global__ void pad_kernel(const T* __restrict__ table, const T* __restrict__ M, std::uint32_t boxes, T* __restrict__ out) {
+  constexpr int N = terms<D>(P), S = kStride<D, T, P>;
+  const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : boxes);
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * S;
+       i += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::uint64_t r = i / S;
+    const int n = int(i % S);
+    const T* from = r < std::uint64_t(kOffsets<D>) ? table + r * N : M + (r - kOffsets<D>) * N;
+    out[i] = n < N ? from[n] : T(0);
+  }
+}
+
+// Warp w of the grid takes child c = w % 2^D of the 32 parents from (w / 2^D) * 32, a lane each;
+// blockIdx.y of gridDim.y: its share of each list (shares add into L atomically).
+template <int D, class T, int P>
+__global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
+                                                      const T* __restrict__ table, const T* __restrict__ M,
+                                                      T* __restrict__ L) {
+  constexpr int N = terms<D>(P), S = kStride<D, T, P>, C = 1 << D;
+  const std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const std::uint32_t c = w % C, g = (w / C) * 32 + lane;
+  const std::uint32_t parent_count = parents.split ? *parents.split_count : parents.boxes;
+  if (g >= parent_count) return;
+  const std::uint32_t parent = parents.split ? parents.split[g] : g;
+  std::uint32_t t = kNone;
+  for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
+    if ((level.key[i] & (C - 1)) == c) {
+      t = i;
+      break;
+    }
+  if (t == kNone) return;
+  std::uint32_t ct[D];
+  morton_coords<D>(level.key[t], ct);
+  const std::uint32_t begin = list.offset[t], count = list.offset[t + 1] - begin;
+  const std::uint32_t j0 = begin + count * blockIdx.y / gridDim.y, j1 = begin + count * (blockIdx.y + 1) / gridDim.y;
+  T acc[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) acc[k] = T(0);
+  for (std::uint32_t j = j0; j < j1; ++j) {
+    const std::uint32_t id = list.ids[j];
+    std::uint32_t cs[D];
+    morton_coords<D>(level.key[id], cs);
+    int o = 0;  // sum_a (R0_a + 3) 7^a, R0 = target - source
+#pragma unroll
+    for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
+    T d[S];
+    load_row<S>(table + o * S, d);
+    translate<D, T, P>(M + std::size_t(id) * S, d, acc);
+  }
+  T* out = L + std::size_t(t) * N;
+  if (gridDim.y == 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] += acc[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) atomicAdd(out + k, acc[k]);
+  }
+}
+
+template <int D, class T, int P>
+void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table, const T* M,
+            T* L, T* scratch) {
+  constexpr int kThreads = 256, N = terms<D>(P), S = kStride<D, T, P>;
+  static const int resident = [] {  // blocks an SM
+    int blocks = 0;
+    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P>, kThreads, 0));
+    return std::max(blocks, 1);
+  }();
+  const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : level.boxes);
+  pad_kernel<D, T, P><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch);
+  NF_CUDA(cudaGetLastError());
+  const T* padded_M = S == N ? M : scratch + std::size_t(kOffsets<D>) * S;
+  const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
+  const std::uint32_t blocks = std::uint32_t(gpu::div_up(std::uint32_t(threads), kThreads));
+  // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
+  const std::uint64_t holds = std::uint64_t(resident) * kThreads * std::uint64_t(gpu::sm_count());
+  const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
+  thread_kernel<D, T, P><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
+  NF_CUDA(cudaGetLastError());
+}
+
+template <int D, class T, int... P>
+void dispatch(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table,
+              const T* M, T* L, T* scratch, std::integer_sequence<int, P...>) {
+  if (!((p == P + 1 ? (launch<D, T, P + 1>(level, parents, list, table, M, L, scratch), true) : false) || ...))
+    throw std::logic_error("m2l_thread: order " + std::to_string(p) + " out of 1.." +
+                           std::to_string(kThreadMaxOrder<D, T>));
+}
+
+}  // namespace
+
+template <int D, class T>
+void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+                const T* derivatives, const T* M, T* L, T* scratch) {
+  if (level.boxes == 0 || list.links == 0 || parents.boxes == 0) return;
+  dispatch<D, T>(p, level, parents, list, derivatives, M, L, scratch,
+                 std::make_integer_sequence<int, kThreadMaxOrder<D, T>>{});
+}
+
+template <int D, class T>
+std::size_t m2l_thread_scratch(int p, std::uint32_t boxes) {
+  const int n = terms<D>(p), stride = (n + kVec<T> - 1) / kVec<T> * kVec<T>;
+  return std::size_t(stride) * (std::size_t(kOffsets<D>) + (stride == n ? 0 : boxes));
+}
+
+template void m2l_thread<2, float>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const float*, const float*, float*, float*);
+template std::size_t m2l_thread_scratch<2, float>(int, std::uint32_t);
+template void m2l_thread<2, double>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const double*, const double*, double*, double*);
+template std::size_t m2l_thread_scratch<2, double>(int, std::uint32_t);
+template void m2l_thread<3, float>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const float*, const float*, float*, float*);
+template std::size_t m2l_thread_scratch<3, float>(int, std::uint32_t);
+template void m2l_thread<3, double>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const double*, const double*, double*, double*);
+template std::size_t m2l_thread_scratch<3, double>(int, std::uint32_t);
+
+}  // namespace nf::farfield

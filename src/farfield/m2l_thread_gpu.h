@@ -1,0 +1,46 @@
+#pragma once
+//! M2L a thread per target box, for low orders (docs/design.md §16, "M2L at low orders"). CUDA
+//! builds only.
+//!
+//! At a low order a translation is a few hundred multiply-adds (210 at 3D p = 4), too little to
+//! share among a block's warps: the sibling-group kernel (m2l_gpu.h) pays a block barrier, the
+//! gather of an offset's moments and each unit's loop set-up per offset for about 50 multiply-adds
+//! a thread. Here one thread owns one target's locals in registers and walks its own interaction
+//! list; with the order a template argument every coefficient index is a constant:
+//!
+//!   for each source s at offset R0:  d = D_m(R0) for |m| <= p (registers, 16-byte loads from the
+//!   level's derivative table);  L_k += sum_{|n| <= p - |k|} (-1)^|n| M_n(s) d_{n+k}, each moment
+//!   read once (16-byte loads) and used for every k it pairs with.
+//!
+//! The warp's lanes are the same child c of 32 consecutive parents (as in the group kernel), so
+//! on a full level they walk the same offsets in the same order and read d as broadcasts. No
+//! shared memory: the L1 keeps the table and the moments' lines (a first version held the table in
+//! shared memory and read moments one scalar at a time, and lost to the L1 it took). Levels
+//! too small to fill the GPU split each list among up to 8 threads that add into L atomically.
+//! Orders above kThreadMaxOrder (farfield/m2l_thread_orders.h) would keep more registers than a
+//! thread has (locals and d).
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tree/levels_gpu.h"
+#include "farfield/lists_gpu.h"
+#include "farfield/m2l_thread_orders.h"
+
+namespace nf::farfield {
+
+//! L += the M2L of one level at order p (1 <= p <= kThreadMaxOrder): the targets are the children of
+//! `parents` (of parents.split where set), `derivatives` the level's derivative table
+//! (derivative_tables: kOffsets<D> x terms<D>(p); every offset takes order p here). `scratch` holds
+//! m2l_thread_scratch(p, level.boxes) entries: the table, and the moments where terms<D>(p) is not
+//! a whole number of 16-byte loads, copied to padded rows first (one pass over M; the kernel then
+//! reads every row in 16-byte loads).
+template <int D, class T>
+void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+                const T* derivatives, const T* M, T* L, T* scratch);
+
+//! The scratch entries m2l_thread needs at order p for a level of `boxes` boxes.
+template <int D, class T>
+std::size_t m2l_thread_scratch(int p, std::uint32_t boxes);
+
+}  // namespace nf::farfield

@@ -1,0 +1,12 @@
+#pragma once
+//! The orders that M2L runs a thread per target box (farfield/m2l_thread_gpu.h), apart so that the
+//! host's cost model (methods/full_level_rule.h) reads the same limits as the kernel.
+
+namespace nf::farfield {
+
+//! The highest order the thread-per-target kernel is built for: above it a thread's locals and
+//! derivatives outgrow its registers (3D float p = 7 spills to a 480-byte stack frame; ptxas, sm_90).
+template <int D, class T>
+constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4 : 8);
+
+}  // namespace nf::farfield
