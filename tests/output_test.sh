@@ -63,4 +63,19 @@ for sig in INT TERM; do
   [ "$status" -eq $((128 + $(kill -l "$sig"))) ] || fail "SIG$sig: exit status $status"
   compgen -G "big.csv*" >/dev/null && fail "SIG$sig left $(ls big.csv*)"
 done
+# A .bin input larger than the memory the process may take: a named error, not a bare
+# "std::bad_alloc". 2^27 2D particles (3 GiB of arrays, a sparse file) under a 2 GB address-space
+# limit (not under AddressSanitizer, which reserves more than that for itself).
+if ! grep -q __asan_init "$nearfield"; then
+  "$nearfield" generate --dist uniform --dim 2 --n 1 --output one.bin >/dev/null || fail "generate one.bin"
+  n=$((1 << 27))
+  printf "$(printf '\\x%02x' $((n & 255)) $((n >> 8 & 255)) $((n >> 16 & 255)) $((n >> 24 & 255)) 0 0 0 0)" |
+    dd of=one.bin bs=1 seek=16 conv=notrunc status=none
+  truncate -s $((40 + n * 3 * 8)) one.bin
+  (ulimit -v 2000000; "$nearfield" forces --input one.bin --kernel cpu-serial --level 2 --output f.csv) >out.txt 2>err.txt &&
+    fail "a .bin larger than memory: exit 0"
+  grep -q "one.bin: 134217728 particles need 3 GiB of memory" err.txt || fail "a .bin larger than memory: $(cat err.txt)"
+  [ -e f.csv ] && fail "a .bin larger than memory: f.csv written"
+  rm -f one.bin
+fi
 echo "outputs: all cases pass"

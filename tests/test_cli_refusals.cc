@@ -272,6 +272,34 @@ TEST_CASE("simulate --resume reads the last snapshot even when it completes the 
   CHECK(r.out.find("is complete") == std::string::npos);
 }
 
+TEST_CASE("--resume compares the recorded numbers as numbers; a number that underflows is refused") {
+  test::TempDir dir;
+  const std::string in = dir.file("p.csv");
+  REQUIRE(test::run_cli({"generate", "--dist", "uniform", "--dim", "2", "--n", "40", "--output", in}).code == 0);
+  std::vector<std::string> run = {"simulate", "--input", in, "--kernel", "cpu-n3", "--level", "2", "--dt",
+                                  "0.01", "--steps", "2", "--softening", "0.05", "--output-dir", dir.file("run")};
+  REQUIRE(test::run_cli(run).code == 0);
+  // run.ini edited by hand: "0.010" and "5e-2" are the run's 0.01 and 0.05 (they had been refused as text).
+  std::string ini = test::read_text(dir.file("run/run.ini"));
+  for (auto [from, to] : {std::pair<std::string, std::string>{"dt = 0.01\n", "dt = 0.010\n"},
+                          {"softening = 0.05\n", "softening = 5e-2\n"}}) {
+    const auto at = ini.find(from);
+    REQUIRE(at != std::string::npos);
+    ini.replace(at, from.size(), to);
+  }
+  { std::ofstream(dir.file("run/run.ini"), std::ios::trunc) << ini; }
+  run[10] = "4";
+  run.push_back("--resume");
+  const auto r = test::run_cli(run);
+  CHECK_MESSAGE(r.code == 0, r.err);
+  run[8] = "0.02";
+  refused(run, "--dt 0.02 (the run has 0.010)");
+  // 1e-400 is not 0: it had been read as eps = 0 without a word.
+  refused({"forces", "--input", in, "--kernel", "cpu-allpairs", "--softening", "1e-400", "--output", dir.file("f.csv")},
+          "1e-400");
+  CHECK_FALSE(std::filesystem::exists(dir.file("f.csv")));
+}
+
 TEST_CASE("a sweep's levels are checked against --accuracy before its first point; a float mass too small is named") {
   test::TempDir dir;
   // Order 20 reaches 1e-7 at 2D level 2 but not at 7 (the model grows with the level): level 2's row

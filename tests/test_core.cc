@@ -34,9 +34,21 @@ TEST_CASE("decimal text converts to the nearest double, and doubles round-trip")
   CHECK_FALSE(parse_double("1.5x", v));
   CHECK_FALSE(parse_double("abc", v));
   CHECK_FALSE(parse_double("1e999", v));
+  // Underflow to zero is out of range too (boost's lexical_cast, behind the command-line options,
+  // reads it as 0: cli/commands.cc checks them); zeros written any way are zeros, and the smallest
+  // subnormal's neighbourhood still parses.
+  CHECK_FALSE(parse_double("1e-400", v));
+  CHECK_FALSE(parse_double("-2.5e-330", v));
+  REQUIRE(parse_double("0.000e-400", v));
+  CHECK(v == 0.0);
+  REQUIRE(parse_double("-0e5", v));
+  CHECK(v == 0.0);
+  REQUIRE(parse_double("3e-324", v));
+  CHECK(v == std::numeric_limits<double>::denorm_min());
   // Why a number did not parse, in the words of the error messages.
   CHECK(parse_failure("1e999", false) == "is out of range");
   CHECK(parse_failure("-1e999", false) == "is out of range");
+  CHECK(parse_failure("1e-400", false) == "is out of range");
   CHECK(parse_failure("1.5x", false) == "is not a number");
   CHECK(parse_failure(" ", false) == "is empty");
   CHECK(parse_failure("99999999999999999999", true) == "is out of range");

@@ -121,6 +121,9 @@ TEST_CASE("CSV: every input error reads file:line: problem in the project's word
       // A NUL byte had ended the parser's line: a row starting with one was dropped, particle and all.
       {std::string("x,y,m\n0.1,0.2,1\n\0" "0.5,0.5,1\n0.3,0.4,1\n", 37), 3, "a NUL byte"},
       {std::string("x,y,m\n0.1,0.2,1\n0.5,0.5,1\0junk\n", 31), 3, "a NUL byte"},
+      // Classic Mac line endings: one long line to the parser, "missing column 'm'" had been all it said.
+      {"x,y,m\r0.1,0.2,1\r0.5,0.5,1\r", 1, "a carriage return without a line feed"},
+      {"x,y,m\r\n0.1,0.2,1\r\n0.5,\r0.5,1\r\n", 3, "a carriage return without a line feed"},
   };
   for (const auto& c : cases) {  // (not a structured binding: clang 14 cannot capture one in CAPTURE)
     const std::string& text = std::get<0>(c);

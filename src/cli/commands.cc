@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <sstream>
 
 #include <omp.h>
@@ -134,6 +135,10 @@ int run(const Args& args, std::ostream& out, std::ostream& err) {
     } catch (const po::error& e) {
       err << "nearfield " << c.name << ": error: " << e.what() << " (see nearfield " << c.name << " --help)\n";
       return 2;
+    } catch (const std::bad_alloc&) {  // had printed "failed: std::bad_alloc"
+      err << "nearfield " << c.name << ": failed: out of host memory (an allocation failed: a smaller input, "
+          << "level or --threads, or a machine with more memory)\n";
+      return 3;
     } catch (const std::exception& e) {
       err << "nearfield " << c.name << ": failed: " << e.what() << "\n";
       return 3;
@@ -271,6 +276,14 @@ bool parse_args(const Args& args, const po::options_description& desc, po::varia
       throw UsageError("--" + o.string_key + ": an empty value");
   }
   po::store(parsed, vm);
+  // boost reads a number that underflows (--softening 1e-400) as 0 without a word; this project's
+  // own parser (core/numbers.h) refuses it, and so does every option of type double here.
+  for (const po::option& o : parsed.options) {
+    const auto* d = vm.count(o.string_key) ? boost::any_cast<double>(&vm[o.string_key].value()) : nullptr;
+    double x = 0;
+    if (d && o.value.size() == 1 && !parse_double(o.value[0], x))
+      throw UsageError("--" + o.string_key + " " + o.value[0] + " " + parse_failure(o.value[0], false));
+  }
   if (vm.count("help")) {
     out << usage << "\n\n" << desc << "\n";
     return false;

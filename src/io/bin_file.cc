@@ -6,6 +6,9 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "io/output_file.h"
@@ -134,11 +137,18 @@ Particles read_bin(const std::string& path) {
                         }
                       }});
   });
-  stages[0].size();
-  for (std::size_t k = 0; k < stages.size(); ++k) {
-    auto reading = std::async(std::launch::async, stages[k].read);
-    if (k + 1 < stages.size()) stages[k + 1].size();
-    reading.get();  // rethrows the reader's InputError
+  try {
+    stages[0].size();
+    for (std::size_t k = 0; k < stages.size(); ++k) {
+      auto reading = std::async(std::launch::async, stages[k].read);
+      if (k + 1 < stages.size()) stages[k + 1].size();
+      reading.get();  // rethrows the reader's InputError
+    }
+  } catch (const std::bad_alloc&) {  // had been a bare "std::bad_alloc"
+    throw std::runtime_error(path + ": " + std::to_string(n) + " particles need " +
+                             format_double(double(total) * double(stages.size()) / double(1u << 30)) +
+                             " GiB of memory (" + std::to_string(stages.size()) +
+                             " arrays of 8-byte values), more than this process could allocate");
   }
   if (const auto [i, j] = p.repeated_id(); j != 0)
     throw InputError(path, 0, "array 'id': particle " + std::to_string(j) + " has id " + std::to_string(p.id[j]) +

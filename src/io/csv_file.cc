@@ -76,22 +76,38 @@ void check_readable(const std::string& path) {
 
 // A NUL byte ends a line for the parser, which then reads the rest of that line as absent (a
 // row that starts with one was dropped without a word, particle and all): refused, by line.
-void refuse_nul(const std::string& path, std::string_view text, long& line) {
-  const std::size_t nul = text.find('\0');
-  line += std::count(text.begin(), nul == std::string_view::npos ? text.end() : text.begin() + nul, '\n');
-  if (nul != std::string_view::npos) throw InputError(path, line, "a NUL byte (binary data in a text file)");
+// Where a scan of a file's bytes stands between chunks: its line, and whether the last chunk ended
+// in a carriage return.
+struct ByteScan {
+  long line = 1;
+  bool cr = false;
+};
+// Refuses a NUL byte (binary data) and a carriage return that no line feed follows (classic Mac
+// line endings, which the parser reads as one long line: "missing column" had been all it said). A
+// carriage return that is the file's last byte ends its last line and is let be.
+void refuse_bad_bytes(const std::string& path, std::string_view text, ByteScan& at) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (at.cr && c != '\n')
+      throw InputError(path, at.line,
+                       "a carriage return without a line feed (old Mac line endings): convert the file to LF or CRLF "
+                       "line endings");
+    at.cr = c == '\r';
+    if (c == '\n') ++at.line;
+    if (c == '\0') throw InputError(path, at.line, "a NUL byte (binary data in a text file)");
+  }
 }
 void refuse_nul(const std::string& path, std::string_view text) {
-  long line = 1;
-  refuse_nul(path, text, line);
+  ByteScan at;
+  refuse_bad_bytes(path, text, at);
 }
 void refuse_nul_in_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string chunk(1 << 20, '\0');
-  long line = 1;
+  ByteScan at;
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    refuse_nul(path, std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())), line);
+    refuse_bad_bytes(path, std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())), at);
   }
 }
 

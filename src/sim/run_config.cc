@@ -33,19 +33,27 @@ struct Setting {
   const char* option;
   std::string value;
   const char* absent = nullptr;
+  bool numeric = false;  // compared as numbers (a hand-edited "0.010" is the run's 0.01), not as text
 };
+
+// Whether run.ini's recorded text matches a setting's value.
+bool same_setting(const Setting& s, const std::string& recorded) {
+  double a = 0, b = 0;
+  if (s.numeric && parse_double(recorded, a) && parse_double(s.value, b)) return a == b;
+  return recorded == s.value;
+}
 
 std::vector<Setting> compared_settings(const SimulationConfig& c) {
   const bool frames = c.render_every > 0;
   return {{"kernel", "--kernel", c.kernel},
-          {"dt", "--dt", format_double(c.dt)},
-          {"softening", "--softening", format_double(c.softening)},
+          {"dt", "--dt", format_double(c.dt), nullptr, true},
+          {"softening", "--softening", format_double(c.softening), nullptr, true},
           {"level_requested", "--level", c.level.empty() ? "-" : c.level},
           {"precision", "--precision", to_string(c.precision)},
           {"subsample", "--subsample", std::to_string(c.subsample)},
           {"gpus", "--gpus", std::to_string(c.gpus), "1"},
           {"order", "--order", std::to_string(c.order), "0"},
-          {"accuracy", "--accuracy", format_double(c.accuracy), "0"},
+          {"accuracy", "--accuracy", format_double(c.accuracy), "0", true},
           {"near", "--near", c.near.empty() ? "-" : c.near, "-"},
           {"leaf_size", "--leaf-size", std::to_string(c.leaf_size), "0"},
           {"snapshot_every", "--snapshot-every", std::to_string(c.snapshot_every)},
@@ -99,7 +107,7 @@ void check_resume(const SimulationConfig& c) {
   const RunDescription d = RunDescription::read(ini);
   std::string differences;
   for (const Setting& s : compared_settings(c))
-    if ((d.has(s.key) ? d.get(s.key) : std::string(s.absent ? s.absent : "")) != s.value)
+    if (!same_setting(s, d.has(s.key) ? d.get(s.key) : std::string(s.absent ? s.absent : "")))
       differences += std::string(differences.empty() ? "" : "; ") + s.option + " " + s.value + " (the run has " +
                      (d.has(s.key) ? d.get(s.key) : std::string("none")) + ")";
   if (!c.input.empty() && d.get("input") != c.input)
