@@ -110,16 +110,23 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
   T acc[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) acc[k] = T(0);
+  // The list is read ahead: entry j + 2's id and entry j + 1's key are loaded while entry j is
+  // summed, so that of the chain id -> key -> operands only the operands' loads wait (M2L 1-9%
+  // faster at 3D p = 2..6 on the H200; its time is not mostly that chain's latency).
+  std::uint32_t id = j0 < j1 ? list.ids[j0] : 0, next = j0 + 1 < j1 ? list.ids[j0 + 1] : id;
+  std::uint64_t key = j0 < j1 ? level.key[id] : 0;
   for (std::uint32_t j = j0; j < j1; ++j) {
-    const std::uint32_t id = list.ids[j];
+    const std::uint64_t key_next = level.key[next];
+    const std::uint32_t after = j + 2 < j1 ? list.ids[j + 2] : next;
     std::uint32_t cs[D];
-    morton_coords<D>(level.key[id], cs);
+    morton_coords<D>(key, cs);
     int o = 0;  // sum_a (R0_a + 3) 7^a, R0 = target - source
 #pragma unroll
     for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
     T d[S];
     load_row<S>(table + o * S, d);
     translate<D, T, P>(M + std::size_t(id) * S, d, acc);
+    id = next, next = after, key = key_next;
   }
   T* out = L + std::size_t(t) * N;
   if (gridDim.y == 1) {
@@ -134,6 +141,8 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
 template <int D, class T, int P>
 void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table, const T* M,
             T* L, T* scratch) {
+  // 256 threads a block: 128 measured within +-5% of it, either way by order (H200, 3D uniform 2^24
+  // level 6 and Plummer level 7, p = 2..6).
   constexpr int kThreads = 256, N = terms<D>(P), S = kStride<D, T, P>;
   static const int resident = [] {  // blocks an SM
     int blocks = 0;
@@ -147,7 +156,7 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
   const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
   const std::uint32_t blocks = std::uint32_t(gpu::div_up(std::uint32_t(threads), kThreads));
   // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
-  const std::uint64_t holds = std::uint64_t(resident) * kThreads * std::uint64_t(gpu::sm_count());
+  const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
   thread_kernel<D, T, P><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
   NF_CUDA(cudaGetLastError());
