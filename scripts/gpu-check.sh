@@ -65,8 +65,9 @@ cases+=("fmm-adaptive 3D Plummer|validate --dist plummer --dim 3 --n 3000 --leve
 # Its near field's split items: leaves of more than 128 targets, or more than 4096 sources (atomics).
 cases+=("fmm-adaptive 3D Plummer, big leaves|validate --dist plummer --dim 3 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 200 --order 4")
 cases+=("fmm-adaptive 2D clusters, big leaves|validate --dist clusters --dim 2 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 300 --order 6")
-# M2L a thread per target (low orders), its lists split among threads on small levels (atomics).
-cases+=("fmm thread-per-target M2L, 3D p = 5|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 5")
+# M2L a thread per target (low orders), its lists split among threads on small levels (atomics),
+# its moments copied to padded rows (3D p = 4: 35 terms; 2D p = 9: 55).
+cases+=("fmm thread-per-target M2L, 3D p = 4|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
 cases+=("fmm thread-per-target M2L, 2D p = 9|validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 9")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")

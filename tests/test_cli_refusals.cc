@@ -298,6 +298,13 @@ TEST_CASE("--resume compares the recorded numbers as numbers; a number that unde
   refused({"forces", "--input", in, "--kernel", "cpu-allpairs", "--softening", "1e-400", "--output", dir.file("f.csv")},
           "1e-400");
   CHECK_FALSE(std::filesystem::exists(dir.file("f.csv")));
+  // The same in an experiment file and on its command line (they had run with eps = 0).
+  const std::string exp = dir.file("e.ini");
+  { std::ofstream(exp) << "mode = validate\nkernel = cpu-serial\nlevel = 1\nn = 64\nsoftening = 1e-400\noutput = " << dir.file("e.csv") << "\n"; }
+  refused({"experiment", exp}, "1e-400 is out of range");
+  { std::ofstream(exp) << "mode = validate\nkernel = cpu-serial\nlevel = 1\nn = 64\noutput = " << dir.file("e.csv") << "\n"; }
+  refused({"experiment", exp, "--softening", "1e-400"}, "1e-400 is out of range");
+  CHECK_FALSE(std::filesystem::exists(dir.file("e.csv")));
 }
 
 TEST_CASE("a sweep's levels are checked against --accuracy before its first point; a float mass too small is named") {

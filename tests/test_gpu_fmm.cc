@@ -173,7 +173,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 6, 8, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
-        if (variant && order > 6 + 2 * (c.p.dim == 2)) continue;  // the group kernel is the default there
+        if (variant && order > (c.p.dim == 2 ? 12 : 6)) continue;  // the group kernel is the default there
         m2l.set(variant);
         CAPTURE(variant ? variant : "default");
         CAPTURE(c.p.dim);
@@ -293,4 +293,16 @@ TEST_CASE("fmm-adaptive refuses an unknown NEARFIELD_ADAPTIVE_NEAR" * doctest::t
   s.order = 4;
   s.leaf_size = 16;
   CHECK_THROWS_AS(make_method(find_kernel("fmm-adaptive"), s, p), UsageError);
+}
+
+TEST_CASE("fmm refuses an unknown NEARFIELD_M2L" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  test::EnvScope env("NEARFIELD_M2L", "thraed");  // a typo had run the group kernel without a word
+  const Particles p = test::make("uniform", 3, 500, 76);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  s.order = 4;
+  auto m = make_method(find_kernel("fmm"), s, p);
+  CHECK_THROWS_AS(m->prepare(p), UsageError);
 }

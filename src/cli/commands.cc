@@ -276,14 +276,7 @@ bool parse_args(const Args& args, const po::options_description& desc, po::varia
       throw UsageError("--" + o.string_key + ": an empty value");
   }
   po::store(parsed, vm);
-  // boost reads a number that underflows (--softening 1e-400) as 0 without a word; this project's
-  // own parser (core/numbers.h) refuses it, and so does every option of type double here.
-  for (const po::option& o : parsed.options) {
-    const auto* d = vm.count(o.string_key) ? boost::any_cast<double>(&vm[o.string_key].value()) : nullptr;
-    double x = 0;
-    if (d && o.value.size() == 1 && !parse_double(o.value[0], x))
-      throw UsageError("--" + o.string_key + " " + o.value[0] + " " + parse_failure(o.value[0], false));
-  }
+  check_double_options(parsed, vm);
   if (vm.count("help")) {
     out << usage << "\n\n" << desc << "\n";
     return false;
@@ -291,6 +284,17 @@ bool parse_args(const Args& args, const po::options_description& desc, po::varia
   po::notify(vm);
   check_generator_options(vm);
   return true;
+}
+
+void check_double_options(const po::parsed_options& parsed, const po::variables_map& vm) {
+  // boost reads a number that underflows (--softening 1e-400) as 0 without a word; this project's
+  // own parser (core/numbers.h) refuses it, in files and in options of type double alike.
+  for (const po::option& o : parsed.options) {
+    const auto* d = vm.count(o.string_key) ? boost::any_cast<double>(&vm[o.string_key].value()) : nullptr;
+    double x = 0;
+    if (d && o.value.size() == 1 && !parse_double(o.value[0], x))
+      throw UsageError("--" + o.string_key + " " + o.value[0] + " " + parse_failure(o.value[0], false));
+  }
 }
 
 void check_generator_options(const po::variables_map& vm) {

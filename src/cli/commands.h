@@ -104,8 +104,12 @@ inline constexpr int kMaxThreads = 4096;
 //! CPU kernel or a GPU kernel): the option then sets only the threads of the CPU work around them.
 void note_threads(const po::variables_map& vm, const std::vector<std::string>& kernels, std::ostream& err);
 
+//! Refuses a value of an option of type double that boost read although this project's parser
+//! does not (a number that underflows to 0, such as 1e-400, which boost reads as 0).
+void check_double_options(const po::parsed_options& parsed, const po::variables_map& vm);
+
 //! Parses args with `desc`; returns false after printing --help. Throws po errors, and
-//! check_generator_options' refusals.
+//! check_generator_options' and check_double_options' refusals.
 bool parse_args(const Args& args, const po::options_description& desc, po::variables_map& vm, std::ostream& out,
                 const std::string& usage);
 

@@ -154,10 +154,15 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   for (const po::option& o : cli.options) given.insert(o.string_key);
   po::variables_map vm;
   po::store(cli, vm);
+  check_double_options(cli, vm);
   if (reduced) {
     try {
-      po::store(po::command_line_parser(reduced_options(lines, given)).options(keys.options).run(), vm);
+      const po::parsed_options red = po::command_line_parser(reduced_options(lines, given)).options(keys.options).run();
+      po::store(red, vm);
+      check_double_options(red, vm);
     } catch (const po::error& e) {
+      throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
+    } catch (const UsageError& e) {
       throw InputError(r.ini, 0, std::string("[reduced]: ") + e.what());
     }
   }
@@ -168,8 +173,12 @@ ExperimentSettings parse_experiment(const ExperimentRun& r, const std::string& t
   all.add(keys.options).add(section);
   std::istringstream file(text);
   try {
-    po::store(po::parse_config_file(file, all, false), vm);
+    const po::parsed_options parsed = po::parse_config_file(file, all, false);
+    po::store(parsed, vm);
+    check_double_options(parsed, vm);
   } catch (const po::error& e) {
+    throw InputError(r.ini, 0, e.what());
+  } catch (const UsageError& e) {
     throw InputError(r.ini, 0, e.what());
   }
   po::notify(vm);

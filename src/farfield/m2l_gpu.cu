@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
+#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/m2l_group_kernel.cuh"
 #include "farfield/m2l_thread_gpu.h"
@@ -179,16 +180,6 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
          2 * kCandidates<D> * sizeof(int);  // the active candidates and their orders
 }
 
-// Whether the thread-per-target kernel is the default at order p: at every order it is built for,
-// it was faster in every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L
-// time thread / group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6,
-// 0.07-0.50; 2D float clusters 2^22 level 9 at p = 4..12, 0.28-0.43; 3D double p = 2..4, 0.18-0.33;
-// 2D double p = 4..8, 0.32-0.36).
-template <int D, class T>
-bool thread_wins(int p) {
-  return p <= kThreadMaxOrder<D, T>;
-}
-
 // A positive integer from the environment variable `name`, or `otherwise`.
 int env_int(const char* name, int otherwise) {
   const char* v = std::getenv(name);
@@ -251,9 +242,17 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     p_ = p, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
     const char* forced = std::getenv("NEARFIELD_M2L");
     const std::string force = forced ? forced : "";
+    // The thread-per-target kernel is the default at every order it is built for: it was faster in
+    // every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L time thread /
+    // group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6, 0.07-0.50;
+    // 2D float clusters 2^22 level 9 at p = 4..12, 0.28-0.43; 3D double p = 2..4, 0.18-0.33; 2D
+    // double p = 4..8, 0.32-0.36). NEARFIELD_M2L=group|group1|group2|direct forces another.
     bool every_p = true;  // the thread kernel takes order p at every offset
     for (int o : orders.q) every_p = every_p && o == p;
-    threaded_ = every_p && p <= kThreadMaxOrder<D, T> && (force == "thread" || (force.empty() && thread_wins<D, T>(p)));
+    if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
+        force != "direct")
+      throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2 or direct");
+    threaded_ = every_p && p >= 1 && p <= kThreadMaxOrder<D, T> && (force == "thread" || force.empty());
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
@@ -267,7 +266,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // The dynamic shared memory a block may take: the opt-in limit less the kernel's static arrays
     // (the same in every instance).
     const int optin = gpu::shared_memory_optin() - int(gpu::static_shared_bytes(group_kernel<D, T, 1, 1>));
-    // NEARFIELD_M2L=direct|group1|group2 forces a kernel (for comparisons; default: see below).
+    // NEARFIELD_M2L=direct|group|group1|group2 forces a kernel (for comparisons; default: see below).
     struct Shape {
       int tl, warps, stages, blocks = 0;
       std::size_t bytes;
@@ -370,11 +369,6 @@ void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening)
     derivatives_.at(std::size_t(l)) = tables_.data() + std::size_t(l) * per_level;
   }
   derivative_tables<D, T>(p, eps2, tables_.data() + 2 * per_level);
-  if (threaded_) {
-    std::size_t need = 0;
-    for (int l = 2; l <= K; ++l) need = std::max(need, m2l_thread_scratch<D, T>(p, t.level[std::size_t(l)].boxes));
-    if (thread_scratch_.size() < need) thread_scratch_ = gpu::DeviceBuffer<T>(need);
-  }
   if (!grouped()) return;
   const dim3 grid(gpu::div_up(std::uint32_t(table_size_ / 4), 256), kOffsets<D>, unsigned(K - 1));
   expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_,
@@ -388,6 +382,9 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
                                const T* M, T* L) {
   if (level.boxes == 0 || list.links == 0) return;
   if (threaded_) {
+    // Sized by the level's own boxes (an adaptive level's kept ones), grown, never shrunk.
+    const std::size_t need = m2l_thread_scratch<D, T>(p_, level.boxes);
+    if (thread_scratch_.size() < need) thread_scratch_ = gpu::DeviceBuffer<T>(need);
     m2l_thread<D, T>(p_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data());
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <future>
@@ -145,9 +146,9 @@ Particles read_bin(const std::string& path) {
       reading.get();  // rethrows the reader's InputError
     }
   } catch (const std::bad_alloc&) {  // had been a bare "std::bad_alloc"
-    throw std::runtime_error(path + ": " + std::to_string(n) + " particles need " +
-                             format_double(double(total) * double(stages.size()) / double(1u << 30)) +
-                             " GiB of memory (" + std::to_string(stages.size()) +
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.3g", double(total) * double(stages.size()) / double(1u << 30));
+    throw std::runtime_error(path + ": " + std::to_string(n) + " particles need " + gib + " GiB of memory (" + std::to_string(stages.size()) +
                              " arrays of 8-byte values), more than this process could allocate");
   }
   if (const auto [i, j] = p.repeated_id(); j != 0)

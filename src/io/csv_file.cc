@@ -82,17 +82,19 @@ struct ByteScan {
   long line = 1;
   bool cr = false;
 };
-// Refuses a NUL byte (binary data) and a carriage return that no line feed follows (classic Mac
-// line endings, which the parser reads as one long line: "missing column" had been all it said). A
-// carriage return that is the file's last byte ends its last line and is let be.
+// Refuses a NUL byte (binary data) and a carriage return followed by something other than a line
+// feed, more carriage returns or blanks (classic Mac line endings, which the parser reads as one
+// long line: "missing column" had been all it said; CR CR LF, which Python's csv module writes
+// through a text-mode file on Windows, reads as CR LF). Carriage returns at the file's end end its
+// last line and are let be.
 void refuse_bad_bytes(const std::string& path, std::string_view text, ByteScan& at) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (at.cr && c != '\n')
+    if (at.cr && c != '\n' && c != '\r' && c != ' ' && c != '\t')
       throw InputError(path, at.line,
-                       "a carriage return without a line feed (old Mac line endings): convert the file to LF or CRLF "
-                       "line endings");
-    at.cr = c == '\r';
+                       "a carriage return inside a line (old Mac line endings, or a stray CR): convert the file to LF "
+                       "or CRLF line endings");
+    at.cr = c == '\r' || (at.cr && (c == ' ' || c == '\t'));
     if (c == '\n') ++at.line;
     if (c == '\0') throw InputError(path, at.line, "a NUL byte (binary data in a text file)");
   }

@@ -173,8 +173,8 @@ struct FullMethodCostModel {
                                               0.4e12,
                                               {farfield::kThreadMaxOrder<2, double>, farfield::kThreadMaxOrder<3, double>},
                                               {{{70, 210, 495, 1000, 2000}, {28, 84, 210, 400, 800}}},
-                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.26e-9, 0.39e-9},
-                                                {0.030e-9, 0.054e-9, 0.093e-9, 0.15e-9, 0.27e-9}}}};
+                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9},
+                                                {0.030e-9, 0.054e-9, 0.093e-9, 0.152e-9, 0.276e-9}}}};
   static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
   static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
                                               {0, 0, 0, 0, 0}, 4.3e8};

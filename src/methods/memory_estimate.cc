@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/host_memory.h"
+#include "farfield/m2l_thread_orders.h"
 #include "farfield/lists.h"
 #include "farfield/multi_index.h"
 #include "methods/adaptive_method.h"
@@ -96,6 +97,14 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     const double list = farfield::max_list_boxes(dim);
     parts.push_back({"expansions (order " + std::to_string(full.order) + ")", 2.0 * terms * scalar * boxes});
     parts.push_back({"interaction lists", 4.0 * list * boxes});
+    // M2L a thread per target (farfield/m2l_thread_gpu.h) copies a level's moments to rows padded to
+    // whole 16-byte loads where terms is not a multiple of them: at most every box's, bounded here
+    // by the boxes of all levels.
+    const int most = dim == 2 ? (scalar == 4.0 ? farfield::kThreadMaxOrder<2, float> : farfield::kThreadMaxOrder<2, double>)
+                              : (scalar == 4.0 ? farfield::kThreadMaxOrder<3, float> : farfield::kThreadMaxOrder<3, double>);
+    const double per_load = 16.0 / scalar, stride = std::ceil(terms / per_load) * per_load;
+    if (k.gpu() && full.order >= 1 && full.order <= most && stride != terms)
+      parts.push_back({"M2L's padded moments", stride * scalar * boxes});
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
                    threads);
