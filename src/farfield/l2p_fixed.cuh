@@ -57,12 +57,13 @@ __device__ __forceinline__ void l2p_fixed(const T* __restrict__ L, const T (&y)[
   if constexpr (D == 3) acc[2] += az;
 }
 
-//! Calls f(std::integral_constant<int, P>{}) for P = p, 1 <= p <= kMaxOrder (the orders a full
-//! method takes: --order is checked before any work).
+//! Calls f(std::integral_constant<int, P>{}) for P = p, 1 <= p <= sizeof...(P) (the sequence's
+//! orders; by default kMaxOrder, the orders a full method takes: --order is checked before any work).
 template <class F, int... P>
 void dispatch_fixed_order(int p, F&& f, std::integer_sequence<int, P...>) {
-  if (p < 1 || p > kMaxOrder)
-    throw std::logic_error("l2p: order " + std::to_string(p) + " out of 1.." + std::to_string(kMaxOrder));
+  if (p < 1 || p > int(sizeof...(P)))
+    throw std::logic_error("fixed-order kernel: order " + std::to_string(p) + " out of 1.." +
+                           std::to_string(sizeof...(P)));
   ((p == P + 1 ? (f(std::integral_constant<int, P + 1>{}), true) : false) || ...);
 }
 

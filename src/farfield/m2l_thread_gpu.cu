@@ -2,13 +2,11 @@
 #include "farfield/m2l_thread_gpu.h"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
-#include <utility>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
+#include "farfield/l2p_fixed.cuh"
 #include "farfield/passes_gpu.h"
 #include "tree/morton.h"
 
@@ -21,9 +19,9 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T));
 
-// The derivative table's stride in shared memory: terms rounded up to whole 16-byte loads.
+// A row's stride: terms rounded up to whole 16-byte loads.
 template <int D, class T, int P>
-constexpr int kStride = (terms<D>(P) + kVec<T> - 1) / kVec<T> * kVec<T>;
+constexpr int kStride = thread_row_stride(terms<D>(P), int(sizeof(T)));
 
 template <int N, class T>
 __device__ __forceinline__ void load_row(const T* __restrict__ from, T (&to)[N]) {
@@ -162,27 +160,20 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
   NF_CUDA(cudaGetLastError());
 }
 
-template <int D, class T, int... P>
-void dispatch(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table,
-              const T* M, T* L, T* scratch, std::integer_sequence<int, P...>) {
-  if (!((p == P + 1 ? (launch<D, T, P + 1>(level, parents, list, table, M, L, scratch), true) : false) || ...))
-    throw std::logic_error("m2l_thread: order " + std::to_string(p) + " out of 1.." +
-                           std::to_string(kThreadMaxOrder<D, T>));
-}
-
 }  // namespace
 
 template <int D, class T>
 void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
                 const T* derivatives, const T* M, T* L, T* scratch) {
   if (level.boxes == 0 || list.links == 0 || parents.boxes == 0) return;
-  dispatch<D, T>(p, level, parents, list, derivatives, M, L, scratch,
-                 std::make_integer_sequence<int, kThreadMaxOrder<D, T>>{});
+  dispatch_fixed_order(
+      p, [&](auto order) { launch<D, T, decltype(order)::value>(level, parents, list, derivatives, M, L, scratch); },
+      std::make_integer_sequence<int, kThreadMaxOrder<D, T>>{});
 }
 
 template <int D, class T>
 std::size_t m2l_thread_scratch(int p, std::uint32_t boxes) {
-  const int n = terms<D>(p), stride = (n + kVec<T> - 1) / kVec<T> * kVec<T>;
+  const int n = terms<D>(p), stride = thread_row_stride(n, int(sizeof(T)));
   return std::size_t(stride) * (std::size_t(kOffsets<D>) + (stride == n ? 0 : boxes));
 }
 

@@ -9,4 +9,11 @@ namespace nf::farfield {
 template <int D, class T>
 constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4 : 8);
 
+//! The thread kernel's row stride: `terms` entries rounded up to whole 16-byte loads of `bytes`-byte
+//! scalars. Where it differs from terms, the kernel first copies a level's moments to such rows.
+constexpr int thread_row_stride(int terms, int bytes) {
+  const int per_load = 16 / bytes;
+  return (terms + per_load - 1) / per_load * per_load;
+}
+
 }  // namespace nf::farfield

@@ -99,11 +99,11 @@ void refuse_bad_bytes(const std::string& path, std::string_view text, ByteScan& 
     if (c == '\0') throw InputError(path, at.line, "a NUL byte (binary data in a text file)");
   }
 }
-void refuse_nul(const std::string& path, std::string_view text) {
+void refuse_bad_bytes_in_text(const std::string& path, std::string_view text) {
   ByteScan at;
   refuse_bad_bytes(path, text, at);
 }
-void refuse_nul_in_file(const std::string& path) {
+void refuse_bad_bytes_in_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string chunk(1 << 20, '\0');
   ByteScan at;
@@ -232,25 +232,25 @@ Accelerations accelerations_from(Open open, const std::string& path) {
 
 Particles read_particles_csv(const std::string& path) {
   check_readable(path);
-  refuse_nul_in_file(path);
+  refuse_bad_bytes_in_file(path);
   return particles_from([&] { return std::make_unique<Reader>(path); }, path);
 }
 
 Particles parse_particles_csv(const std::string& path, std::string_view text) {
   if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
-  refuse_nul(path, text);
+  refuse_bad_bytes_in_text(path, text);
   return particles_from([&] { return std::make_unique<Reader>(path, text.data(), text.data() + text.size()); }, path);
 }
 
 Accelerations read_accelerations_csv(const std::string& path) {
   check_readable(path);
-  refuse_nul_in_file(path);
+  refuse_bad_bytes_in_file(path);
   return accelerations_from([&] { return std::make_unique<AccReader>(path); }, path);
 }
 
 Accelerations parse_accelerations_csv(const std::string& path, std::string_view text) {
   if (text.empty()) throw InputError(path, 0, "empty file (no header row)");
-  refuse_nul(path, text);
+  refuse_bad_bytes_in_text(path, text);
   return accelerations_from([&] { return std::make_unique<AccReader>(path, text.data(), text.data() + text.size()); },
                             path);
 }

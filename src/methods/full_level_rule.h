@@ -58,19 +58,17 @@ struct FullMethodRates {
   std::array<int, 2> m2l_thread_max{};
   std::array<std::array<double, 5>, 2> m2l_thread_madds{}, m2l_thread_s{};
   bool m2l_threaded(int dim, int order) const { return order >= 1 && order <= m2l_thread_max[dim == 2 ? 0 : 1]; }
+  //! y at x along the points (xs, ys): linear between them, beyond them along the first and the
+  //! last segment.
+  static double along(const std::array<double, 5>& xs, const std::array<double, 5>& ys, double x) {
+    int i = 0;
+    while (i + 2 < int(xs.size()) && x > xs[i + 1]) ++i;
+    return ys[i] + (x - xs[i]) * (ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i]);
+  }
   double m2l_thread_translation_s(int dim, double madds) const {
-    const auto& x = m2l_thread_madds[dim == 2 ? 0 : 1];
-    const auto& y = m2l_thread_s[dim == 2 ? 0 : 1];
-    int i = 0;
-    while (i + 2 < int(x.size()) && madds > x[i + 1]) ++i;
-    return std::max(0.0, y[i] + (madds - x[i]) * (y[i + 1] - y[i]) / (x[i + 1] - x[i]));
+    return std::max(0.0, along(m2l_thread_madds[dim == 2 ? 0 : 1], m2l_thread_s[dim == 2 ? 0 : 1], madds));
   }
-  double m2l_slot_s(double madds) const {
-    int i = 0;
-    while (i + 2 < int(m2l_curve_madds.size()) && madds > m2l_curve_madds[i + 1]) ++i;
-    const double x0 = m2l_curve_madds[i], x1 = m2l_curve_madds[i + 1];
-    return m2l_curve_s[i] + (madds - x0) * (m2l_curve_s[i + 1] - m2l_curve_s[i]) / (x1 - x0);
-  }
+  double m2l_slot_s(double madds) const { return along(m2l_curve_madds, m2l_curve_s, madds); }
   //! Modelled milliseconds of M2L for `translations` translations of `madds` multiply-adds in all
   //! (CPU).
   double m2l_ms(double translations, double madds) const {

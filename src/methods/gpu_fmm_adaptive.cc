@@ -6,13 +6,12 @@
 // own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
 // with fmm's operators, tables and kernels.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <string>
 
 #include "core/errors.h"
-#include "farfield/m2l_thread_orders.h"
 #include "farfield/lists.h"
+#include "farfield/m2l_thread_orders.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
@@ -178,9 +177,9 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
                             std::to_string(std::uint64_t(boxes)) + " kept boxes)",
                         double(coeffs_wanted()) * sizeof(T)});
     // M2L a thread per target pads a level's moments to whole 16-byte loads (at most every kept box's).
-    const double per_load = 16.0 / sizeof(T), stride = std::ceil(terms_ / per_load) * per_load;
-    if (setup_.order <= farfield::kThreadMaxOrder<D, T> && stride != terms_)
-      need.gpu.push_back({"M2L's padded moments", stride * sizeof(T) * boxes});
+    const int stride = farfield::thread_row_stride(int(terms_), int(sizeof(T)));
+    if (setup_.order <= farfield::kThreadMaxOrder<D, T> && stride != int(terms_))
+      need.gpu.push_back({"M2L's padded moments", double(stride) * sizeof(T) * boxes});
     if (coeffs_.size() == 0) {
       need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
       // The leaf graph of the mutual pairs (farfield/adaptive_gpu.h): two offsets and at most

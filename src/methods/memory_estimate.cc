@@ -7,8 +7,8 @@
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/host_memory.h"
-#include "farfield/m2l_thread_orders.h"
 #include "farfield/lists.h"
+#include "farfield/m2l_thread_orders.h"
 #include "farfield/multi_index.h"
 #include "methods/adaptive_method.h"
 #include "methods/auto_level.h"
@@ -102,7 +102,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // by the boxes of all levels.
     const int most = dim == 2 ? (scalar == 4.0 ? farfield::kThreadMaxOrder<2, float> : farfield::kThreadMaxOrder<2, double>)
                               : (scalar == 4.0 ? farfield::kThreadMaxOrder<3, float> : farfield::kThreadMaxOrder<3, double>);
-    const double per_load = 16.0 / scalar, stride = std::ceil(terms / per_load) * per_load;
+    const double stride = farfield::thread_row_stride(int(terms), int(scalar));
     if (k.gpu() && full.order >= 1 && full.order <= most && stride != terms)
       parts.push_back({"M2L's padded moments", stride * scalar * boxes});
   } else if (k.near_field()) {
