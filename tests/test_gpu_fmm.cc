@@ -305,4 +305,15 @@ TEST_CASE("fmm refuses an unknown NEARFIELD_M2L" * doctest::test_suite("gpu")) {
   s.order = 4;
   auto m = make_method(find_kernel("fmm"), s, p);
   CHECK_THROWS_AS(m->prepare(p), UsageError);
+  // The refusal leaves nothing behind: with the variable put right, the same method plans again
+  // and matches cpu-fmm (it had kept the refused call's order and skipped the plan).
+  env.set(nullptr);
+  m->prepare(p);
+  m->evaluate();
+  MethodSetup cs = s;
+  cs.near = "cpu-omp";
+  auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
+  cpu->prepare(p);
+  cpu->evaluate();
+  CHECK(distance(m->accelerations(), cpu->accelerations()) <= 2e-6);
 }

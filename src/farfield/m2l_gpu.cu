@@ -238,10 +238,15 @@ template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
   const OffsetOrders orders = offset_orders(D, p);
+  // The kernel choice is checked before any state changes, and p_ is recorded only once the new
+  // plan is complete: a caller that catches an error and prepares again re-plans.
+  const char* forced = std::getenv("NEARFIELD_M2L");
+  const std::string force = forced ? forced : "";
+  if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
+      force != "direct")
+    throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2 or direct");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
-    p_ = p, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
-    const char* forced = std::getenv("NEARFIELD_M2L");
-    const std::string force = forced ? forced : "";
+    p_ = -1, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
     // The thread-per-target kernel is the default at every order it is built for: it was faster in
     // every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L time thread /
     // group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6, 0.07-0.50;
@@ -249,13 +254,11 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // double p = 4..8, 0.32-0.36). NEARFIELD_M2L=group|group1|group2|direct forces another.
     bool every_p = true;  // the thread kernel takes order p at every offset
     for (int o : orders.q) every_p = every_p && o == p;
-    if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
-        force != "direct")
-      throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2 or direct");
     threaded_ = every_p && p >= 1 && p <= kThreadMaxOrder<D, T> && (force == "thread" || force.empty());
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
+      p_ = p;
       return;
     }
     const Quads<D> quads(p);
@@ -348,6 +351,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
       });
     }
+    p_ = p;
   }
   const std::size_t need = grouped() ? (std::size_t(leaf) + 1) * kOffsets<D> * table_size_ : 0;
   if (ops_.size() < need) ops_ = gpu::DeviceBuffer<T>(need);
