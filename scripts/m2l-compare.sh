@@ -2,8 +2,9 @@
 # Times fmm's M2L with the sibling-group kernel against the thread-per-target kernel
 # (docs/design.md §16, "M2L at low orders") on the GPU machine, in one process pair per case,
 # alternating the two (group, thread, group, thread), and checks that both give the same error.
-# Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders 2..6), 3D
-# double uniform 2^22 at level 6 (orders 2..4), 2D float clusters 2^22 at level 9 (orders 4..12)
+# Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders 2..6; 7 and
+# 8 at level 6 and on Plummer: the wide variant, order p at every offset where NEARFIELD_M2L=thread), 3D
+# double uniform 2^22 at level 6 (orders 2..6; 5 and 6 the wide variant), 2D float clusters 2^22 at level 9 (orders 4..12)
 # and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{group,thread}.csv, the table (median
 # of each variant's two medians of m2l_ms, thread over group) to stdout and $OUT/m2l-compare.txt;
 # sampled errors of both to $OUT/m2l-errors.txt.
@@ -29,12 +30,13 @@ run() {  # input level orders precision reps
 "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
 run "$work/u3.bin" 5 2,3,4,5,6 float 5
 run "$work/u3.bin" 6 2,3,4,5,6 float 5
+run "$work/u3.bin" 6 7,8 float 5  # the wide variant (NEARFIELD_M2L=thread; p = 8: order p everywhere)
 rm -f "$work/u3.bin"
 "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
-run "$work/p3.bin" 7 2,3,4,5,6 float 5
+run "$work/p3.bin" 7 2,3,4,5,6,7,8 float 5
 rm -f "$work/p3.bin"
 "$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
-run "$work/u3s.bin" 6 2,3,4 double 3
+run "$work/u3s.bin" 6 2,3,4,5,6 double 3
 "$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
 run "$work/c2.bin" 9 4,6,8,10,12 float 5
 run "$work/c2.bin" 9 4,6,8 double 3

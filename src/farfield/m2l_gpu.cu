@@ -254,7 +254,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // double p = 4..8, 0.32-0.36). NEARFIELD_M2L=group|group1|group2|direct forces another.
     bool every_p = true;  // the thread kernel takes order p at every offset
     for (int o : orders.q) every_p = every_p && o == p;
-    threaded_ = every_p && p >= 1 && p <= kThreadMaxOrder<D, T> && (force == "thread" || force.empty());
+    // NEARFIELD_M2L=thread also runs the wide variant (3D, up to kWideMaxOrder) at order p on every
+    // offset, where the orders per offset would shorten the group kernel's sums (comparisons).
+    threaded_ = p >= 1 && (force == "thread" ? p <= kWideMaxOrder<D, T>
+                                             : force.empty() && every_p && p <= kThreadMaxOrder<D, T>);
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);

@@ -2,6 +2,7 @@
 #include "farfield/m2l_thread_gpu.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
@@ -67,15 +68,126 @@ __device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[
       }
 }
 
-// The level's derivative table and (where terms is not a whole number of 16-byte loads) its moments
-// copied to rows of kStride entries: rows [0, kOffsets) the table, then one row a box.
-template <int D, class T, int P>
+// The wide variant (3D, orders above kThreadMaxOrder): the offset's derivatives stay in memory in
+// rows (degree d, tail degree b) that each start on a 16-byte boundary (kRowPad entries), and are
+// read a row at a time as broadcasts; the moments of one degree at a time sit in registers.
+template <class T>
+NF_HD constexpr int row_pad(int b) {
+  return (b + kVec<T>) / kVec<T> * kVec<T>;
+}
+template <class T>
+NF_HD constexpr int aligned_row(int d, int b) {  // first entry of row (d, b) in the aligned table
+  int at = 0;
+  for (int e = 0; e < d; ++e)
+    for (int c = 0; c <= e; ++c) at += row_pad<T>(c);
+  for (int c = 0; c < b; ++c) at += row_pad<T>(c);
+  return at;
+}
+template <class T, int P>
+constexpr int kAligned = aligned_row<T>(P + 1, 0);  // entries an offset's aligned table holds
+
+// f(integral_constant<int, i>) for i = Begin .. End - 1: every index a constant without relying on
+// the unroller (the wide variant's nests are too large for it to unroll in full).
+template <int Begin, int End, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  if constexpr (Begin < End) {
+    f(std::integral_constant<int, Begin>{});
+    static_for<Begin + 1, End>(f);
+  }
+}
+
+// The moments of degree dn go through registers in bands of rows bn = band_first(dn, j) ..
+// band_first(dn, j + 1) - 1 of at most kBand moments (fewer registers held; a row of d that two bands
+// read is loaded twice).
+inline constexpr int kBand = 24;
+NF_HD constexpr int band_first(int dn, int j) {  // first row bn of band j of degree dn (dn + 1 at the end)
+  int bn = 0;
+  for (int k = 0; k < j && bn <= dn; ++k)
+    for (int held = 0; bn <= dn && held + bn + 1 <= kBand; ++bn) held += bn + 1;
+  return bn > dn ? dn + 1 : bn;
+}
+NF_HD constexpr int bands(int dn) {
+  int j = 0;
+  while (band_first(dn, j) <= dn) ++j;
+  return j;
+}
+
+// acc_k += sum (-1)^|n| m_n d_{n+k} over |n| + |k| <= P, by degree pairs: for a band of the moments
+// of degree dn (registers) and each target degree dk, every row (dn + dk, b) of d the band pairs
+// with is loaded once and serves each pair of rows (dn, bn), (dk, b - bn): 409 row loads for 3003
+// multiply-adds at P = 8 with whole degrees as bands.
+template <class T, int P>
+__device__ __forceinline__ void translate_wide(const T* __restrict__ m, const T* __restrict__ d,
+                                               T (&acc)[terms<3>(P)]) {
+  constexpr int V = kVec<T>;
+  static_for<0, P + 1>([&](auto DN) {
+    constexpr int dn = decltype(DN)::value;
+    static_for<0, bands(dn)>([&](auto J) {
+      constexpr int b0 = band_first(dn, decltype(J)::value), b1 = band_first(dn, decltype(J)::value + 1);
+      constexpr int i0 = row_start<3>(dn, b0), count = row_start<3>(dn, b1) - i0;  // b1 <= dn + 1
+      T mv[count];
+      static_for<i0 / V, (i0 + count + V - 1) / V>([&](auto Q) {
+        constexpr int q = decltype(Q)::value;
+        T chunk[V];
+        load_row<V>(m + q * V, chunk);
+        static_for<0, V>([&](auto I) {
+          constexpr int i = q * V + decltype(I)::value;
+          if constexpr (i >= i0 && i < i0 + count) mv[i - i0] = dn % 2 ? -chunk[i - q * V] : chunk[i - q * V];
+        });
+      });
+      static_for<0, P - dn + 1>([&](auto DK) {
+        constexpr int dk = decltype(DK)::value;
+        static_for<b0, b1 + dk>([&](auto B) {
+          constexpr int b = decltype(B)::value, at = aligned_row<T>(dn + dk, b);
+          T row[row_pad<T>(b)];
+          static_for<0, row_pad<T>(b) / V>([&](auto Q) {
+            constexpr int q = decltype(Q)::value;
+            T chunk[V];
+            load_row<V>(d + at + q * V, chunk);
+            static_for<0, V>([&](auto I) { row[q * V + decltype(I)::value] = chunk[decltype(I)::value]; });
+          });
+          static_for<(b - dk > b0 ? b - dk : b0), (b < b1 - 1 ? b : b1 - 1) + 1>([&](auto BN) {
+            constexpr int bn = decltype(BN)::value, bk = b - bn;
+            static_for<0, bn + 1>([&](auto ZN) {
+              constexpr int zn = decltype(ZN)::value;
+              static_for<0, bk + 1>([&](auto ZK) {
+                constexpr int zk = decltype(ZK)::value;
+                T& a = acc[row_start<3>(dk, bk) + zk];
+                a = fma(mv[row_start<3>(dn, bn) - i0 + zn], row[zn + zk], a);
+              });
+            });
+          });
+        });
+      });
+    });
+  });
+}
+
+// The level's derivative table in the wide variant's aligned rows (kOffsets x kAligned), padding 0.
+template <class T, int P>
+__global__ void align_kernel(const T* __restrict__ table, T* __restrict__ out) {
+  constexpr int N = terms<3>(P), W = kAligned<T, P>;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < kOffsets<3> * W; i += gridDim.x * blockDim.x) {
+    const int o = i / W, j = i % W;
+    int d = 0, b = 0;
+    while (aligned_row<T>(d + 1, 0) <= j) ++d;
+    while (b < d && aligned_row<T>(d, b + 1) <= j) ++b;
+    const int z = j - aligned_row<T>(d, b);
+    out[i] = z <= b ? table[o * N + row_start<3>(d, b) + z] : T(0);
+  }
+}
+
+// The level's derivative table (Table: rows [0, kOffsets) of `out`) and, where terms is not a
+// whole number of 16-byte loads, its moments copied to rows of kStride entries: one row a box,
+// after the table's rows (or from `out` on, without the table).
+template <int D, class T, int P, bool Table>
 __global__ void pad_kernel(const T* __restrict__ table, const T* __restrict__ M, std::uint32_t boxes, T* __restrict__ out) {
   constexpr int N = terms<D>(P), S = kStride<D, T, P>;
-  const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : boxes);
+  constexpr std::uint64_t first = Table ? 0 : kOffsets<D>;  // the rows run from `first`
+  const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : boxes) - first;
   for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * S;
        i += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint64_t r = i / S;
+    const std::uint64_t r = i / S + first;
     const int n = int(i % S);
     const T* from = r < std::uint64_t(kOffsets<D>) ? table + r * N : M + (r - kOffsets<D>) * N;
     out[i] = n < N ? from[n] : T(0);
@@ -84,7 +196,7 @@ __global__ void pad_kernel(const T* __restrict__ table, const T* __restrict__ M,
 
 // Warp w of the grid takes child c = w % 2^D of the 32 parents from (w / 2^D) * 32, a lane each;
 // blockIdx.y of gridDim.y: its share of each list (shares add into L atomically).
-template <int D, class T, int P>
+template <int D, class T, int P, bool Wide>
 __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
                                                       const T* __restrict__ table, const T* __restrict__ M,
                                                       T* __restrict__ L) {
@@ -121,9 +233,13 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
     int o = 0;  // sum_a (R0_a + 3) 7^a, R0 = target - source
 #pragma unroll
     for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
-    T d[S];
-    load_row<S>(table + o * S, d);
-    translate<D, T, P>(M + std::size_t(id) * S, d, acc);
+    if constexpr (Wide) {
+      translate_wide<T, P>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
+    } else {
+      T d[S];
+      load_row<S>(table + o * S, d);
+      translate<D, T, P>(M + std::size_t(id) * S, d, acc);
+    }
     id = next, next = after, key = key_next;
   }
   T* out = L + std::size_t(t) * N;
@@ -136,27 +252,47 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
   }
 }
 
+// Entries of scratch at order P: the derivative table (padded rows, or the wide variant's aligned
+// ones), then the padded moments where terms is not a whole number of 16-byte loads.
+template <int D, class T>
+std::size_t table_entries(int p) {
+  if (p > kThreadMaxOrder<D, T>) return std::size_t(kOffsets<D>) * std::size_t(aligned_row<T>(p + 1, 0));
+  return std::size_t(kOffsets<D>) * std::size_t(thread_row_stride(terms<D>(p), int(sizeof(T))));
+}
+
 template <int D, class T, int P>
 void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table, const T* M,
             T* L, T* scratch) {
   // 256 threads a block: 128 measured within +-5% of it, either way by order (H200, 3D uniform 2^24
   // level 6 and Plummer level 7, p = 2..6).
   constexpr int kThreads = 256, N = terms<D>(P), S = kStride<D, T, P>;
+  constexpr bool Wide = P > kThreadMaxOrder<D, T>;
   static const int resident = [] {  // blocks an SM
     int blocks = 0;
-    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P>, kThreads, 0));
+    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, Wide>, kThreads, 0));
     return std::max(blocks, 1);
   }();
-  const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : level.boxes);
-  pad_kernel<D, T, P><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch);
+  const std::size_t entries = table_entries<D, T>(P);
+  if constexpr (Wide) {
+    static_assert(D == 3, "the wide variant is 3D");
+    align_kernel<T, P><<<gpu::blocks_for(std::uint64_t(entries), kThreads), kThreads>>>(table, scratch);
+    NF_CUDA(cudaGetLastError());
+    if (S != N) {
+      const std::uint64_t rows = level.boxes;
+      pad_kernel<D, T, P, false><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch + entries);
+    }
+  } else {
+    const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : level.boxes);
+    pad_kernel<D, T, P, true><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch);
+  }
   NF_CUDA(cudaGetLastError());
-  const T* padded_M = S == N ? M : scratch + std::size_t(kOffsets<D>) * S;
+  const T* padded_M = S == N ? M : scratch + entries;
   const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
   const std::uint32_t blocks = std::uint32_t(gpu::div_up(std::uint32_t(threads), kThreads));
   // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
   const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
-  thread_kernel<D, T, P><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
+  thread_kernel<D, T, P, Wide><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -168,13 +304,13 @@ void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, con
   if (level.boxes == 0 || list.links == 0 || parents.boxes == 0) return;
   dispatch_fixed_order(
       p, [&](auto order) { launch<D, T, decltype(order)::value>(level, parents, list, derivatives, M, L, scratch); },
-      std::make_integer_sequence<int, kThreadMaxOrder<D, T>>{});
+      std::make_integer_sequence<int, kWideMaxOrder<D, T>>{});
 }
 
 template <int D, class T>
 std::size_t m2l_thread_scratch(int p, std::uint32_t boxes) {
   const int n = terms<D>(p), stride = thread_row_stride(n, int(sizeof(T)));
-  return std::size_t(stride) * (std::size_t(kOffsets<D>) + (stride == n ? 0 : boxes));
+  return table_entries<D, T>(p) + (stride == n ? 0 : std::size_t(stride) * boxes);
 }
 
 template void m2l_thread<2, float>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,

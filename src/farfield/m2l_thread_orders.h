@@ -9,6 +9,12 @@ namespace nf::farfield {
 template <int D, class T>
 constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4 : 8);
 
+//! The highest order of the wide variant (3D only): a thread still owns a target's locals in
+//! registers, but reads the offset's derivatives row by row from the L1 (broadcasts) instead of
+//! keeping them, which leaves room for 165 locals (3D float p = 8). In 2D it adds nothing.
+template <int D, class T>
+constexpr int kWideMaxOrder = D == 3 ? (sizeof(T) == 4 ? 8 : 6) : kThreadMaxOrder<D, T>;
+
 //! The thread kernel's row stride: `terms` entries rounded up to whole 16-byte loads of `bytes`-byte
 //! scalars. Where it differs from terms, the kernel first copies a level's moments to such rows.
 constexpr int thread_row_stride(int terms, int bytes) {
