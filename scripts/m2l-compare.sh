@@ -3,7 +3,7 @@
 # (docs/design.md §16, "M2L at low orders") on the GPU machine, in one process pair per case,
 # alternating the two (group, thread, group, thread), and checks that both give the same error.
 # Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders 2..6; 7 and
-# 8 at level 6 and on Plummer: the wide variant, order p at every offset where NEARFIELD_M2L=thread), 3D
+# 8 at level 6 and on Plummer: the wide variant; see M2L_CASES below), 3D
 # double uniform 2^22 at level 6 (orders 2..6; 5 and 6 the wide variant), 2D float clusters 2^22 at level 9 (orders 4..12)
 # and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{group,thread}.csv, the table (median
 # of each variant's two medians of m2l_ms, thread over group) to stdout and $OUT/m2l-compare.txt;
@@ -18,33 +18,50 @@ mkdir -p "$OUT"
 work="$(mktemp -d)"
 rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
 variant_env() { [ "$1" = thread ] && echo thread || echo group; }
+# M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6). At 3D float
+# p = 8 the group kernel keeps its orders per offset (the default) and the thread variant runs order p
+# at every offset (NEARFIELD_M2L_ORDERS=full, which its counts then say).
+cases="${M2L_CASES:-all}"
 run() {  # input level orders precision reps
   for round in 1 2; do
     for v in group thread; do
-      NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
+      full=""
+      [ "$v" = thread ] && [ "$3" = 8 ] && [ "$4" = float ] && full=full
+      NEARFIELD_M2L_ORDERS="$full" NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
         --precision "$4" --reps "$5" --warmup 1 --output "$OUT/m2l-compare-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
         echo "failed: $v $*" >> "$OUT/errors.log"
     done
   done
 }
+if [ "$cases" = all ]; then
+  "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+  run "$work/u3.bin" 5 2,3,4,5,6 float 5
+  run "$work/u3.bin" 6 2,3,4,5,6 float 5
+  rm -f "$work/u3.bin"
+  "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+  run "$work/p3.bin" 7 2,3,4,5,6 float 5
+  rm -f "$work/p3.bin"
+  "$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
+  run "$work/u3s.bin" 6 2,3,4 double 3
+  "$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
+  run "$work/c2.bin" 9 4,6,8,10,12 float 5
+  run "$work/c2.bin" 9 4,6,8 double 3
+fi
+# The wide variant: one order a run, so that p = 8 gets its own NEARFIELD_M2L_ORDERS.
 "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
-run "$work/u3.bin" 5 2,3,4,5,6 float 5
-run "$work/u3.bin" 6 2,3,4,5,6 float 5
-run "$work/u3.bin" 6 7,8 float 5  # the wide variant (NEARFIELD_M2L=thread; p = 8: order p everywhere)
+for p in 7 8; do run "$work/u3.bin" 6 $p float 5; done
 rm -f "$work/u3.bin"
 "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
-run "$work/p3.bin" 7 2,3,4,5,6,7,8 float 5
+for p in 7 8; do run "$work/p3.bin" 7 $p float 5; done
 rm -f "$work/p3.bin"
 "$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
-run "$work/u3s.bin" 6 2,3,4,5,6 double 3
-"$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
-run "$work/c2.bin" 9 4,6,8,10,12 float 5
-run "$work/c2.bin" 9 4,6,8 double 3
+run "$work/u3s.bin" 6 5,6 double 3
 # Errors: both variants on the same sampled targets (3D Plummer and uniform 10^5, 2D clusters).
 for v in group thread; do
-  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6" \
-           "--dist uniform --dim 3 --n 100000 --level 4 --order 4 --precision double" \
+  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7" \
+           "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double" \
            "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
+    [ "$cases" = all ] || [[ "$c" != *clusters* ]] || continue
     echo "== $v: validate $c" >> "$OUT/m2l-errors.txt"
     NEARFIELD_M2L="$(variant_env $v)" "$NF" validate --kernel fmm $c --sample 2000 >> "$OUT/m2l-errors.txt" 2>&1 ||
       echo "validate failed: $v $c" >> "$OUT/errors.log"

@@ -167,16 +167,17 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
                                    {test::make("uniform", 3, 4000, 63), 3}};
   // M2L's kernels: the default (a thread per target at low orders: farfield/m2l_thread_gpu.h) and
   // the sibling-group kernel at every order it runs.
-  // NEARFIELD_M2L=thread at 3D p = 6 and 8 also runs the wide variant (double p = 6, float p = 8),
+  // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8),
   // order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
-      for (int order : {3, 6, 8, 12, farfield::kMaxOrder}) {
+      for (int order : {3, 6, 7, 8, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
         const bool wide = variant && std::string(variant) == "thread";
-        if (wide && (c.p.dim != 3 || (order != 6 && order != 8))) continue;
+        if (order == 7 && !wide) continue;  // p = 7 (the wide variant's default) with the variant below
+        if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
         if (variant && !wide && order > (c.p.dim == 2 ? 12 : 6)) continue;  // the group kernel is the default there
         m2l.set(variant);
         full.set(wide ? "full" : nullptr);
@@ -321,4 +322,14 @@ TEST_CASE("fmm refuses an unknown NEARFIELD_M2L" * doctest::test_suite("gpu")) {
   cpu->prepare(p);
   cpu->evaluate();
   CHECK(distance(m->accelerations(), cpu->accelerations()) <= 2e-6);
+  // The thread kernels take order p at every offset: forced where the orders per offset apply (3D
+  // float p = 8) without NEARFIELD_M2L_ORDERS=full, they are refused, not run with the wrong counts.
+  test::EnvScope orders("NEARFIELD_M2L_ORDERS");
+  env.set("thread");
+  s.order = 8;
+  auto forced = make_method(find_kernel("fmm"), s, p);
+  CHECK_THROWS_AS(forced->prepare(p), UsageError);
+  orders.set("full");
+  forced->prepare(p);
+  forced->evaluate();
 }

@@ -234,6 +234,12 @@ void M2LOperators<D, T>::dispatch(F&& f) const {
     stages_ == 3 ? f(group_kernel<D, T, 1, 3>) : stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
 }
 
+// The cost model's thread orders (kThreadDefaultMaxOrder) are those where every offset takes order p.
+static_assert(coefficient_pairs(3, kThreadDefaultMaxOrder<3, float>) < kOffsetOrdersFrom &&
+                  coefficient_pairs(3, kWideMaxOrder<3, float>) >= kOffsetOrdersFrom &&
+                  coefficient_pairs(3, kWideMaxOrder<3, double>) < kOffsetOrdersFrom,
+              "the thread kernels' default orders and the orders per offset disagree");
+
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
@@ -254,10 +260,17 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // double p = 4..8, 0.32-0.36). NEARFIELD_M2L=group|group1|group2|direct forces another.
     bool every_p = true;  // the thread kernel takes order p at every offset
     for (int o : orders.q) every_p = every_p && o == p;
-    // NEARFIELD_M2L=thread also runs the wide variant (3D, up to kWideMaxOrder) at order p on every
-    // offset, where the orders per offset would shorten the group kernel's sums (comparisons).
-    threaded_ = p >= 1 && (force == "thread" ? p <= kWideMaxOrder<D, T>
-                                             : force.empty() && every_p && p <= kThreadMaxOrder<D, T>);
+    // Its wide variant (3D float p = 7..8, double p = 5..6) is the default where every offset takes
+    // order p: 3D float p = 7 and double p = 5, 6 (H200, M2L ms group / wide: float uniform 2^24
+    // level 6 p = 7 23.8 / 8.6, Plummer 2^24 level 7 86.4 / 17.2; double uniform 2^22 level 6 p = 5
+    // 19.4 / 7.5, p = 6 30.2 / 13.9). At float p = 8 the orders per offset shorten the group
+    // kernel's sums; the wide variant runs there with NEARFIELD_M2L_ORDERS=full (order p at every
+    // offset, which the counts then say too). NEARFIELD_M2L=thread without it is refused there: the
+    // rows would count the shorter sums the kernel does not do.
+    if (force == "thread" && !every_p && p <= kWideMaxOrder<D, T>)
+      throw UsageError("NEARFIELD_M2L=thread at order " + std::to_string(p) +
+                       ": the thread kernels take order p at every offset; set NEARFIELD_M2L_ORDERS=full as well");
+    threaded_ = p >= 1 && p <= kWideMaxOrder<D, T> && every_p && (force == "thread" || force.empty());
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);

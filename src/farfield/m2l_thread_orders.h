@@ -15,6 +15,12 @@ constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4
 template <int D, class T>
 constexpr int kWideMaxOrder = D == 3 ? (sizeof(T) == 4 ? 8 : 6) : kThreadMaxOrder<D, T>;
 
+//! The highest order at which M2L runs a thread per target by default: the wide maximum, less 3D
+//! float p = 8, where the orders per offset (farfield/offset_order.h) shorten the group kernel's
+//! sums and the thread kernels take order p at every offset only (m2l_gpu.cu checks this).
+template <int D, class T>
+constexpr int kThreadDefaultMaxOrder = D == 3 && sizeof(T) == 4 ? 7 : kWideMaxOrder<D, T>;
+
 //! The thread kernel's row stride: `terms` entries rounded up to whole 16-byte loads of `bytes`-byte
 //! scalars. Where it differs from terms, the kernel first copies a level's moments to such rows.
 constexpr int thread_row_stride(int terms, int bytes) {

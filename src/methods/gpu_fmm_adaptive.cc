@@ -178,7 +178,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
                         double(coeffs_wanted()) * sizeof(T)});
     // M2L a thread per target pads a level's moments to whole 16-byte loads (at most every kept box's).
     const int stride = farfield::thread_row_stride(int(terms_), int(sizeof(T)));
-    if (setup_.order <= farfield::kThreadMaxOrder<D, T> && stride != int(terms_))
+    if (setup_.order <= farfield::kWideMaxOrder<D, T> && stride != int(terms_))
       need.gpu.push_back({"M2L's padded moments", double(stride) * sizeof(T) * boxes});
     if (coeffs_.size() == 0) {
       need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});

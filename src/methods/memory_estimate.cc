@@ -100,8 +100,8 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // M2L a thread per target (farfield/m2l_thread_gpu.h) copies a level's moments to rows padded to
     // whole 16-byte loads where terms is not a multiple of them: at most every box's, bounded here
     // by the boxes of all levels.
-    const int most = dim == 2 ? (scalar == 4.0 ? farfield::kThreadMaxOrder<2, float> : farfield::kThreadMaxOrder<2, double>)
-                              : (scalar == 4.0 ? farfield::kThreadMaxOrder<3, float> : farfield::kThreadMaxOrder<3, double>);
+    const int most = dim == 2 ? (scalar == 4.0 ? farfield::kWideMaxOrder<2, float> : farfield::kWideMaxOrder<2, double>)
+                              : (scalar == 4.0 ? farfield::kWideMaxOrder<3, float> : farfield::kWideMaxOrder<3, double>);
     const double stride = farfield::thread_row_stride(int(terms), int(scalar));
     if (k.gpu() && full.order >= 1 && full.order <= most && stride != terms)
       parts.push_back({"M2L's padded moments", stride * scalar * boxes});
