@@ -196,7 +196,7 @@ __global__ void pad_kernel(const T* __restrict__ table, const T* __restrict__ M,
 
 // Warp w of the grid takes child c = w % 2^D of the 32 parents from (w / 2^D) * 32, a lane each;
 // blockIdx.y of gridDim.y: its share of each list (shares add into L atomically).
-template <int D, class T, int P, bool Wide>
+template <int D, class T, int P>
 __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
                                                       const T* __restrict__ table, const T* __restrict__ M,
                                                       T* __restrict__ L) {
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
     int o = 0;  // sum_a (R0_a + 3) 7^a, R0 = target - source
 #pragma unroll
     for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
-    if constexpr (Wide) {
+    if constexpr (P > kThreadMaxOrder<D, T>) {  // the wide variant
       translate_wide<T, P>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
     } else {
       T d[S];
@@ -269,7 +269,7 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
   constexpr bool Wide = P > kThreadMaxOrder<D, T>;
   static const int resident = [] {  // blocks an SM
     int blocks = 0;
-    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, Wide>, kThreads, 0));
+    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P>, kThreads, 0));
     return std::max(blocks, 1);
   }();
   const std::size_t entries = table_entries<D, T>(P);
@@ -292,7 +292,7 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
   // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
   const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
-  thread_kernel<D, T, P, Wide><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
+  thread_kernel<D, T, P><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
   NF_CUDA(cudaGetLastError());
 }
 
