@@ -70,8 +70,10 @@ cases+=("fmm-adaptive 2D clusters, big leaves|validate --dist clusters --dim 2 -
 cases+=("fmm thread-per-target M2L, 3D p = 4|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
 cases+=("fmm thread-per-target M2L, 2D p = 9|validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 9")
 # Its wide variant (derivatives read a row at a time from the L1): 3D float p = 7 on a level small
-# enough to split the lists, and 3D double p = 5.
+# enough to split the lists, 3D float p = 8 (the lists grouped by order per offset, split too) and
+# 3D double p = 5.
 cases+=("fmm thread-per-target M2L, wide, 3D p = 7|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 7")
+cases+=("fmm thread-per-target M2L, wide by order, 3D p = 8|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 8")
 cases+=("fmm thread-per-target M2L, wide, 3D double p = 5|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 5 --precision double")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")

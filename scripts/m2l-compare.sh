@@ -19,15 +19,12 @@ work="$(mktemp -d)"
 rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
 variant_env() { [ "$1" = thread ] && echo thread || echo group; }
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6). At 3D float
-# p = 8 the group kernel keeps its orders per offset (the default) and the thread variant runs order p
-# at every offset (NEARFIELD_M2L_ORDERS=full, which its counts then say).
+# p = 8 both take the orders per offset (the default).
 cases="${M2L_CASES:-all}"
 run() {  # input level orders precision reps
   for round in 1 2; do
     for v in group thread; do
-      full=""
-      [ "$v" = thread ] && [ "$3" = 8 ] && [ "$4" = float ] && full=full
-      NEARFIELD_M2L_ORDERS="$full" NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
+      NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
         --precision "$4" --reps "$5" --warmup 1 --output "$OUT/m2l-compare-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
         echo "failed: $v $*" >> "$OUT/errors.log"
     done
@@ -47,7 +44,7 @@ if [ "$cases" = all ]; then
   run "$work/c2.bin" 9 4,6,8,10,12 float 5
   run "$work/c2.bin" 9 4,6,8 double 3
 fi
-# The wide variant: one order a run, so that p = 8 gets its own NEARFIELD_M2L_ORDERS.
+# The wide variant.
 "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
 for p in 7 8; do run "$work/u3.bin" 6 $p float 5; done
 rm -f "$work/u3.bin"
@@ -58,7 +55,7 @@ rm -f "$work/p3.bin"
 run "$work/u3s.bin" 6 5,6 double 3
 # Errors: both variants on the same sampled targets (3D Plummer and uniform 10^5, 2D clusters).
 for v in group thread; do
-  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7" \
+  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7,8" \
            "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double" \
            "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
     [ "$cases" = all ] || [[ "$c" != *clusters* ]] || continue

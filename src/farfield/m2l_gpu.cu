@@ -234,12 +234,6 @@ void M2LOperators<D, T>::dispatch(F&& f) const {
     stages_ == 3 ? f(group_kernel<D, T, 1, 3>) : stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
 }
 
-// The cost model's thread orders (kThreadDefaultMaxOrder) are those where every offset takes order p.
-static_assert(coefficient_pairs(3, kThreadDefaultMaxOrder<3, float>) < kOffsetOrdersFrom &&
-                  coefficient_pairs(3, kWideMaxOrder<3, float>) >= kOffsetOrdersFrom &&
-                  coefficient_pairs(3, kWideMaxOrder<3, double>) < kOffsetOrdersFrom,
-              "the thread kernels' default orders and the orders per offset disagree");
-
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
@@ -258,19 +252,12 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6, 0.07-0.50;
     // 2D float clusters 2^22 level 9 at p = 4..12, 0.28-0.43; 3D double p = 2..4, 0.18-0.33; 2D
     // double p = 4..8, 0.32-0.36). NEARFIELD_M2L=group|group1|group2|direct forces another.
-    bool every_p = true;  // the thread kernel takes order p at every offset
-    for (int o : orders.q) every_p = every_p && o == p;
-    // Its wide variant (3D float p = 7..8, double p = 5..6) is the default where every offset takes
-    // order p: 3D float p = 7 and double p = 5, 6 (H200, M2L ms group / wide: float uniform 2^24
-    // level 6 p = 7 23.8 / 8.6, Plummer 2^24 level 7 86.4 / 17.2; double uniform 2^22 level 6 p = 5
-    // 19.4 / 7.5, p = 6 30.2 / 13.9). At float p = 8 the orders per offset shorten the group
-    // kernel's sums; the wide variant runs there with NEARFIELD_M2L_ORDERS=full (order p at every
-    // offset, which the counts then say too). NEARFIELD_M2L=thread without it is refused there: the
-    // rows would count the shorter sums the kernel does not do.
-    if (force == "thread" && !every_p && p <= kWideMaxOrder<D, T>)
-      throw UsageError("NEARFIELD_M2L=thread at order " + std::to_string(p) +
-                       ": the thread kernels take order p at every offset; set NEARFIELD_M2L_ORDERS=full as well");
-    threaded_ = p >= 1 && p <= kWideMaxOrder<D, T> && every_p && (force == "thread" || force.empty());
+    // Its wide variant (3D float p = 7..8, double p = 5..6) keeps only the locals in registers; at
+    // 3D float p = 8 it takes the orders per offset too, each list walked an order at a time (H200,
+    // M2L ms group / wide: float uniform 2^24 level 6 p = 7 23.8 / 8.6, p = 8 18.9 / 11.8; Plummer
+    // 2^24 level 7 p = 7 86.4 / 17.2, p = 8 70.5 / 25.2; double uniform 2^22 level 6 p = 5
+    // 19.4 / 7.5, p = 6 30.2 / 13.9).
+    threaded_ = p >= 1 && p <= kThreadDefaultMaxOrder<D, T> && (force.empty() || force == "thread");
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
@@ -405,7 +392,10 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     // Sized by the level's own boxes (an adaptive level's kept ones), grown, never shrunk.
     const std::size_t need = m2l_thread_scratch<D, T>(p_, level.boxes);
     if (thread_scratch_.size() < need) thread_scratch_ = gpu::DeviceBuffer<T>(need);
-    m2l_thread<D, T>(p_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data());
+    const std::size_t words = m2l_thread_class_words<D, T>(p_, orders_, level.boxes, list.links);
+    if (thread_classes_.size() < words) thread_classes_ = gpu::DeviceBuffer<std::uint32_t>(words);
+    m2l_thread<D, T>(p_, orders_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data(),
+                     thread_classes_.data());
     return;
   }
   if (!grouped()) {

@@ -69,6 +69,7 @@ class M2LOperators {
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
   gpu::DeviceBuffer<T> thread_scratch_;  // the thread kernel's padded rows (m2l_thread_scratch)
+  gpu::DeviceBuffer<std::uint32_t> thread_classes_;  // its lists grouped by order (m2l_thread_class_words)
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
 };
 

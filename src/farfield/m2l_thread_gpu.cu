@@ -2,166 +2,23 @@
 #include "farfield/m2l_thread_gpu.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/l2p_fixed.cuh"
+#include "farfield/m2l_thread_sums.cuh"
 #include "farfield/passes_gpu.h"
 #include "tree/morton.h"
 
 namespace nf::farfield {
 namespace {
 
+using namespace thread_sums;
+
 constexpr std::uint32_t kNone = 0xffffffffu;
-
-// Entries a 16-byte load holds.
-template <class T>
-constexpr int kVec = 16 / int(sizeof(T));
-
-// A row's stride: terms rounded up to whole 16-byte loads.
-template <int D, class T, int P>
-constexpr int kStride = thread_row_stride(terms<D>(P), int(sizeof(T)));
-
-template <int N, class T>
-__device__ __forceinline__ void load_row(const T* __restrict__ from, T (&to)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; i += kVec<T>) {
-    if constexpr (sizeof(T) == 4) {
-      const float4 v = __ldg(reinterpret_cast<const float4*>(from + i));
-      to[i] = v.x, to[i + 1] = v.y, to[i + 2] = v.z, to[i + 3] = v.w;
-    } else {
-      const double2 v = __ldg(reinterpret_cast<const double2*>(from + i));
-      to[i] = v.x, to[i + 1] = v.y;
-    }
-  }
-}
-
-// acc_k += sum_{|n| <= P - |k|} (-1)^|n| m_n d_{n+k}, by rows (multi_index.h): n + k of rows
-// (dn, bn) and (dk, bk) lies in row (dn + dk, bn + bk) at position zn + zk. Every index is a
-// constant once the loops are unrolled. The moments come in 16-byte loads from a row of
-// kStride entries (16-byte aligned), each load when its first moment is needed.
-template <int D, class T, int P>
-__device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[kStride<D, T, P>],
-                                          T (&acc)[terms<D>(P)]) {
-  T chunk[kVec<T>];
-#pragma unroll
-  for (int dn = 0; dn <= P; ++dn)
-#pragma unroll
-    for (int bn = 0; bn <= dn; ++bn)
-#pragma unroll
-      for (int zn = 0; zn < row_length<D>(bn); ++zn) {
-        const int n = row_start<D>(dn, bn) + zn;
-        if (n % kVec<T> == 0) load_row<kVec<T>>(m + n, chunk);
-        const T mn = chunk[n % kVec<T>];
-        const T s = dn % 2 ? -mn : mn;
-#pragma unroll
-        for (int dk = 0; dk <= P - dn; ++dk)
-#pragma unroll
-          for (int bk = 0; bk <= dk; ++bk)
-#pragma unroll
-            for (int zk = 0; zk < row_length<D>(bk); ++zk) {
-              T& a = acc[row_start<D>(dk, bk) + zk];
-              a = fma(s, d[row_start<D>(dn + dk, bn + bk) + zn + zk], a);
-            }
-      }
-}
-
-// The wide variant (3D, orders above kThreadMaxOrder): the offset's derivatives stay in memory in
-// rows (degree d, tail degree b) that each start on a 16-byte boundary (kRowPad entries), and are
-// read a row at a time as broadcasts; the moments of one degree at a time sit in registers.
-template <class T>
-NF_HD constexpr int row_pad(int b) {
-  return (b + kVec<T>) / kVec<T> * kVec<T>;
-}
-template <class T>
-NF_HD constexpr int aligned_row(int d, int b) {  // first entry of row (d, b) in the aligned table
-  int at = 0;
-  for (int e = 0; e < d; ++e)
-    for (int c = 0; c <= e; ++c) at += row_pad<T>(c);
-  for (int c = 0; c < b; ++c) at += row_pad<T>(c);
-  return at;
-}
-template <class T, int P>
-constexpr int kAligned = aligned_row<T>(P + 1, 0);  // entries an offset's aligned table holds
-
-// f(integral_constant<int, i>) for i = Begin .. End - 1: every index a constant without relying on
-// the unroller (the wide variant's nests are too large for it to unroll in full).
-template <int Begin, int End, class F>
-__device__ __forceinline__ void static_for(F&& f) {
-  if constexpr (Begin < End) {
-    f(std::integral_constant<int, Begin>{});
-    static_for<Begin + 1, End>(f);
-  }
-}
-
-// The moments of degree dn go through registers in bands of rows bn = band_first(dn, j) ..
-// band_first(dn, j + 1) - 1 of at most kBand moments (fewer registers held; a row of d that two bands
-// read is loaded twice).
-inline constexpr int kBand = 24;
-NF_HD constexpr int band_first(int dn, int j) {  // first row bn of band j of degree dn (dn + 1 at the end)
-  int bn = 0;
-  for (int k = 0; k < j && bn <= dn; ++k)
-    for (int held = 0; bn <= dn && held + bn + 1 <= kBand; ++bn) held += bn + 1;
-  return bn > dn ? dn + 1 : bn;
-}
-NF_HD constexpr int bands(int dn) {
-  int j = 0;
-  while (band_first(dn, j) <= dn) ++j;
-  return j;
-}
-
-// acc_k += sum (-1)^|n| m_n d_{n+k} over |n| + |k| <= P, by degree pairs: for a band of the moments
-// of degree dn (registers) and each target degree dk, every row (dn + dk, b) of d the band pairs
-// with is loaded once and serves each pair of rows (dn, bn), (dk, b - bn): 409 row loads for 3003
-// multiply-adds at P = 8 with whole degrees as bands.
-template <class T, int P>
-__device__ __forceinline__ void translate_wide(const T* __restrict__ m, const T* __restrict__ d,
-                                               T (&acc)[terms<3>(P)]) {
-  constexpr int V = kVec<T>;
-  static_for<0, P + 1>([&](auto DN) {
-    constexpr int dn = decltype(DN)::value;
-    static_for<0, bands(dn)>([&](auto J) {
-      constexpr int b0 = band_first(dn, decltype(J)::value), b1 = band_first(dn, decltype(J)::value + 1);
-      constexpr int i0 = row_start<3>(dn, b0), count = row_start<3>(dn, b1) - i0;  // b1 <= dn + 1
-      T mv[count];
-      static_for<i0 / V, (i0 + count + V - 1) / V>([&](auto Q) {
-        constexpr int q = decltype(Q)::value;
-        T chunk[V];
-        load_row<V>(m + q * V, chunk);
-        static_for<0, V>([&](auto I) {
-          constexpr int i = q * V + decltype(I)::value;
-          if constexpr (i >= i0 && i < i0 + count) mv[i - i0] = dn % 2 ? -chunk[i - q * V] : chunk[i - q * V];
-        });
-      });
-      static_for<0, P - dn + 1>([&](auto DK) {
-        constexpr int dk = decltype(DK)::value;
-        static_for<b0, b1 + dk>([&](auto B) {
-          constexpr int b = decltype(B)::value, at = aligned_row<T>(dn + dk, b);
-          T row[row_pad<T>(b)];
-          static_for<0, row_pad<T>(b) / V>([&](auto Q) {
-            constexpr int q = decltype(Q)::value;
-            T chunk[V];
-            load_row<V>(d + at + q * V, chunk);
-            static_for<0, V>([&](auto I) { row[q * V + decltype(I)::value] = chunk[decltype(I)::value]; });
-          });
-          static_for<(b - dk > b0 ? b - dk : b0), (b < b1 - 1 ? b : b1 - 1) + 1>([&](auto BN) {
-            constexpr int bn = decltype(BN)::value, bk = b - bn;
-            static_for<0, bn + 1>([&](auto ZN) {
-              constexpr int zn = decltype(ZN)::value;
-              static_for<0, bk + 1>([&](auto ZK) {
-                constexpr int zk = decltype(ZK)::value;
-                T& a = acc[row_start<3>(dk, bk) + zk];
-                a = fma(mv[row_start<3>(dn, bn) - i0 + zn], row[zn + zk], a);
-              });
-            });
-          });
-        });
-      });
-    });
-  });
-}
 
 // The level's derivative table in the wide variant's aligned rows (kOffsets x kAligned), padding 0.
 template <class T, int P>
@@ -194,10 +51,82 @@ __global__ void pad_kernel(const T* __restrict__ table, const T* __restrict__ M,
   }
 }
 
+// The lists grouped by order (the orders per offset, wide variant): the offset index of R0 = target
+// - source, sum_a (R0_a + 3) 7^a, and its squared length.
+template <int D>
+__device__ __forceinline__ int offset_index(const std::uint32_t (&ct)[D], std::uint64_t key, int& r2) {
+  std::uint32_t cs[D];
+  morton_coords<D>(key, cs);
+  int o = 0;
+  r2 = 0;
+#pragma unroll
+  for (int a = D - 1; a >= 0; --a) {
+    const int r = int(ct[a]) - int(cs[a]);
+    o = o * 7 + r + 3, r2 += r * r;
+  }
+  return o;
+}
+
+// A class of an entry is the rank of its order among the orders present, highest first.
+__device__ __forceinline__ int order_class(unsigned present, int q) { return __popc(present >> (q + 1)); }
+
+// A thread per box of the level: its list's entries grouped by class into ids (same range as in
+// list.ids, each class in list order) and the count of each class, 8 bits a class, into counts[b].
+template <int D>
+__global__ void classes_kernel(DeviceLevel level, DeviceList list, OffsetOrders orders, unsigned present,
+                               std::uint32_t* __restrict__ ids, std::uint64_t* __restrict__ counts) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= level.boxes) return;
+  std::uint32_t ct[D];
+  morton_coords<D>(level.key[b], ct);
+  const std::uint32_t begin = list.offset[b], end = list.offset[b + 1];
+  std::uint64_t count = 0;  // a list holds at most 189 entries: a class count fits in 8 bits
+  for (std::uint32_t j = begin; j < end; ++j) {
+    int r2;
+    offset_index<D>(ct, level.key[list.ids[j]], r2);
+    count += std::uint64_t(1) << (8 * order_class(present, orders.q[r2]));
+  }
+  counts[b] = count;
+  std::uint64_t at = 0;  // each class's next place, 8 bits a class: the sum of the classes before it
+  for (int c = 1; c < 8; ++c) at += count << 8 * c;
+  for (std::uint32_t j = begin; j < end; ++j) {
+    const std::uint32_t id = list.ids[j];
+    int r2;
+    offset_index<D>(ct, level.key[id], r2);
+    const int c = order_class(present, orders.q[r2]);
+    ids[begin + ((at >> 8 * c) & 0xff)] = id;
+    at += std::uint64_t(1) << (8 * c);
+  }
+}
+
+// f(id, o) for the entries j0 .. j1 - 1 of ids, in order. The list is read ahead: entry j + 2's id
+// and entry j + 1's key are loaded while entry j is summed, so that of the chain id -> key ->
+// operands only the operands' loads wait (M2L 1-9% faster at 3D p = 2..6 on the H200; its time is
+// not mostly that chain's latency).
+template <int D, class F>
+__device__ __forceinline__ void walk(const DeviceLevel& level, const std::uint32_t* __restrict__ ids,
+                                     const std::uint32_t (&ct)[D], std::uint32_t j0, std::uint32_t j1, F&& f) {
+  std::uint32_t id = j0 < j1 ? ids[j0] : 0, next = j0 + 1 < j1 ? ids[j0 + 1] : id;
+  std::uint64_t key = j0 < j1 ? level.key[id] : 0;
+  for (std::uint32_t j = j0; j < j1; ++j) {
+    const std::uint64_t key_next = level.key[next];
+    const std::uint32_t after = j + 2 < j1 ? ids[j + 2] : next;
+    int r2;
+    f(id, offset_index<D>(ct, key, r2));
+    id = next, next = after, key = key_next;
+  }
+}
+
 // Warp w of the grid takes child c = w % 2^D of the 32 parents from (w / 2^D) * 32, a lane each;
-// blockIdx.y of gridDim.y: its share of each list (shares add into L atomically).
-template <int D, class T, int P>
+// blockIdx.y of gridDim.y: its share of each list (shares add into L atomically). PerOffset (the
+// wide variant where the orders per offset apply): the translation across offset R keeps the terms
+// |n| + |k| <= orders(R) <= P; `present` has bit q set for each order q some offset takes, and
+// `ids`, `counts` hold the lists grouped by class (classes_kernel). A thread walks its list class
+// by class, so a warp runs one order's unrolled sums at a time (list.ids otherwise).
+template <int D, class T, int P, bool PerOffset>
 __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
+                                                      unsigned present, const std::uint32_t* __restrict__ ids,
+                                                      const std::uint64_t* __restrict__ counts,
                                                       const T* __restrict__ table, const T* __restrict__ M,
                                                       T* __restrict__ L) {
   constexpr int N = terms<D>(P), S = kStride<D, T, P>, C = 1 << D;
@@ -216,34 +145,38 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
   std::uint32_t ct[D];
   morton_coords<D>(level.key[t], ct);
   const std::uint32_t begin = list.offset[t], count = list.offset[t + 1] - begin;
-  const std::uint32_t j0 = begin + count * blockIdx.y / gridDim.y, j1 = begin + count * (blockIdx.y + 1) / gridDim.y;
+  const std::uint32_t y = blockIdx.y, shares = gridDim.y;
   T acc[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) acc[k] = T(0);
-  // The list is read ahead: entry j + 2's id and entry j + 1's key are loaded while entry j is
-  // summed, so that of the chain id -> key -> operands only the operands' loads wait (M2L 1-9%
-  // faster at 3D p = 2..6 on the H200; its time is not mostly that chain's latency).
-  std::uint32_t id = j0 < j1 ? list.ids[j0] : 0, next = j0 + 1 < j1 ? list.ids[j0 + 1] : id;
-  std::uint64_t key = j0 < j1 ? level.key[id] : 0;
-  for (std::uint32_t j = j0; j < j1; ++j) {
-    const std::uint64_t key_next = level.key[next];
-    const std::uint32_t after = j + 2 < j1 ? list.ids[j + 2] : next;
-    std::uint32_t cs[D];
-    morton_coords<D>(key, cs);
-    int o = 0;  // sum_a (R0_a + 3) 7^a, R0 = target - source
-#pragma unroll
-    for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
-    if constexpr (P > kThreadMaxOrder<D, T>) {  // the wide variant
-      translate_wide<T, P>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
-    } else {
-      T d[S];
-      load_row<S>(table + o * S, d);
-      translate<D, T, P>(M + std::size_t(id) * S, d, acc);
-    }
-    id = next, next = after, key = key_next;
+  if constexpr (PerOffset) {
+    static_assert(D == 3 && P > kThreadMaxOrder<D, T>, "the orders per offset run in the wide variant");
+    const std::uint64_t sizes = counts[t];
+    std::uint32_t first = begin;
+    int k = 0;  // class
+    static_for<0, P + 1>([&](auto I) {
+      constexpr int Q = P - decltype(I)::value;
+      if (!(present >> Q & 1u)) return;
+      const std::uint32_t n = std::uint32_t(sizes >> (8 * k++)) & 0xffu;
+      walk<D>(level, ids, ct, first + n * y / shares, first + n * (y + 1) / shares, [&](std::uint32_t id, int o) {
+        translate_wide<T, Q>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
+      });
+      first += n;
+    });
+  } else {
+    walk<D>(level, list.ids, ct, begin + count * y / shares, begin + count * (y + 1) / shares,
+            [&](std::uint32_t id, int o) {
+              if constexpr (P > kThreadMaxOrder<D, T>) {  // the wide variant
+                translate_wide<T, P>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
+              } else {
+                T d[S];
+                load_row<S>(table + o * S, d);
+                translate<D, T, P>(M + std::size_t(id) * S, d, acc);
+              }
+            });
   }
   T* out = L + std::size_t(t) * N;
-  if (gridDim.y == 1) {
+  if (shares == 1) {
 #pragma unroll
     for (int k = 0; k < N; ++k) out[k] += acc[k];
   } else {
@@ -260,18 +193,56 @@ std::size_t table_entries(int p) {
   return std::size_t(kOffsets<D>) * std::size_t(thread_row_stride(terms<D>(p), int(sizeof(T))));
 }
 
-template <int D, class T, int P>
-void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* table, const T* M,
-            T* L, T* scratch) {
-  // 256 threads a block: 128 measured within +-5% of it, either way by order (H200, 3D uniform 2^24
-  // level 6 and Plummer level 7, p = 2..6).
-  constexpr int kThreads = 256, N = terms<D>(P), S = kStride<D, T, P>;
-  constexpr bool Wide = P > kThreadMaxOrder<D, T>;
+// The thread kernel over the level's targets, a block of kThreads threads.
+constexpr int kThreads = 256;
+template <int D, class T, int P, bool PerOffset>
+void run_thread_kernel(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, unsigned present,
+                       const std::uint32_t* ids, const std::uint64_t* counts, const T* table, const T* M, T* L) {
   static const int resident = [] {  // blocks an SM
     int blocks = 0;
-    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P>, kThreads, 0));
+    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, PerOffset>, kThreads, 0));
     return std::max(blocks, 1);
   }();
+  const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
+  const std::uint32_t blocks = std::uint32_t(gpu::div_up(std::uint32_t(threads), kThreads));
+  // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
+  const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
+  const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
+  thread_kernel<D, T, P, PerOffset>
+      <<<dim3(blocks, splits), kThreads>>>(level, parents, list, present, ids, counts, table, M, L);
+  NF_CUDA(cudaGetLastError());
+}
+
+// The orders the list offsets R take (|R_a| <= 3, some |R_a| >= 2), a bit each.
+template <int D>
+unsigned orders_present(const OffsetOrders& orders) {
+  unsigned present = 0;
+  for (int i = 0; i < kOffsets<D>; ++i) {
+    int r2 = 0;
+    bool far = false;
+    for (int a = 0, v = i; a < D; ++a, v /= 7) r2 += (v % 7 - 3) * (v % 7 - 3), far = far || v % 7 < 2 || v % 7 > 4;
+    if (far) present |= 1u << orders[r2];
+  }
+  return present;
+}
+
+// Whether the wide variant walks the lists by order at order P: the orders per offset apply from
+// kOffsetOrdersFrom multiply-adds a translation on (3D p >= 8).
+template <int D, class T, int P>
+constexpr bool kByOrder = (P > kThreadMaxOrder<D, T>) && coefficient_pairs(D, P) >= kOffsetOrdersFrom;
+
+template <int D, class T, int P>
+void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const OffsetOrders& orders,
+            const T* table, const T* M, T* L, T* scratch, std::uint32_t* classes) {
+  // 256 threads a block (kThreads): 128 measured within +-5% of it, either way by order (H200, 3D
+  // uniform 2^24 level 6 and Plummer level 7, p = 2..6).
+  constexpr int N = terms<D>(P), S = kStride<D, T, P>;
+  constexpr bool Wide = P > kThreadMaxOrder<D, T>;
+  const unsigned present = orders_present<D>(orders);
+  const bool by_order = present != 1u << P;
+  if (by_order && !kByOrder<D, T, P>)
+    throw std::logic_error("m2l_thread: orders per offset where none apply");
+  if (__builtin_popcount(present) > 8) throw std::logic_error("m2l_thread: more than 8 orders per offset");
   const std::size_t entries = table_entries<D, T>(P);
   if constexpr (Wide) {
     static_assert(D == 3, "the wide variant is 3D");
@@ -287,24 +258,36 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
   }
   NF_CUDA(cudaGetLastError());
   const T* padded_M = S == N ? M : scratch + entries;
-  const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
-  const std::uint32_t blocks = std::uint32_t(gpu::div_up(std::uint32_t(threads), kThreads));
-  // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
-  const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
-  const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
-  thread_kernel<D, T, P><<<dim3(blocks, splits), kThreads>>>(level, parents, list, scratch, padded_M, L);
-  NF_CUDA(cudaGetLastError());
+  if constexpr (kByOrder<D, T, P>) {
+    if (by_order) {
+      auto* counts = reinterpret_cast<std::uint64_t*>(classes);
+      std::uint32_t* ids = classes + 2 * std::size_t(level.boxes);
+      classes_kernel<D><<<gpu::blocks_for(level.boxes, 128), 128>>>(level, list, orders, present, ids, counts);
+      NF_CUDA(cudaGetLastError());
+      return run_thread_kernel<D, T, P, true>(level, parents, list, present, ids, counts, scratch, padded_M, L);
+    }
+  }
+  run_thread_kernel<D, T, P, false>(level, parents, list, present, nullptr, nullptr, scratch, padded_M, L);
 }
 
 }  // namespace
 
 template <int D, class T>
-void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
-                const T* derivatives, const T* M, T* L, T* scratch) {
+void m2l_thread(int p, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
+                const DeviceList& list, const T* derivatives, const T* M, T* L, T* scratch, std::uint32_t* classes) {
   if (level.boxes == 0 || list.links == 0 || parents.boxes == 0) return;
   dispatch_fixed_order(
-      p, [&](auto order) { launch<D, T, decltype(order)::value>(level, parents, list, derivatives, M, L, scratch); },
+      p,
+      [&](auto order) {
+        launch<D, T, decltype(order)::value>(level, parents, list, orders, derivatives, M, L, scratch, classes);
+      },
       std::make_integer_sequence<int, kWideMaxOrder<D, T>>{});
+}
+
+template <int D, class T>
+std::size_t m2l_thread_class_words(int p, const OffsetOrders& orders, std::uint32_t boxes, std::uint32_t links) {
+  const bool by_order = p > kThreadMaxOrder<D, T> && orders_present<D>(orders) != 1u << p;
+  return by_order ? 2 * std::size_t(boxes) + links : 0;
 }
 
 template <int D, class T>
@@ -313,17 +296,21 @@ std::size_t m2l_thread_scratch(int p, std::uint32_t boxes) {
   return table_entries<D, T>(p) + (stride == n ? 0 : std::size_t(stride) * boxes);
 }
 
-template void m2l_thread<2, float>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
-                                     const float*, const float*, float*, float*);
+template void m2l_thread<2, float>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const float*, const float*, float*, float*, std::uint32_t*);
+template std::size_t m2l_thread_class_words<2, float>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<2, float>(int, std::uint32_t);
-template void m2l_thread<2, double>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
-                                     const double*, const double*, double*, double*);
+template void m2l_thread<2, double>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const double*, const double*, double*, double*, std::uint32_t*);
+template std::size_t m2l_thread_class_words<2, double>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<2, double>(int, std::uint32_t);
-template void m2l_thread<3, float>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
-                                     const float*, const float*, float*, float*);
+template void m2l_thread<3, float>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const float*, const float*, float*, float*, std::uint32_t*);
+template std::size_t m2l_thread_class_words<3, float>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<3, float>(int, std::uint32_t);
-template void m2l_thread<3, double>(int, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
-                                     const double*, const double*, double*, double*);
+template void m2l_thread<3, double>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+                                     const double*, const double*, double*, double*, std::uint32_t*);
+template std::size_t m2l_thread_class_words<3, double>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<3, double>(int, std::uint32_t);
 
 }  // namespace nf::farfield

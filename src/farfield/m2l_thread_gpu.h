@@ -26,18 +26,26 @@
 #include "tree/levels_gpu.h"
 #include "farfield/lists_gpu.h"
 #include "farfield/m2l_thread_orders.h"
+#include "farfield/offset_order.h"
 
 namespace nf::farfield {
 
-//! L += the M2L of one level at order p (1 <= p <= kThreadMaxOrder): the targets are the children of
+//! L += the M2L of one level at order p (1 <= p <= kWideMaxOrder): the targets are the children of
 //! `parents` (of parents.split where set), `derivatives` the level's derivative table
-//! (derivative_tables: kOffsets<D> x terms<D>(p); every offset takes order p here). `scratch` holds
+//! (derivative_tables: kOffsets<D> x terms<D>(p)). The translation across offset R keeps the terms
+//! |n| + |k| <= orders.at(R) (farfield/offset_order.h); orders below p only where the orders per
+//! offset apply (the wide variant at 3D p >= 8; std::logic_error elsewhere). `scratch` holds
 //! m2l_thread_scratch(p, level.boxes) entries: the table, and the moments where terms<D>(p) is not
 //! a whole number of 16-byte loads, copied to padded rows first (one pass over M; the kernel then
-//! reads every row in 16-byte loads).
+//! reads every row in 16-byte loads). `classes` holds m2l_thread_class_words(...) words (none
+//! without orders below p): each list grouped by order, which a thread then walks an order at a time.
 template <int D, class T>
-void m2l_thread(int p, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
-                const T* derivatives, const T* M, T* L, T* scratch);
+void m2l_thread(int p, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
+                const DeviceList& list, const T* derivatives, const T* M, T* L, T* scratch, std::uint32_t* classes);
+
+//! The 32-bit words of m2l_thread's `classes` for a level of `boxes` boxes and `links` list entries.
+template <int D, class T>
+std::size_t m2l_thread_class_words(int p, const OffsetOrders& orders, std::uint32_t boxes, std::uint32_t links);
 
 //! The scratch entries m2l_thread needs at order p for a level of `boxes` boxes.
 template <int D, class T>

@@ -11,15 +11,15 @@ constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4
 
 //! The highest order of the wide variant (3D only): a thread still owns a target's locals in
 //! registers, but reads the offset's derivatives row by row from the L1 (broadcasts) instead of
-//! keeping them, which leaves room for 165 locals (3D float p = 8). In 2D it adds nothing.
+//! keeping them, which leaves room for 165 locals (3D float p = 8). In 2D it adds nothing. Where
+//! the orders per offset apply (3D float p = 8) it walks each list an order at a time.
 template <int D, class T>
 constexpr int kWideMaxOrder = D == 3 ? (sizeof(T) == 4 ? 8 : 6) : kThreadMaxOrder<D, T>;
 
-//! The highest order at which M2L runs a thread per target by default: the wide maximum, less 3D
-//! float p = 8, where the orders per offset (farfield/offset_order.h) shorten the group kernel's
-//! sums and the thread kernels take order p at every offset only (m2l_gpu.cu checks this).
+//! The highest order at which M2L runs a thread per target by default: every order the kernels
+//! are built for (faster than the sibling-group kernel in every case measured; m2l_gpu.cu).
 template <int D, class T>
-constexpr int kThreadDefaultMaxOrder = D == 3 && sizeof(T) == 4 ? 7 : kWideMaxOrder<D, T>;
+constexpr int kThreadDefaultMaxOrder = kWideMaxOrder<D, T>;
 
 //! The thread kernel's row stride: `terms` entries rounded up to whole 16-byte loads of `bytes`-byte
 //! scalars. Where it differs from terms, the kernel first copies a level's moments to such rows.

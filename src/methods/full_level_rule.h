@@ -56,7 +56,7 @@ struct FullMethodRates {
   //! 0: none), whose time follows the translations: m2l_thread_s[d - 2] seconds a translation against
   //! its multiply-adds m2l_thread_madds[d - 2], linear between the points.
   std::array<int, 2> m2l_thread_max{};
-  std::array<std::array<double, 6>, 2> m2l_thread_madds{}, m2l_thread_s{};
+  std::array<std::array<double, 7>, 2> m2l_thread_madds{}, m2l_thread_s{};
   bool m2l_threaded(int dim, int order) const { return order >= 1 && order <= m2l_thread_max[dim == 2 ? 0 : 1]; }
   //! y at x along the points (xs, ys): linear between them, beyond them along the first and the
   //! last segment.
@@ -145,11 +145,11 @@ struct FullMethodRates {
 //!   0.027, 0.051 / 0.046, 0.076 / 0.071, 0.118 / 0.127 ns; level 5 of uniform 2^24 runs 1.2-1.6x
 //!   these, a level too small to fill the GPU), 2D float clusters 2^22 level 9 at p = 4..12, 3D
 //!   double uniform 2^22 level 6 at p = 2..6 and 2D double clusters at p = 4, 6, 8; the 2D double
-//!   curve's last three points and every curve's sixth point (beyond the orders the kernel runs
-//!   there) continue their last measured segment. Its wide variant (3D float p = 7: 0.165 uniform,
-//!   0.184 Plummer; double p = 5, 6) is on the same curves. 3D float p = 8 counts as the group
-//!   kernel (m2l_thread_max 7): the orders per offset apply there, and the wide variant runs only
-//!   when asked (NEARFIELD_M2L=thread). Not yet measured on the H100.
+//!   curve's last three points and every curve's points beyond the orders the kernel runs there
+//!   continue their last measured segment. Its wide variant (3D float p = 7: 0.165 uniform, 0.184
+//!   Plummer; p = 8: 0.225 / 0.270, with the orders per offset, the point labelled by the full
+//!   order's 3003 multiply-adds like the slot curve; double p = 5, 6) is on the same curves. Not
+//!   yet measured on the H100.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
@@ -162,9 +162,9 @@ struct FullMethodCostModel {
                                              {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
                                              1.85e12,
                                              {farfield::kThreadDefaultMaxOrder<2, float>, farfield::kThreadDefaultMaxOrder<3, float>},
-                                             {{{70, 210, 495, 1001, 1820, 3640}, {28, 84, 210, 462, 924, 1716}}},
-                                             {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9},
-                                               {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9}}}};
+                                             {{{70, 210, 495, 1001, 1820, 3640, 7280}, {28, 84, 210, 462, 924, 1716, 3003}}},
+                                             {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
+                                               {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9, 0.247e-9}}}};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
                                               0.3e12,
@@ -175,9 +175,9 @@ struct FullMethodCostModel {
                                               {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
                                               0.4e12,
                                               {farfield::kThreadDefaultMaxOrder<2, double>, farfield::kThreadDefaultMaxOrder<3, double>},
-                                              {{{70, 210, 495, 1000, 2000, 4000}, {28, 84, 210, 462, 924, 1848}}},
-                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9},
-                                                {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9}}}};
+                                              {{{70, 210, 495, 1000, 2000, 4000, 8000}, {28, 84, 210, 462, 924, 1848, 3696}}},
+                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
+                                                {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};
   static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
   static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
                                               {0, 0, 0, 0, 0}, 4.3e8};
