@@ -50,11 +50,9 @@ def thread_part(report, out):
     return ["Up to 3D float p = 6 (2D float 12, 3D double 4, 2D double 8) a thread owns one target's locals in "
             "registers and walks its own interaction list, the offset's derivatives in registers too. Its wide "
             "variant (3D float p = 7 and 8, double p = 5 and 6) keeps only the locals and reads the derivatives a "
-            "row at a time from the L1; it is the default where every offset takes order p (3D float p = 7, "
-            "double 5 and 6). At 3D float p = 8 the group kernel keeps its orders per offset (shorter sums at "
-            "the farther offsets) and the wide variant runs order p at every offset (NEARFIELD_M2L_ORDERS=full, "
-            "its error no larger); that row compares the default with the variant, not equal work. Above, the "
-            "sibling-group kernel. Both alternated twice in one call (`scripts/m2l-compare.sh`), medians of the "
+            "row at a time from the L1. At 3D float p = 8 both kernels take the orders per offset (shorter sums "
+            "at the farther offsets): the wide variant walks each list an order at a time, the lists grouped by "
+            "order first. Above, the sibling-group kernel. Both alternated twice in one call (`scripts/m2l-compare.sh`), medians of the "
             "two medians in ms; the rate is the thread kernel's useful multiply-adds (2 flops each), in float rows "
             "against the FP32 peak of the row's device and clock:\n\n" +
             table(["machine", "input", "level", "p", "M2L ms, group -> thread (speed-up)", "evaluation ms",
