@@ -97,13 +97,12 @@ __device__ __forceinline__ void load4(const T* p, T (&v)[4]) {
 // threads); a thread per term (three loads and a dependent multiply-add a product) took 1.89 ms at
 // p = 8 on 3D uniform 2^24, level 6 (H100), this kernel about 1.1 ms (docs/design.md §16).
 template <int D, class T, int Threads>
-__global__ void __launch_bounds__(Threads) p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
-                                                          LeafGeometry g, int p, int terms, P2MShape shape,
-                                                          T* __restrict__ M) {
+__device__ __forceinline__ void p2m_box(const Body<T>* __restrict__ sorted, const DeviceLevel& leaf,
+                                        const LeafGeometry& g, int p, int terms, const P2MShape& shape,
+                                        T* __restrict__ M, std::uint32_t b) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* pw = reinterpret_cast<T*>(smem);     // [Threads][stride]
   T* part = pw + Threads * shape.stride;  // [groups][terms]
-  const std::uint32_t b = blockIdx.x;
   if (leaf.flags && (leaf.flags[b] & adaptive::kExpanded)) return;  // an adaptive tree's box: M2M gives its moments
   for (int i = threadIdx.x; i < shape.groups * terms; i += Threads) part[i] = T(0);
   __syncthreads();
@@ -162,6 +161,96 @@ __global__ void __launch_bounds__(Threads) p2m_kernel(const Body<T>* __restrict_
   }
 }
 
+// P2M of small boxes, a thread per box (docs/design.md §16, "P2M of small boxes"): a block per box
+// spends its set-up, its barriers and most of its threads on a box of a few particles (3D uniform
+// 2^22 at level 8, about one a box: 5.9 ms, H200). Here a thread keeps its box's moments in
+// registers, the order P a template argument so that every index is a constant, and sums each
+// particle's terms by columns (j, l) as l2p_fixed reads them: M_(a,j,l) += (x^a / a!) (m y^j / j!
+// z^l / l!). A box of more than kSmallBox particles is appended to work[2 ..] (its count in
+// work[0]) for p2m_kernel.
+constexpr std::uint32_t kSmallBox = 32;
+
+// The orders it runs at: up to 336 bytes of moments a thread (3D float p = 6, 2D float 11, 3D double
+// 4, 2D double 7). Measured on 3D float only (H200, 2^22, upward pass ms, block per box -> this):
+// p = 4 Plummer level 8 1.84 -> 1.20, clusters level 9 2.79 -> 1.80, uniform level 8 9.5 -> 5.8 and
+// level 6 (16 a box) 0.54 -> 0.30; p = 6
+// Plummer level 8 2.28 -> 2.07; at p = 8 (165 moments, 254 registers) slower: Plummer level 8 3.78
+// -> 4.22, fmm-adaptive's Plummer 0.67 -> 0.99.
+template <int D, class T>
+constexpr int small_p2m_max_order() {
+  int p = 0;
+  while (terms<D>(p + 1) * int(sizeof(T)) <= 336) ++p;
+  return p;
+}
+template <int D, class T>
+constexpr int kSmallP2MMaxOrder = small_p2m_max_order<D, T>();
+static_assert(kSmallP2MMaxOrder<3, float> == 6 && kSmallP2MMaxOrder<2, float> == 11 &&
+              kSmallP2MMaxOrder<3, double> == 4 && kSmallP2MMaxOrder<2, double> == 7);
+
+template <int D, class T, int P>
+__global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
+                                                        LeafGeometry g, T* __restrict__ M,
+                                                        std::uint32_t* __restrict__ work) {
+  constexpr int N = terms<D>(P);
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= leaf.boxes || (leaf.flags && (leaf.flags[b] & adaptive::kExpanded))) return;
+  const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
+  if (last - first > kSmallBox) {
+    work[2 + atomicAdd(work, 1u)] = b;
+    return;
+  }
+  double c[D];
+  leaf_centre<D>(leaf.key[b], g, c);
+  T acc[N];
+#pragma unroll
+  for (int n = 0; n < N; ++n) acc[n] = T(0);
+  for (std::uint32_t i = first; i < last; ++i) {
+    const Body<T> body = sorted[i];
+    const double x[3] = {double(body.x), double(body.y), double(body.z)};
+    T f[D][P + 1];  // r_a^j / j!
+#pragma unroll
+    for (int a = 0; a < D; ++a) {
+      const T r = T((x[a] - c[a]) / g.side);
+      f[a][0] = T(1);
+#pragma unroll
+      for (int j = 1; j <= P; ++j) f[a][j] = f[a][j - 1] * r * T(1.0 / j);
+    }
+#pragma unroll
+    for (int s = 0; s <= P; ++s)
+#pragma unroll
+      for (int l = 0; l <= (D == 3 ? s : 0); ++l) {
+        const T yz = body.m * (D == 3 ? f[1][s - l] * f[D - 1][l] : f[1][s]);
+#pragma unroll
+        for (int a = 0; a <= P - s; ++a) acc[row_start<D>(a + s, s) + l] += f[0][a] * yz;
+      }
+  }
+  T* out = M + std::size_t(b) * N;
+#pragma unroll
+  for (int n = 0; n < N; ++n) out[n] += acc[n];
+}
+
+// `work` (null: the box blockIdx.x): the boxes p2m_small_kernel left, work[2 ..] (work[0] of them),
+// taken one at a time from the counter work[1] by the resident blocks.
+template <int D, class T, int Threads>
+__global__ void __launch_bounds__(Threads) p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
+                                                          LeafGeometry g, int p, int terms, P2MShape shape,
+                                                          T* __restrict__ M, std::uint32_t* __restrict__ work) {
+  __shared__ std::uint32_t item;
+  for (bool more = true; more;) {
+    std::uint32_t b = blockIdx.x;
+    more = false;
+    if (work) {
+      __syncthreads();  // the block is done with the previous box's shared sums and item
+      if (threadIdx.x == 0) item = atomicAdd(work + 1, 1u);
+      __syncthreads();
+      if (item >= work[0]) return;
+      b = work[2 + item], more = true;
+    }
+    p2m_box<D, T, Threads>(sorted, leaf, g, p, terms, shape, M, b);
+  }
+}
+
+
 // One thread per particle, the order P a template argument (farfield/l2p_fixed.cuh).
 template <int D, class T, int P>
 __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32_t* __restrict__ particle_box,
@@ -184,181 +273,51 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
   add_into(&acc[i], add);
 }
 
-// The coefficients of one M2L work unit: up to 4 consecutive k of one degree dk that are
-// consecutive in memory (3D: one row (dk, bk), z from z0; 2D: tails b from z0). For a fixed n
-// their derivatives D_{n+k} are consecutive too, so a lane sums the 4 with a window of 4
-// derivatives that slides along the run of n: one load of a moment and one of a derivative per 4
-// multiply-adds.
-constexpr unsigned char kNone = 255;
-
-struct Quad {
-  int dk, bk, z0, count;
-};
-
-__device__ inline int pack(const Quad& q) { return q.dk | q.bk << 8 | q.z0 << 16 | q.count << 24; }
-__device__ inline Quad unpack(int v) { return {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24}; }
-
-// The quads of order p in degree order; returns how many (at most terms).
-template <int D>
-__device__ int make_quads(int p, int* out) {
-  int q = 0;
-  for (int dk = 0; dk <= p; ++dk) {
-    if constexpr (D == 3) {
-      for (int bk = 0; bk <= dk; ++bk)
-        for (int z0 = 0; z0 <= bk; z0 += 4) out[q++] = pack({dk, bk, z0, min(4, bk + 1 - z0)});
-    } else {
-      for (int b0 = 0; b0 <= dk; b0 += 4) out[q++] = pack({dk, b0, 0, min(4, dk + 1 - b0)});
-    }
-  }
-  return q;
-}
-
-// L_k += sum_n (-1)^|n| M_n D_{n+k} for the k of quad u, for the target whose moments are the
-// column `target` of Mt (stride S); Dt padded with 4 zeros past terms(p).
-template <class T, int S>
-__device__ __forceinline__ void slide(const T* __restrict__ m, const T* __restrict__ g, int length, T& p0, T& p1, T& p2,
-                                      T& p3) {
-  T d0 = g[0], d1 = g[1], d2 = g[2];
-  for (int z = 0; z < length; ++z) {
-    const T d3 = g[z + 3], mv = m[z * S];
-    p0 += mv * d0;
-    p1 += mv * d1;
-    p2 += mv * d2;
-    p3 += mv * d3;
-    d0 = d1, d1 = d2, d2 = d3;
-  }
-}
-
-template <int D, class T, int S>
-__device__ __forceinline__ void m2l_quad(const Quad& u, int p, const T* Mt, const T* Dt, int target, T& a0, T& a1,
-                                         T& a2, T& a3) {
-  for (int dn = 0; dn <= p - u.dk; ++dn) {
-    T p0 = T(0), p1 = T(0), p2 = T(0), p3 = T(0);
-    if constexpr (D == 3) {
-      for (int bn = 0; bn <= dn; ++bn)
-        slide<T, S>(Mt + row_start<3>(dn, bn) * S + target, Dt + row_start<3>(u.dk + dn, u.bk + bn) + u.z0, bn + 1, p0,
-                    p1, p2, p3);
-    } else {
-      slide<T, S>(Mt + degree_start<2>(dn) * S + target, Dt + degree_start<2>(u.dk + dn) + u.bk, dn + 1, p0, p1, p2, p3);
-    }
-    if (dn & 1) {
-      a0 -= p0, a1 -= p1, a2 -= p2, a3 -= p3;
-    } else {
-      a0 += p0, a1 += p1, a2 += p2, a3 += p3;
-    }
-  }
-}
-
-// M2L over TB target boxes per block (see passes_gpu.h). Shared memory: the moments of the
-// current offset's sources and the targets' local coefficients, [term][target] with a padded
-// stride; the offset's derivatives (4 zeros after them); the quads; for each (offset, target) the
-// source's position in the target's list (kNone: none; a list has at most 189 entries).
-template <int D, class T, int TB>
-__global__ void __launch_bounds__(512, 2) m2l_kernel(DeviceLevel level, DeviceList list, int p, OffsetOrders orders,
-                                                     int terms, const T* __restrict__ table, const T* __restrict__ M,
-                                                     T* __restrict__ L) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  constexpr int kOff = kOffsets<D>;
-  constexpr int S = TB + 1;
-  T* Mt = reinterpret_cast<T*>(smem);
-  T* Lt = Mt + terms * S;
-  T* Dt = Lt + terms * S;
-  int* quads = reinterpret_cast<int*>(Dt + terms + 4);
-  unsigned char* pos = reinterpret_cast<unsigned char*>(quads + terms);  // [offset][target]: list position
-  const int tid = threadIdx.x, threads = blockDim.x;
-  const std::uint32_t t0 = blockIdx.x * TB;
-  const int nt = int(min(std::uint32_t(TB), level.boxes - t0));
-  for (int i = tid; i < kOff * TB; i += threads) pos[i] = kNone;
-  for (int i = tid; i < terms * S; i += threads) Lt[i] = T(0);
-  if (tid < 4) Dt[terms + tid] = T(0);
-  __shared__ int quad_count;
-  if (tid == 0) quad_count = make_quads<D>(p, quads);
-  const int warp = tid / 32, lane = tid % 32, warps = threads / 32;
-  __syncthreads();
-  for (int t = warp; t < nt; t += warps) {
-    std::uint32_t ct[D];
-    morton_coords<D>(level.key[t0 + t], ct);
-    const std::uint32_t begin = list.offset[t0 + t], end = list.offset[t0 + t + 1];
-    for (std::uint32_t j = begin + lane; j < end; j += 32) {
-      std::uint32_t cs[D];
-      morton_coords<D>(level.key[list.ids[j]], cs);
-      int o = 0;
-      for (int a = D - 1; a >= 0; --a) o = o * 7 + (int(ct[a]) - int(cs[a]) + 3);
-      pos[o * TB + t] = static_cast<unsigned char>(j - begin);
-    }
-  }
-  __syncthreads();
-  constexpr int kSub = 32 / TB;  // quads a warp computes at once
-  const int target = lane % TB, qstep = warps * kSub, nq = quad_count;
-  for (int o = 0; o < kOff; ++o) {
-    if (!__syncthreads_or(tid < TB && pos[o * TB + tid] != kNone)) continue;
-    int R[D];  // offset o's order
-    for (int a = 0, v = o; a < D; ++a, v /= 7) R[a] = v % 7 - 3;
-    const int order = orders.at<D>(R);
-    for (int n = tid; n < terms; n += threads) Dt[n] = table[std::size_t(o) * terms + n];
-    for (int t = warp; t < TB; t += warps) {  // a warp per target: coalesced, no division
-      const int j = pos[o * TB + t];
-      const T* m = j != kNone ? M + std::size_t(list.ids[list.offset[t0 + t] + j]) * terms : nullptr;
-      for (int n = lane; n < terms; n += 32) Mt[n * S + t] = m ? m[n] : T(0);
-    }
-    __syncthreads();
-    for (int q = warp * kSub + lane / TB; q < nq; q += qstep) {
-      const Quad u = unpack(quads[q]);
-      T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
-      m2l_quad<D, T, S>(u, order, Mt, Dt, target, a0, a1, a2, a3);
-      T* out = Lt + (D == 3 ? row_start<3>(u.dk, u.bk) + u.z0 : degree_start<2>(u.dk) + u.bk) * S + target;
-      out[0] += a0;
-      if (u.count > 1) out[S] += a1;
-      if (u.count > 2) out[2 * S] += a2;
-      if (u.count > 3) out[3 * S] += a3;
-    }
-    __syncthreads();
-  }
-  for (int i = tid; i < nt * terms; i += threads) {
-    const int t = i / terms, n = i - t * terms;
-    L[std::size_t(t0 + t) * terms + n] += Lt[n * S + t];
-  }
-}
-
-template <int D, class T, int TB>
-std::size_t m2l_shared_bytes(int terms) {
-  return (2 * std::size_t(terms) * (TB + 1) + terms + 4) * sizeof(T) + std::size_t(terms) * sizeof(int) +
-         std::size_t(kOffsets<D>) * TB;
-}
-
-template <int D, class T, int TB>
-bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const OffsetOrders& orders, const T* table,
-                const T* M, T* L) {
-  const int terms = farfield::terms<D>(p);
-  const std::size_t bytes = m2l_shared_bytes<D, T, TB>(terms);
-  // The opt-in limit counts the kernel's static shared memory too.
-  if (bytes + gpu::static_shared_bytes(m2l_kernel<D, T, TB>) > std::size_t(gpu::shared_memory_optin())) return false;
-  NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  constexpr int kSub = 32 / TB;
-  const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp
-  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes>>>(level, list, p, orders, terms, table, M, L);
-  NF_CUDA(cudaGetLastError());
-  return true;
-}
-
 }  // namespace
 
 
 template <int D, class T, int Threads>
-void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
+void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
+                gpu::Workspace& workspace) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
   const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
-  gpu::require_shared_memory(bytes, gpu::static_shared_bytes(p2m_kernel<D, T, Threads>),
+  const auto kernel = p2m_kernel<D, T, Threads>;
+  gpu::require_shared_memory(bytes, gpu::static_shared_bytes(kernel),
                              "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
                                  (sizeof(T) == 4 ? "float" : "double") + "): P2M");
   if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
-    NF_CUDA(cudaFuncSetAttribute(p2m_kernel<D, T, Threads>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  p2m_kernel<D, T, Threads><<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M);
+    NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  // NEARFIELD_P2M_SMALL=off: a block per box at every order (comparisons).
+  static const bool small_off = [] {
+    const char* v = std::getenv("NEARFIELD_P2M_SMALL");
+    return v && std::string(v) == "off";
+  }();
+  if (p > kSmallP2MMaxOrder<D, T> || small_off) {
+    kernel<<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, nullptr);
+    NF_CUDA(cudaGetLastError());
+    return;
+  }
+  auto* work = static_cast<std::uint32_t*>(workspace.get((std::size_t(leaf.boxes) + 2) * sizeof(std::uint32_t)));
+  NF_CUDA(cudaMemsetAsync(work, 0, 2 * sizeof(std::uint32_t)));
+  dispatch_fixed_order(
+      p,
+      [&](auto order) {
+        p2m_small_kernel<D, T, decltype(order)::value>
+            <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work);
+      },
+      std::make_integer_sequence<int, kSmallP2MMaxOrder<D, T>>{});
+  NF_CUDA(cudaGetLastError());
+  // The larger boxes: as many blocks as the GPU holds at once, each taking the next box.
+  int resident = 0;
+  NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, Threads, bytes));
+  const std::uint32_t blocks = std::min<std::uint32_t>(leaf.boxes, std::max(resident, 1) * gpu::sm_count());
+  kernel<<<blocks, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, work);
   NF_CUDA(cudaGetLastError());
 }
 
 template <int D, class T>
-void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M) {
+void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
+         gpu::Workspace& workspace) {
   if (leaf.boxes == 0) return;
   // A block's threads: 64 (NEARFIELD_P2M_THREADS=128|256 for comparisons). On the H100 (3D float,
   // 2^24) 64 were fastest on uniform level 6 (P2M + M2M at p = 8: 1.36 ms against 1.59 and 2.50)
@@ -368,22 +327,11 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
     return v ? std::atoi(v) : 64;
   }();
   if (threads == 128)
-    launch_p2m<D, T, 128>(sorted, leaf, g, p, M);
+    launch_p2m<D, T, 128>(sorted, leaf, g, p, M, workspace);
   else if (threads == 256)
-    launch_p2m<D, T, 256>(sorted, leaf, g, p, M);
+    launch_p2m<D, T, 256>(sorted, leaf, g, p, M, workspace);
   else
-    launch_p2m<D, T, 64>(sorted, leaf, g, p, M);
-}
-
-template <int D, class T>
-void m2l(const DeviceLevel& level, const DeviceList& list, int p, const OffsetOrders& orders, const T* table, const T* M,
-         T* L) {
-  if (level.boxes == 0 || list.links == 0) return;
-  if (launch_m2l<D, T, 32>(level, list, p, orders, table, M, L)) return;
-  if (launch_m2l<D, T, 16>(level, list, p, orders, table, M, L)) return;
-  if (launch_m2l<D, T, 8>(level, list, p, orders, table, M, L)) return;
-  if (launch_m2l<D, T, 4>(level, list, p, orders, table, M, L)) return;
-  throw std::runtime_error("m2l: the expansion of order " + std::to_string(p) + " does not fit in shared memory");
+    launch_p2m<D, T, 64>(sorted, leaf, g, p, M, workspace);
 }
 
 template <int D, class T>
@@ -398,8 +346,7 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 }
 
 #define NF_PASSES(D, T)                                                                                          \
-  template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*);                     \
-  template void m2l<D, T>(const DeviceLevel&, const DeviceList&, int, const OffsetOrders&, const T*, const T*, T*); \
+  template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*, gpu::Workspace&);    \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
                           int, const T*, Acc4<T>*);
 NF_PASSES(2, float)

@@ -94,7 +94,7 @@ class GpuFmmMethod final : public DeviceMethod {
     const auto* bodies = static_cast<const Body<T>*>(near_->device_bodies());
     auto* acc = static_cast<Acc4<T>*>(near_->device_acc());
     upward_timer_.start();
-    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K));
+    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K), p2m_work_);
     for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
     upward_timer_.stop();
     m2l_timer_.start();
@@ -143,6 +143,7 @@ class GpuFmmMethod final : public DeviceMethod {
   std::size_t half_ = 0;
   gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
+  gpu::Workspace p2m_work_;  // P2M's list of larger boxes
   bool far_ran_ = false;  // the last evaluation had a far field (leaf level >= 2, particles)
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_;
 };
