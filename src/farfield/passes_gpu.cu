@@ -278,7 +278,7 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
 
 template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-                gpu::Workspace& workspace) {
+                std::uint64_t particles, gpu::Workspace& workspace) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
   const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
   const auto kernel = p2m_kernel<D, T, Threads>;
@@ -292,7 +292,11 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
     const char* v = std::getenv("NEARFIELD_P2M_SMALL");
     return v && std::string(v) == "off";
   }();
-  if (p > kSmallP2MMaxOrder<D, T> || small_off) {
+  // Levels of more than kSmallBox particles a box on average (or of unknown count) keep a block
+  // per box: the queue's larger boxes lost 4-5% to it (uniform 2^24 level 6, 64 a box, p = 4, 6)
+  // and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
+  if (p > kSmallP2MMaxOrder<D, T> || small_off || particles == 0 ||
+      particles > std::uint64_t(kSmallBox) * leaf.boxes) {
     kernel<<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, nullptr);
     NF_CUDA(cudaGetLastError());
     return;
@@ -317,7 +321,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
 
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-         gpu::Workspace& workspace) {
+         std::uint64_t particles, gpu::Workspace& workspace) {
   if (leaf.boxes == 0) return;
   // A block's threads: 64 (NEARFIELD_P2M_THREADS=128|256 for comparisons). On the H100 (3D float,
   // 2^24) 64 were fastest on uniform level 6 (P2M + M2M at p = 8: 1.36 ms against 1.59 and 2.50)
@@ -327,11 +331,11 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
     return v ? std::atoi(v) : 64;
   }();
   if (threads == 128)
-    launch_p2m<D, T, 128>(sorted, leaf, g, p, M, workspace);
+    launch_p2m<D, T, 128>(sorted, leaf, g, p, M, particles, workspace);
   else if (threads == 256)
-    launch_p2m<D, T, 256>(sorted, leaf, g, p, M, workspace);
+    launch_p2m<D, T, 256>(sorted, leaf, g, p, M, particles, workspace);
   else
-    launch_p2m<D, T, 64>(sorted, leaf, g, p, M, workspace);
+    launch_p2m<D, T, 64>(sorted, leaf, g, p, M, particles, workspace);
 }
 
 template <int D, class T>
@@ -346,7 +350,8 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 }
 
 #define NF_PASSES(D, T)                                                                                          \
-  template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*, gpu::Workspace&);    \
+  template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*, std::uint64_t,        \
+                          gpu::Workspace&);                                                                    \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
                           int, const T*, Acc4<T>*);
 NF_PASSES(2, float)

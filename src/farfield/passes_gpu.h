@@ -4,9 +4,9 @@
 //! pass adding into its output. Coefficients of level l are terms<D>(p) per box, box-major, from
 //! the level's own pointer. Enqueued on the default stream. CUDA builds only.
 //!
-//! - p2m: a thread per leaf box of at most 32 particles (its moments in registers, the order a
-//!   template argument; 3D float up to p = 6, 2D float 11, 3D double 4, 2D double 7), then one
-//!   block per larger box, from a queue (at higher orders: a block per box): its particles' per-axis powers in shared
+//! - p2m: on levels of at most 32 particles a box on average, a thread per box of at most 32 (its
+//!   moments in registers, the order a template argument; 3D float up to p = 6, 2D float 11, 3D
+//!   double 4, 2D double 7), then a block per larger box from a queue; else a block per box: its particles' per-axis powers in shared
 //!   memory, a block's threads of particles at a time; each thread sums four terms of one (y, z)
 //!   exponent pair (four consecutive x exponents) over its share of the particles.
 //! - Shifts (m2m / l2l): one block per parent box. A child sits +-1/4 of its parent's side from it
@@ -54,11 +54,12 @@ constexpr int kOffsets = D == 2 ? 49 : 343;
 template <int D, class T>
 void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
 
-//! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `workspace` holds
-//! the list of the larger boxes (4 bytes a box).
+//! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `particles`: the
+//! level's particle count (0: unknown), which picks the thread per small box where the boxes hold
+//! at most 32 on average; `workspace` then holds the list of the larger boxes (4 bytes a box).
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-         gpu::Workspace& workspace);
+         std::uint64_t particles, gpu::Workspace& workspace);
 
 //! An offset R translates at order orders.at(R) <= p (farfield/offset_order.h).
 template <int D, class T>

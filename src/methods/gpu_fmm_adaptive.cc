@@ -145,7 +145,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       farfield::LeafGeometry g;
       for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
       g.side = geometry_.side[l];
-      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), p2m_work_);  // the kept boxes that are not expanded
+      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, p2m_work_);  // the kept boxes that are not expanded
       if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
     }
     upward_timer_.stop();
