@@ -25,7 +25,7 @@
 //! row quads outnumber the warps' units (3D double above p = 10, 3D float above about p = 13),
 //! use farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset). NEARFIELD_M2L=direct|group1|group2|thread forces a
-//! variant (comparisons; thread only up to kThreadMaxOrder).
+//! variant (comparisons; thread only up to kWideMaxOrder).
 
 #include <vector>
 

@@ -17,8 +17,10 @@
 //! shared memory: the L1 keeps the table and the moments' lines (a first version held the table in
 //! shared memory and read moments one scalar at a time, and lost to the L1 it took). Levels
 //! too small to fill the GPU split each list among up to 8 threads that add into L atomically.
-//! Orders above kThreadMaxOrder (farfield/m2l_thread_orders.h) would keep more registers than a
-//! thread has (locals and d).
+//! Above kThreadMaxOrder (farfield/m2l_thread_orders.h) the locals and d outgrow a thread's
+//! registers; there, up to kWideMaxOrder, the wide variant keeps only the locals and reads d a row
+//! at a time from the L1, and where the orders per offset apply (3D float p = 8) sums the terms
+//! |n| + |k| <= q(R) of each offset, its lists grouped by order (docs/design.md §16).
 
 #include <cstddef>
 #include <cstdint>

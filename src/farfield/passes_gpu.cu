@@ -88,7 +88,8 @@ __device__ __forceinline__ void load4(const T* p, T (&v)[4]) {
   }
 }
 
-// One block of Threads per leaf box. Threads particles at a time put their factors in shared memory
+// One block of Threads for leaf box b (a block per box, or the larger boxes from p2m_kernel's
+// queue). Threads particles at a time put their factors in shared memory
 // (r in box units, the mass folded into the x factors); then each thread sums its unit's four
 // terms M_(a,j,l) += (m x^a / a!) (y^j / j! z^l / l!) over its group's particles in order: one
 // product of the y and z factors and one 4-wide load of x factors for four independent
@@ -173,9 +174,9 @@ constexpr std::uint32_t kSmallBox = 32;
 // The orders it runs at: up to 336 bytes of moments a thread (3D float p = 6, 2D float 11, 3D double
 // 4, 2D double 7). Measured on 3D float only (H200, 2^22, upward pass ms, block per box -> this):
 // p = 4 Plummer level 8 1.84 -> 1.20, clusters level 9 2.79 -> 1.80, uniform level 8 9.5 -> 5.8 and
-// level 6 (16 a box) 0.54 -> 0.30; p = 6
-// Plummer level 8 2.28 -> 2.07; at p = 8 (165 moments, 254 registers) slower: Plummer level 8 3.78
-// -> 4.22, fmm-adaptive's Plummer 0.67 -> 0.99.
+// level 6 (16 a box) 0.54 -> 0.30; p = 6 Plummer level 8 2.28 -> 2.07 (results/fmm-p2m-small); a
+// trial at p = 8 (165 moments, 254 registers) was slower: Plummer level 8 3.78 -> 4.22,
+// fmm-adaptive's Plummer 0.67 -> 0.99.
 template <int D, class T>
 constexpr int small_p2m_max_order() {
   int p = 0;

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "farfield/lists.h"
 #include "farfield/m2l_thread_orders.h"
+#include "farfield/offset_order.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
@@ -180,6 +181,11 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     const int stride = farfield::thread_row_stride(int(terms_), int(sizeof(T)));
     if (setup_.order <= farfield::kWideMaxOrder<D, T> && stride != int(terms_))
       need.gpu.push_back({"M2L's padded moments", double(stride) * sizeof(T) * boxes});
+    // Where the orders per offset apply to it (3D float p = 8), it copies a level's lists grouped
+    // by order, with a count word a box (at most every kept box's).
+    if (setup_.order <= farfield::kWideMaxOrder<D, T> &&
+        farfield::coefficient_pairs(D, setup_.order) >= farfield::kOffsetOrdersFrom && !farfield::offset_orders_full())
+      need.gpu.push_back({"M2L's lists by order", (4.0 * farfield::max_list_boxes(D) + 8.0) * boxes});
     if (coeffs_.size() == 0) {
       need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
       // The leaf graph of the mutual pairs (farfield/adaptive_gpu.h): two offsets and at most
@@ -260,7 +266,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   std::size_t half_ = 0;
   gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
-  gpu::Workspace p2m_work_;  // P2M's list of larger boxes
+  gpu::Workspace p2m_work_;  // P2M's list of larger boxes (never asked for: a block per leaf here)
   bool ran_ = false, far_ran_ = false;
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_, near_timer_;
 };

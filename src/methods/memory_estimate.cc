@@ -98,7 +98,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     const double list = farfield::max_list_boxes(dim);
     parts.push_back({"expansions (order " + std::to_string(full.order) + ")", 2.0 * terms * scalar * boxes});
     parts.push_back({"interaction lists", 4.0 * list * boxes});
-    if (k.gpu()) parts.push_back({"P2M's list of larger boxes", 4.0 * boxes});
+    if (k.gpu() && !k.adaptive()) parts.push_back({"P2M's list of larger boxes", 4.0 * boxes});
     // M2L a thread per target (farfield/m2l_thread_gpu.h) copies a level's moments to rows padded to
     // whole 16-byte loads where terms is not a multiple of them: at most every box's, bounded here
     // by the boxes of all levels.
