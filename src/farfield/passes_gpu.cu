@@ -294,7 +294,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
     return v && std::string(v) == "off";
   }();
   // Levels of more than kSmallBox particles a box on average (or of unknown count) keep a block
-  // per box: the queue's larger boxes lost 4-5% to it (uniform 2^24 level 6, 64 a box, p = 4, 6)
+  // per box: the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a box, p = 4, 6)
   // and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
   if (p > kSmallP2MMaxOrder<D, T> || small_off || particles == 0 ||
       particles > std::uint64_t(kSmallBox) * leaf.boxes) {
