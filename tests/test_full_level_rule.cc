@@ -138,7 +138,7 @@ TEST_CASE("full level rule: the modeled cost is the documented one, the choice i
 TEST_CASE("full level rule: on the GPU, M2L a thread per target costs by translations up to its highest order") {
   const FullMethodRates rates = FullMethodCostModel::kGpuFloat;
   for (const Input& in : inputs()) {
-    const int dim = in.p.dim, top = dim == 3 ? farfield::kThreadDefaultMaxOrder<3, float> : farfield::kThreadDefaultMaxOrder<2, float>;
+    const int dim = in.p.dim, top = dim == 3 ? farfield::kWideMaxOrder<3, float> : farfield::kWideMaxOrder<2, float>;
     const LevelScan scan(in.p, default_domain(in.p), in.level);
     for (int order : {1, top, top + 1}) {
       CAPTURE(in.what);

@@ -257,7 +257,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // M2L ms group / wide: float uniform 2^24 level 6 p = 7 23.8 / 8.6, p = 8 18.9 / 11.8; Plummer
     // 2^24 level 7 p = 7 86.4 / 17.2, p = 8 70.5 / 25.2; double uniform 2^22 level 6 p = 5
     // 19.4 / 7.5, p = 6 30.2 / 13.9).
-    threaded_ = p >= 1 && p <= kThreadDefaultMaxOrder<D, T> && (force.empty() || force == "thread");
+    threaded_ = p >= 1 && p <= kWideMaxOrder<D, T> && (force.empty() || force == "thread");
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);

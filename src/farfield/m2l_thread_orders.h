@@ -2,6 +2,8 @@
 //! The orders that M2L runs a thread per target box (farfield/m2l_thread_gpu.h), apart so that the
 //! host's cost model (methods/full_level_rule.h) reads the same limits as the kernel.
 
+#include "farfield/offset_order.h"
+
 namespace nf::farfield {
 
 //! The highest order the thread-per-target kernel is built for: above it a thread's locals and
@@ -16,10 +18,16 @@ constexpr int kThreadMaxOrder = sizeof(T) == 4 ? (D == 3 ? 6 : 12) : (D == 3 ? 4
 template <int D, class T>
 constexpr int kWideMaxOrder = D == 3 ? (sizeof(T) == 4 ? 8 : 6) : kThreadMaxOrder<D, T>;
 
-//! The highest order at which M2L runs a thread per target by default: every order the kernels
-//! are built for (faster than the sibling-group kernel in every case measured; m2l_gpu.cu).
-template <int D, class T>
-constexpr int kThreadDefaultMaxOrder = kWideMaxOrder<D, T>;
+//! Whether M2L's wide variant at order p (dimension dim, scalars of `bytes` bytes) takes the orders
+//! per offset (farfield/offset_order.h: 3D float p = 8), and so first copies each level's lists
+//! grouped by order (m2l_thread_class_words; the memory checks count the copy).
+inline bool thread_lists_by_order(int dim, int bytes, int p) {
+  const int thread = dim == 3 ? (bytes == 4 ? kThreadMaxOrder<3, float> : kThreadMaxOrder<3, double>)
+                              : (bytes == 4 ? kThreadMaxOrder<2, float> : kThreadMaxOrder<2, double>);
+  const int wide = dim == 3 ? (bytes == 4 ? kWideMaxOrder<3, float> : kWideMaxOrder<3, double>)
+                            : (bytes == 4 ? kWideMaxOrder<2, float> : kWideMaxOrder<2, double>);
+  return p > thread && p <= wide && coefficient_pairs(dim, p) >= kOffsetOrdersFrom && !offset_orders_full();
+}
 
 //! The thread kernel's row stride: `terms` entries rounded up to whole 16-byte loads of `bytes`-byte
 //! scalars. Where it differs from terms, the kernel first copies a level's moments to such rows.

@@ -279,7 +279,7 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
 
 template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-                std::uint64_t particles, gpu::Workspace& workspace) {
+                std::uint64_t particles, gpu::Workspace* workspace) {
   const P2MShape shape = p2m_shape<D, T>(p, Threads);
   const std::size_t bytes = p2m_shared_bytes<D, T>(shape, p, Threads);
   const auto kernel = p2m_kernel<D, T, Threads>;
@@ -296,13 +296,13 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
   // Levels of more than kSmallBox particles a box on average (or of unknown count) keep a block
   // per box: the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a box, p = 4, 6)
   // and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
-  if (p > kSmallP2MMaxOrder<D, T> || small_off || particles == 0 ||
+  if (p > kSmallP2MMaxOrder<D, T> || small_off || !workspace || particles == 0 ||
       particles > std::uint64_t(kSmallBox) * leaf.boxes) {
     kernel<<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, nullptr);
     NF_CUDA(cudaGetLastError());
     return;
   }
-  auto* work = static_cast<std::uint32_t*>(workspace.get((std::size_t(leaf.boxes) + 2) * sizeof(std::uint32_t)));
+  auto* work = static_cast<std::uint32_t*>(workspace->get((std::size_t(leaf.boxes) + 2) * sizeof(std::uint32_t)));
   NF_CUDA(cudaMemsetAsync(work, 0, 2 * sizeof(std::uint32_t)));
   dispatch_fixed_order(
       p,
@@ -322,7 +322,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
 
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-         std::uint64_t particles, gpu::Workspace& workspace) {
+         std::uint64_t particles, gpu::Workspace* workspace) {
   if (leaf.boxes == 0) return;
   // A block's threads: 64 (NEARFIELD_P2M_THREADS=128|256 for comparisons). On the H100 (3D float,
   // 2^24) 64 were fastest on uniform level 6 (P2M + M2M at p = 8: 1.36 ms against 1.59 and 2.50)
@@ -352,7 +352,7 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
 
 #define NF_PASSES(D, T)                                                                                          \
   template void p2m<D, T>(const Body<T>*, const DeviceLevel&, const LeafGeometry&, int, T*, std::uint64_t,        \
-                          gpu::Workspace&);                                                                    \
+                          gpu::Workspace*);                                                                    \
   template void l2p<D, T>(const Body<T>*, const std::uint32_t*, std::uint32_t, const DeviceLevel&, const LeafGeometry&, \
                           int, const T*, Acc4<T>*);
 NF_PASSES(2, float)

@@ -55,11 +55,12 @@ template <int D, class T>
 void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
 
 //! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `particles`: the
-//! level's particle count (0: unknown), which picks the thread per small box where the boxes hold
-//! at most 32 on average; `workspace` then holds the list of the larger boxes (4 bytes a box).
+//! level's particle count, which picks the thread per small box where the boxes hold at most 32
+//! on average; `workspace` then holds the list of the larger boxes (4 bytes a box). Null
+//! (or no count): a block per box.
 template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
-         std::uint64_t particles, gpu::Workspace& workspace);
+         std::uint64_t particles, gpu::Workspace* workspace);
 
 //! An offset R translates at order orders.at(R) <= p (farfield/offset_order.h).
 template <int D, class T>

@@ -161,7 +161,7 @@ struct FullMethodCostModel {
                                              {210, 924, 3003, 8008, 18564},
                                              {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
                                              1.85e12,
-                                             {farfield::kThreadDefaultMaxOrder<2, float>, farfield::kThreadDefaultMaxOrder<3, float>},
+                                             {farfield::kWideMaxOrder<2, float>, farfield::kWideMaxOrder<3, float>},
                                              {{{70, 210, 495, 1001, 1820, 3640, 7280}, {28, 84, 210, 462, 924, 1716, 3003}}},
                                              {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
                                                {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9, 0.247e-9}}}};
@@ -174,7 +174,7 @@ struct FullMethodCostModel {
                                               {0, 1000, 4000, 10000, 20000},
                                               {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
                                               0.4e12,
-                                              {farfield::kThreadDefaultMaxOrder<2, double>, farfield::kThreadDefaultMaxOrder<3, double>},
+                                              {farfield::kWideMaxOrder<2, double>, farfield::kWideMaxOrder<3, double>},
                                               {{{70, 210, 495, 1000, 2000, 4000, 8000}, {28, 84, 210, 462, 924, 1848, 3696}}},
                                               {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
                                                 {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};

@@ -94,7 +94,7 @@ class GpuFmmMethod final : public DeviceMethod {
     const auto* bodies = static_cast<const Body<T>*>(near_->device_bodies());
     auto* acc = static_cast<Acc4<T>*>(near_->device_acc());
     upward_timer_.start();
-    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K), t.n, p2m_work_);
+    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K), t.n, &p2m_work_);
     for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
     upward_timer_.stop();
     m2l_timer_.start();

@@ -12,7 +12,6 @@
 #include "core/errors.h"
 #include "farfield/lists.h"
 #include "farfield/m2l_thread_orders.h"
-#include "farfield/offset_order.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
 #include "methods/full_method.h"
@@ -146,7 +145,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       farfield::LeafGeometry g;
       for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
       g.side = geometry_.side[l];
-      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, p2m_work_);  // the kept boxes that are not expanded
+      // The kept boxes that are not expanded, a block each (the leaves hold about the leaf size).
+      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, nullptr);
       if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
     }
     upward_timer_.stop();
@@ -183,8 +183,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       need.gpu.push_back({"M2L's padded moments", double(stride) * sizeof(T) * boxes});
     // Where the orders per offset apply to it (3D float p = 8), it copies a level's lists grouped
     // by order, with a count word a box (at most every kept box's).
-    if (setup_.order <= farfield::kWideMaxOrder<D, T> &&
-        farfield::coefficient_pairs(D, setup_.order) >= farfield::kOffsetOrdersFrom && !farfield::offset_orders_full())
+    if (farfield::thread_lists_by_order(D, int(sizeof(T)), setup_.order))
       need.gpu.push_back({"M2L's lists by order", (4.0 * farfield::max_list_boxes(D) + 8.0) * boxes});
     if (coeffs_.size() == 0) {
       need.gpu.push_back({"interaction lists", 4.0 * farfield::max_list_boxes(D) * boxes});
@@ -266,7 +265,6 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   std::size_t half_ = 0;
   gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
-  gpu::Workspace p2m_work_;  // P2M's list of larger boxes (never asked for: a block per leaf here)
   bool ran_ = false, far_ran_ = false;
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_, near_timer_;
 };

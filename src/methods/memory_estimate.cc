@@ -9,7 +9,6 @@
 #include "core/host_memory.h"
 #include "farfield/lists.h"
 #include "farfield/m2l_thread_orders.h"
-#include "farfield/offset_order.h"
 #include "farfield/multi_index.h"
 #include "methods/adaptive_method.h"
 #include "methods/auto_level.h"
@@ -109,8 +108,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
       parts.push_back({"M2L's padded moments", stride * scalar * boxes});
     // Where the orders per offset apply to it (3D float p = 8), it also copies a level's lists
     // grouped by order and keeps a count word a box (bounded by all levels' lists and boxes).
-    if (k.gpu() && full.order <= most && farfield::coefficient_pairs(dim, full.order) >= farfield::kOffsetOrdersFrom &&
-        !farfield::offset_orders_full())
+    if (k.gpu() && farfield::thread_lists_by_order(dim, int(scalar), full.order))
       parts.push_back({"M2L's lists by order", 4.0 * list * boxes + 8.0 * boxes});
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
