@@ -75,19 +75,25 @@ cases+=("fmm thread-per-target M2L, 2D p = 9|validate --dist clusters --dim 2 --
 cases+=("fmm thread-per-target M2L, wide, 3D p = 7|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 7")
 cases+=("fmm thread-per-target M2L, wide by order, 3D p = 8|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 8")
 cases+=("fmm thread-per-target M2L, wide, 3D double p = 5|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 5 --precision double")
+# M2M and L2L a thread per child (by default on levels of more children than the GPU's resident
+# threads), on fmm's and fmm-adaptive's levels (leading VAR=value words set the environment).
+cases+=("fmm shifts a thread per child, 3D p = 4|NEARFIELD_SHIFTS=thread validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
+cases+=("fmm-adaptive shifts a thread per child, 3D p = 6|NEARFIELD_SHIFTS=thread validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 6")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")
 for tool in memcheck racecheck; do
   step sanitizer || break
   clean=0 total=0 dirty=""
   for c in "${cases[@]}"; do
-    name="${c%%|*}" args="${c#*|}"
+    name="${c%%|*}" args="${c#*|}" envs=()
+    while [[ "$args" =~ ^([A-Z_0-9]+=[^ ]*)\ (.*)$ ]]; do envs+=("${BASH_REMATCH[1]}"); args="${BASH_REMATCH[2]}"; done
     if [ -n "${SANITIZER_CASES:-}" ] && ! [[ "$name" =~ $SANITIZER_CASES ]]; then continue; fi
     total=$((total + 1))
-    echo "=== $tool: $name: nearfield $args" >> "$LOGS/sanitizer-$tool.log"
+    echo "=== $tool: $name: ${envs[*]} nearfield $args" >> "$LOGS/sanitizer-$tool.log"
     rm -rf "$work/sim"  # the simulate case's output folder, fresh for each tool
     # shellcheck disable=SC2086
-    if timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args >> "$LOGS/sanitizer-$tool.log" 2>&1; then
+    if timeout 150 env "${envs[@]}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args \
+        >> "$LOGS/sanitizer-$tool.log" 2>&1; then
       clean=$((clean + 1))
     else
       dirty="$dirty; $name"

@@ -170,20 +170,32 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8);
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
-  test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS");
-  for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full"})
+  // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
+  // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
+  // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
+  // by default only on levels of more children than the GPU's resident threads).
+  test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
+      shifts("NEARFIELD_SHIFTS");
+  for (const char* variant :
+       {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "p2m-threads", "shifts-thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 6, 7, 8, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
         const bool every = variant && std::string(variant) == "thread-full";
         const bool wide = variant && (std::string(variant) == "thread" || every);
+        const bool p2m_threads = variant && std::string(variant) == "p2m-threads";
+        const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
+        if ((p2m_threads || shifts_thread) && order > (c.p.dim == 2 ? 12 : 6)) continue;
         if (order == 7 && !wide) continue;  // p = 7 (float: the wide variant's default) with the variant below
         if (wide && prec == Precision::f64 && order > 6) continue;  // double's wide variant ends at p = 6
         if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
         if (every && (order != 8 || prec != Precision::f32)) continue;
-        if (variant && !wide && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
-        m2l.set(wide ? "thread" : variant);
+        const bool m2l_variant = variant && !p2m_threads && !shifts_thread;
+        if (m2l_variant && !wide && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
+        m2l.set(wide ? "thread" : m2l_variant ? variant : nullptr);
+        p2m_max.set(p2m_threads ? "1000000" : nullptr);
+        shifts.set(shifts_thread ? "thread" : nullptr);
         full.set(every ? "full" : nullptr);
         CAPTURE(variant ? variant : "default");
         CAPTURE(c.p.dim);
@@ -254,7 +266,9 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
                                    {"plummer 3D, big leaves", test::make("plummer", 3, 20000, 74), 6, 200},
                                    {"coincident pile of 4500, 2D", test::from_points(2, big_pile), 8, 16}};
   // The near field's two forms (farfield/adaptive_gpu.h): the leaves' mutual pairs by n3-rotate's
-  // kernel and the rest one-sided (the default), and every pair one-sided.
+  // kernel and the rest one-sided (the default), and every pair one-sided; with the latter, M2M and
+  // L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread: by default these
+  // levels are too small for it).
   for (const char* near : {"mutual", "one-sided"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
@@ -264,6 +278,7 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
         CAPTURE(to_string(prec));
         CAPTURE(order);
         test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", near);
+        test::EnvScope shifts("NEARFIELD_SHIFTS", std::string(near) == "one-sided" ? "thread" : nullptr);
         MethodSetup s;
         s.level = c.level;
         s.domain = default_domain(c.p);

@@ -47,9 +47,9 @@ def discussion(report):
         big, small = ps[-1], ps[0]
         b, b3 = time_of(by, BPB, big), time_of(by, BPB_N3, big)
         pr = paper[big]["bpb_n3_ms"] / paper[big]["bpb_ms"]
-        lines.append(f"- **The headline result ({gpu}).** On the {PAPER_DEVICE} the improved BPB took {pr:.2f} of the "
+        lines.append(f"- **The headline result ({gpu}).** On the {PAPER_DEVICE} the improved BPB took {pr:.2f}x the "
                      f"original's time at P = {big} ({paper[big]['bpb_n3_ms']:g} vs {paper[big]['bpb_ms']:g} ms). On the "
-                     f"{gpu} it takes {b3 / b:.2f} of it ({fmt_ms(b3)} vs {fmt_ms(b)} ms).")
+                     f"{gpu} it takes {b3 / b:.2f}x ({fmt_ms(b3)} vs {fmt_ms(b)} ms).")
         mid = [p for p in ps if p <= 4 * small]
         pairs = lambda p: float(report.model.get((2, FULL_LEVEL, p), {}).get("cp_bpb", "nan"))
         if len(mid) > 1 and not math.isnan(pairs(mid[-1])):

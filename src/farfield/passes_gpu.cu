@@ -167,16 +167,24 @@ __device__ __forceinline__ void p2m_box(const Body<T>* __restrict__ sorted, cons
 // 2^22 at level 8, about one a box: 5.9 ms, H200). Here a thread keeps its box's moments in
 // registers, the order P a template argument so that every index is a constant, and sums each
 // particle's terms by columns (j, l) as l2p_fixed reads them: M_(a,j,l) += (x^a / a!) (m y^j / j!
-// z^l / l!). A box of more than kSmallBox particles is appended to work[2 ..] (its count in
-// work[0]) for p2m_kernel.
-constexpr std::uint32_t kSmallBox = 32;
+// z^l / l!). A box of more than `limit` particles (kSmallBox by default) is appended to work[2 ..]
+// (its count in work[0]) for p2m_kernel.
+//
+// kSmallBox: measured on the H200 (3D float, upward pass ms, at limits 32 / 96 / 256 / 1024 and a
+// block per box; results/fmm-p2m-small): uniform 2^24 level 6 (64 a box) p = 4 0.76 with a block
+// per box, 0.44-0.45 at 96 and above; p = 6 1.23 -> 0.79. Plummer 2^24 level 7 p = 4 1.83 (block)
+// -> 1.34 at 96, 1.41 at 256, 1.84 at 1024 (its largest boxes alone on a thread); p = 6 2.59 ->
+// 2.45 / 2.50 / 2.82. Plummer 2^22 level 8 p = 4: 1.21 at 32, 1.30 at 256.
+constexpr std::uint32_t kSmallBox = 96;
 
 // The orders it runs at: up to 336 bytes of moments a thread (3D float p = 6, 2D float 11, 3D double
 // 4, 2D double 7). Measured on 3D float only (H200, 2^22, upward pass ms, block per box -> this):
 // p = 4 Plummer level 8 1.84 -> 1.20, clusters level 9 2.79 -> 1.80, uniform level 8 9.5 -> 5.8 and
 // level 6 (16 a box) 0.54 -> 0.30; p = 6 Plummer level 8 2.28 -> 2.07 (results/fmm-p2m-small); a
 // trial at p = 8 (165 moments, 254 registers) was slower: Plummer level 8 3.78 -> 4.22,
-// fmm-adaptive's Plummer 0.67 -> 0.99.
+// fmm-adaptive's Plummer 0.67 -> 0.99; so was one that split the moments of p = 8 and 10 over 2 and
+// 4 warps (each summing its own columns): uniform 2^24 level 6 p = 8 1.38 -> 1.53 ms, p = 10 2.52 ->
+// 3.02, Plummer 2^24 level 7 p = 8 3.24 -> 3.83.
 template <int D, class T>
 constexpr int small_p2m_max_order() {
   int p = 0;
@@ -191,12 +199,12 @@ static_assert(kSmallP2MMaxOrder<3, float> == 6 && kSmallP2MMaxOrder<2, float> ==
 template <int D, class T, int P>
 __global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
                                                         LeafGeometry g, T* __restrict__ M,
-                                                        std::uint32_t* __restrict__ work) {
+                                                        std::uint32_t* __restrict__ work, std::uint32_t limit) {
   constexpr int N = terms<D>(P);
   const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= leaf.boxes || (leaf.flags && (leaf.flags[b] & adaptive::kExpanded))) return;
   const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
-  if (last - first > kSmallBox) {
+  if (last - first > limit) {
     work[2 + atomicAdd(work, 1u)] = b;
     return;
   }
@@ -288,16 +296,21 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
                                  (sizeof(T) == 4 ? "float" : "double") + "): P2M");
   if (bytes > 48 * 1024)  // 3D double from p = 10 on (97 KB at p = 20 with 128 threads)
     NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  // NEARFIELD_P2M_SMALL=off: a block per box at every order (comparisons).
-  static const bool small_off = [] {
+  // NEARFIELD_P2M_SMALL=off: a block per box at every order; NEARFIELD_P2M_SMALL_MAX=n: the largest
+  // box a thread takes (comparisons). Both are read at each call (the tests set them in turn).
+  const bool small_off = [] {
     const char* v = std::getenv("NEARFIELD_P2M_SMALL");
     return v && std::string(v) == "off";
   }();
-  // Levels of more than kSmallBox particles a box on average (or of unknown count) keep a block
-  // per box: the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a box, p = 4, 6)
-  // and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
+  const std::uint32_t limit = [] {
+    const char* v = std::getenv("NEARFIELD_P2M_SMALL_MAX");
+    return v && *v ? std::uint32_t(std::strtoul(v, nullptr, 10)) : kSmallBox;
+  }();
+  // Levels of more than `limit` particles a box on average (or of unknown count) keep a block per
+  // box: with a limit of 32 the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a
+  // box, p = 4, 6) and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
   if (p > kSmallP2MMaxOrder<D, T> || small_off || !workspace || particles == 0 ||
-      particles > std::uint64_t(kSmallBox) * leaf.boxes) {
+      particles > std::uint64_t(limit) * leaf.boxes) {
     kernel<<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, nullptr);
     NF_CUDA(cudaGetLastError());
     return;
@@ -308,7 +321,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
       p,
       [&](auto order) {
         p2m_small_kernel<D, T, decltype(order)::value>
-            <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work);
+            <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work, limit);
       },
       std::make_integer_sequence<int, kSmallP2MMaxOrder<D, T>>{});
   NF_CUDA(cudaGetLastError());

@@ -4,11 +4,12 @@
 //! pass adding into its output. Coefficients of level l are terms<D>(p) per box, box-major, from
 //! the level's own pointer. Enqueued on the default stream. CUDA builds only.
 //!
-//! - p2m: on levels of at most 32 particles a box on average, a thread per box of at most 32 (its
+//! - p2m: on levels of at most 96 particles a box on average, a thread per box of at most 96 (its
 //!   moments in registers, the order a template argument; 3D float up to p = 6, 2D float 11, 3D
-//!   double 4, 2D double 7), then a block per larger box from a queue; else a block per box: its particles' per-axis powers in shared
-//!   memory, a block's threads of particles at a time; each thread sums four terms of one (y, z)
-//!   exponent pair (four consecutive x exponents) over its share of the particles.
+//!   double 4, 2D double 7), then a block per larger box from a queue; else a block per box: its
+//!   particles' per-axis powers in shared memory, a block's threads of particles at a time; each
+//!   thread sums four terms of one (y, z) exponent pair (four consecutive x exponents) over its
+//!   share of the particles.
 //! - Shifts (m2m / l2l): one block per parent box. A child sits +-1/4 of its parent's side from it
 //!   per axis, so the shift's factors differ between children only by signs that depend on the
 //!   parities of the shift's multi-index; the children are combined first under each parity's
@@ -55,7 +56,7 @@ template <int D, class T>
 void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
 
 //! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `particles`: the
-//! level's particle count, which picks the thread per small box where the boxes hold at most 32
+//! level's particle count, which picks the thread per small box where the boxes hold at most 96
 //! on average; `workspace` then holds the list of the larger boxes (4 bytes a box). Null
 //! (or no count): a block per box.
 template <int D, class T>

@@ -5,18 +5,37 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+
 #include "core/cuda_check.cuh"
 #include "core/launch.cuh"
+#include "farfield/l2p_fixed.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
 #include "tree/adaptive.h"
 #include "farfield/shift_tables.h"
+#include "farfield/shifts_thread.cuh"
 #include "tree/morton.h"
 
 namespace nf::farfield {
 namespace {
 
 constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory without an opt-in
+
+// Whether a shift at order p over `children` boxes takes a thread per box (thread_shifts): at the
+// orders it runs at, where the children fill the GPU's resident threads (below that a block per
+// parent keeps more of it busy).
+// NEARFIELD_SHIFTS=block|thread forces one where it runs (comparisons; read at each call, as the
+// tests set it).
+template <int D, class T>
+bool thread_shifts_at(int p, std::uint32_t children) {
+  if (p < 1 || p > thread_shifts::max_order<D, T>()) return false;
+  const char* v = std::getenv("NEARFIELD_SHIFTS");
+  if (v && std::string(v) == "block") return false;
+  if (v && std::string(v) == "thread") return true;
+  static const std::uint64_t resident = std::uint64_t(gpu::sm_count()) * 2048;
+  return children >= resident;
+}
 
 // 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
 template <class T>
@@ -202,6 +221,18 @@ void Shifts<D, T>::reset(int p) {
 template <int D, class T>
 void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const {
   if (coarse.boxes == 0) return;
+  if (thread_shifts_at<D, T>(p_, fine.boxes) && fine.parent && fine.boxes) {
+    dispatch_fixed_order(
+        p_,
+        [&](auto order) {
+          thread_shifts::m2m_kernel<D, T, decltype(order)::value>
+              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
+                  fine, coarse, M_fine, M_coarse);
+        },
+        std::make_integer_sequence<int, thread_shifts::max_order<D, T>()>{});
+    NF_CUDA(cudaGetLastError());
+    return;
+  }
   const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(m2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
@@ -212,6 +243,18 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
 template <int D, class T>
 void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const {
   if (fine.boxes == 0 || coarse.boxes == 0) return;
+  if (thread_shifts_at<D, T>(p_, fine.boxes) && fine.parent) {
+    dispatch_fixed_order(
+        p_,
+        [&](auto order) {
+          thread_shifts::l2l_kernel<D, T, decltype(order)::value>
+              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
+                  coarse, fine, L_coarse, L_fine);
+        },
+        std::make_integer_sequence<int, thread_shifts::max_order<D, T>()>{});
+    NF_CUDA(cudaGetLastError());
+    return;
+  }
   const std::size_t bytes = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(l2l_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
