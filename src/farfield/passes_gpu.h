@@ -10,7 +10,9 @@
 //!   particles' per-axis powers in shared memory, a block's threads of particles at a time; each
 //!   thread sums four terms of one (y, z) exponent pair (four consecutive x exponents) over its
 //!   share of the particles.
-//! - Shifts (m2m / l2l): one block per parent box. A child sits +-1/4 of its parent's side from it
+//! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, at
+//!   the orders P2M's thread per box runs at, a thread per child (farfield/shifts_thread.cuh: the
+//!   shift one axis at a time in registers); otherwise one block per parent box. A child sits +-1/4 of its parent's side from it
 //!   per axis, so the shift's factors differ between children only by signs that depend on the
 //!   parities of the shift's multi-index; the children are combined first under each parity's
 //!   signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one shift's
