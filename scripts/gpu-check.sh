@@ -89,7 +89,7 @@ for tool in memcheck racecheck; do
     while [[ "$args" =~ ^([A-Z_0-9]+=[^ ]*)\ (.*)$ ]]; do envs+=("${BASH_REMATCH[1]}"); args="${BASH_REMATCH[2]}"; done
     if [ -n "${SANITIZER_CASES:-}" ] && ! [[ "$name" =~ $SANITIZER_CASES ]]; then continue; fi
     total=$((total + 1))
-    echo "=== $tool: $name: ${envs[*]} nearfield $args" >> "$LOGS/sanitizer-$tool.log"
+    echo "=== $tool: $name: ${envs[*]:+${envs[*]} }nearfield $args" >> "$LOGS/sanitizer-$tool.log"
     rm -rf "$work/sim"  # the simulate case's output folder, fresh for each tool
     # shellcheck disable=SC2086
     if timeout 150 env "${envs[@]}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$NF" $args \

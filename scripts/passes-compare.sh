@@ -24,7 +24,12 @@ for v in $variants; do rm -f "$OUT/passes-$v.csv"; done
 for round in 1 2; do
   for v in $variants; do
     small="" max="" shifts=""
-    case "$v" in off) small=off ;; on) ;; shifts-block) shifts=block ;; shifts-thread) shifts=thread ;; *) max="$v" ;; esac
+    case "$v" in
+      off) small=off ;; on) ;; shifts-block) shifts=block ;; shifts-thread) shifts=thread ;;
+      *[!0-9]* | "") echo "passes-compare.sh: unknown variant '$v' (on, off, shifts-block, shifts-thread or a count)" >&2
+                     exit 2 ;;
+      *) max="$v" ;;
+    esac
     b() { NEARFIELD_P2M_SMALL="$small" NEARFIELD_P2M_SMALL_MAX="$max" NEARFIELD_SHIFTS="$shifts" "$NF" bench "$@" \
             --reps 3 --warmup 1 --output "$OUT/passes-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
             echo "failed: $v $*" >> "$OUT/errors.log"; }

@@ -180,14 +180,18 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
        {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "p2m-threads", "shifts-thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
-      for (int order : {3, 6, 7, 8, 12, farfield::kMaxOrder}) {
+      for (int order : {3, 4, 6, 7, 8, 11, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
         const bool every = variant && std::string(variant) == "thread-full";
         const bool wide = variant && (std::string(variant) == "thread" || every);
         const bool p2m_threads = variant && std::string(variant) == "p2m-threads";
         const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
-        if ((p2m_threads || shifts_thread) && order > (c.p.dim == 2 ? 12 : 6)) continue;
-        if (order == 7 && !wide) continue;  // p = 7 (float: the wide variant's default) with the variant below
+        // The thread kernels' variants run up to their highest orders (3D float 6, double 4; 2D float
+        // 11, double 7); p = 4 and 11 only there.
+        const bool threads = p2m_threads || shifts_thread;
+        if (threads && order > (c.p.dim == 2 ? 11 : 6)) continue;
+        if ((order == 4 || order == 11) && !threads) continue;
+        if (order == 7 && !wide && !threads) continue;  // p = 7 (float: the wide variant's default) with the variant below
         if (wide && prec == Precision::f64 && order > 6) continue;  // double's wide variant ends at p = 6
         if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
         if (every && (order != 8 || prec != Precision::f32)) continue;
@@ -318,6 +322,30 @@ TEST_CASE("fmm-adaptive refuses an unknown NEARFIELD_ADAPTIVE_NEAR" * doctest::t
   s.order = 4;
   s.leaf_size = 16;
   CHECK_THROWS_AS(make_method(find_kernel("fmm-adaptive"), s, p), UsageError);
+}
+
+TEST_CASE("fmm refuses a wrong value of the passes' comparison variables before any work" *
+          doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles p = test::make("plummer", 3, 500, 77);
+  MethodSetup s;
+  s.level = 4;
+  s.domain = default_domain(p);
+  s.order = 4;
+  for (const auto& [name, value] : std::vector<std::pair<const char*, const char*>>{
+           {"NEARFIELD_SHIFTS", "thraed"}, {"NEARFIELD_P2M_SMALL", "no"}, {"NEARFIELD_P2M_SMALL_MAX", "shift-thread"},
+           {"NEARFIELD_P2M_SMALL_MAX", "0"}, {"NEARFIELD_P2M_SMALL_MAX", "-1"}}) {
+    CAPTURE(name);
+    CAPTURE(value);
+    test::EnvScope env(name, value);
+    for (const char* kernel : {"fmm", "fmm-adaptive"}) {
+      CAPTURE(kernel);
+      MethodSetup ks = s;
+      if (std::string(kernel) == "fmm-adaptive") ks.leaf_size = 16;
+      auto m = make_method(find_kernel(kernel), ks, p);
+      CHECK_THROWS_AS(m->prepare(p), UsageError);
+    }
+  }
 }
 
 TEST_CASE("fmm refuses an unknown NEARFIELD_M2L" * doctest::test_suite("gpu")) {

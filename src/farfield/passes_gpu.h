@@ -57,6 +57,11 @@ constexpr int kOffsets = D == 2 ? 49 : 343;
 template <int D, class T>
 void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
 
+//! Refuses (UsageError) a value of the passes' comparison variables other than these, before any
+//! work: NEARFIELD_SHIFTS=block|thread, NEARFIELD_P2M_SMALL=off|on, NEARFIELD_P2M_SMALL_MAX=a
+//! positive count (a typo had run the defaults under the variant's name). Shifts::reset calls it.
+void check_pass_variables();
+
 //! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `particles`: the
 //! level's particle count, which picks the thread per small box where the boxes hold at most 96
 //! on average; `workspace` then holds the list of the larger boxes (4 bytes a box). Null

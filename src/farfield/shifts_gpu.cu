@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/cuda_check.cuh"
+#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/l2p_fixed.cuh"
 #include "farfield/multi_index.h"
@@ -182,6 +183,22 @@ __global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int terms, Shif
 
 }  // namespace
 
+void check_pass_variables() {
+  const auto value = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v ? v : "");
+  };
+  const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
+                    max = value("NEARFIELD_P2M_SMALL_MAX");
+  if (!shifts.empty() && shifts != "block" && shifts != "thread")
+    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected block or thread");
+  if (!small.empty() && small != "off" && small != "on")
+    throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
+  if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||
+                       std::stoul(max) == 0))
+    throw UsageError("NEARFIELD_P2M_SMALL_MAX=" + max + ": expected a positive count of particles");
+}
+
 template <class T>
 void ShiftTable<T>::upload(const ShiftLayout& layout) {
   // io packs the input and the output index in 16 bits each (inputs < outputs: 2^D x terms).
@@ -199,6 +216,7 @@ void ShiftTable<T>::upload(const ShiftLayout& layout) {
 
 template <int D, class T>
 void Shifts<D, T>::reset(int p) {
+  check_pass_variables();
   if (p == p_) return;
   p_ = p, terms_ = terms<D>(p);
   up_.upload(balance(m2m_lists<D>(p)));
