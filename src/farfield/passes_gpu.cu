@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
+#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/expansion.h"
 #include "farfield/l2p_fixed.cuh"
@@ -177,25 +178,13 @@ __device__ __forceinline__ void p2m_box(const Body<T>* __restrict__ sorted, cons
 // 2.45 / 2.50 / 2.82. Plummer 2^22 level 8 p = 4: 1.21 at 32, 1.30 at 256.
 constexpr std::uint32_t kSmallBox = 96;
 
-// The orders it runs at: up to 336 bytes of moments a thread (3D float p = 6, 2D float 11, 3D double
-// 4, 2D double 7). Measured on 3D float only (H200, 2^22, upward pass ms, block per box -> this):
-// p = 4 Plummer level 8 1.84 -> 1.20, clusters level 9 2.79 -> 1.80, uniform level 8 9.5 -> 5.8 and
-// level 6 (16 a box) 0.54 -> 0.30; p = 6 Plummer level 8 2.28 -> 2.07 (results/fmm-p2m-small); a
-// trial at p = 8 (165 moments, 254 registers) was slower: Plummer level 8 3.78 -> 4.22,
-// fmm-adaptive's Plummer 0.67 -> 0.99; so was one that split the moments of p = 8 and 10 over 2 and
-// 4 warps (each summing its own columns): uniform 2^24 level 6 p = 8 1.38 -> 1.53 ms, p = 10 2.52 ->
-// 3.02, Plummer 2^24 level 7 p = 8 3.24 -> 3.83.
-template <int D, class T>
-constexpr int small_p2m_max_order() {
-  int p = 0;
-  while (terms<D>(p + 1) * int(sizeof(T)) <= 336) ++p;
-  return p;
-}
-template <int D, class T>
-constexpr int kSmallP2MMaxOrder = small_p2m_max_order<D, T>();
-static_assert(kSmallP2MMaxOrder<3, float> == 6 && kSmallP2MMaxOrder<2, float> == 11 &&
-              kSmallP2MMaxOrder<3, double> == 4 && kSmallP2MMaxOrder<2, double> == 7);
-
+// The orders it runs at: up to kThreadBoxMaxOrder (passes_gpu.h). Measured on 3D float only (H200,
+// 2^22, upward pass ms, block per box -> this): p = 4 Plummer level 8 1.84 -> 1.20, clusters level
+// 9 2.79 -> 1.80, uniform level 8 9.5 -> 5.8 and level 6 (16 a box) 0.54 -> 0.30; p = 6 Plummer
+// level 8 2.28 -> 2.07 (results/fmm-p2m-small); a trial at p = 8 (165 moments, 254 registers) was
+// slower: Plummer level 8 3.78 -> 4.22, fmm-adaptive's Plummer 0.67 -> 0.99; so was one that split
+// the moments of p = 8 and 10 over 2 and 4 warps (each summing its own columns): uniform 2^24 level
+// 6 p = 8 1.38 -> 1.53 ms, p = 10 2.52 -> 3.02, Plummer 2^24 level 7 p = 8 3.24 -> 3.83.
 template <int D, class T, int P>
 __global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf,
                                                         LeafGeometry g, T* __restrict__ M,
@@ -285,6 +274,22 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
 }  // namespace
 
 
+void check_pass_variables() {
+  const auto value = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v ? v : "");
+  };
+  const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
+                    max = value("NEARFIELD_P2M_SMALL_MAX");
+  if (!shifts.empty() && shifts != "block" && shifts != "thread")
+    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected block or thread");
+  if (!small.empty() && small != "off" && small != "on")
+    throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
+  if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||
+                       std::stoul(max) == 0))
+    throw UsageError("NEARFIELD_P2M_SMALL_MAX=" + max + ": expected a positive count of particles");
+}
+
 template <int D, class T, int Threads>
 void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
                 std::uint64_t particles, gpu::Workspace* workspace) {
@@ -309,7 +314,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
   // Levels of more than `limit` particles a box on average (or of unknown count) keep a block per
   // box: with a limit of 32 the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a
   // box, p = 4, 6) and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).
-  if (p > kSmallP2MMaxOrder<D, T> || small_off || !workspace || particles == 0 ||
+  if (p > kThreadBoxMaxOrder<D, T> || small_off || !workspace || particles == 0 ||
       particles > std::uint64_t(limit) * leaf.boxes) {
     kernel<<<leaf.boxes, Threads, bytes>>>(sorted, leaf, g, p, terms<D>(p), shape, M, nullptr);
     NF_CUDA(cudaGetLastError());
@@ -323,7 +328,7 @@ void launch_p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeomet
         p2m_small_kernel<D, T, decltype(order)::value>
             <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work, limit);
       },
-      std::make_integer_sequence<int, kSmallP2MMaxOrder<D, T>>{});
+      std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
   NF_CUDA(cudaGetLastError());
   // The larger boxes: as many blocks as the GPU holds at once, each taking the next box.
   int resident = 0;

@@ -10,10 +10,10 @@
 //!   particles' per-axis powers in shared memory, a block's threads of particles at a time; each
 //!   thread sums four terms of one (y, z) exponent pair (four consecutive x exponents) over its
 //!   share of the particles.
-//! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, at
-//!   the orders P2M's thread per box runs at, a thread per child (farfield/shifts_thread.cuh: the
-//!   shift one axis at a time in registers); otherwise one block per parent box. A child sits +-1/4 of its parent's side from it
-//!   per axis, so the shift's factors differ between children only by signs that depend on the
+//! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, up
+//!   to kThreadBoxMaxOrder, a thread per child (farfield/shifts_thread.cuh: the shift one axis at
+//!   a time in registers); otherwise one block per parent box. A child sits +-1/4 of its parent's
+//!   side from it per axis, so the shift's factors differ between children only by signs that depend on the
 //!   parities of the shift's multi-index; the children are combined first under each parity's
 //!   signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one shift's
 //!   multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums' products
@@ -34,6 +34,7 @@
 #include "core/body.h"
 #include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/multi_index.h"
 #include "farfield/offset_order.h"
 #include "farfield/shift_tables.h"
 #include "tree/levels_gpu.h"
@@ -56,6 +57,20 @@ constexpr int kOffsets = D == 2 ? 49 : 343;
 //! offsets, which M2L never takes).
 template <int D, class T>
 void derivative_tables(int p, const std::vector<T>& eps2, T* tables);
+
+//! The highest order of the passes' thread-per-box kernels (P2M's small boxes, the shifts' thread
+//! per child): a box's coefficients in one thread's registers, up to 336 bytes an array (3D float
+//! p = 6, 2D float 11, 3D double 4, 2D double 7).
+template <int D, class T>
+constexpr int thread_box_max_order() {
+  int p = 0;
+  while (terms<D>(p + 1) * int(sizeof(T)) <= 336) ++p;
+  return p;
+}
+template <int D, class T>
+constexpr int kThreadBoxMaxOrder = thread_box_max_order<D, T>();
+static_assert(kThreadBoxMaxOrder<3, float> == 6 && kThreadBoxMaxOrder<2, float> == 11 &&
+              kThreadBoxMaxOrder<3, double> == 4 && kThreadBoxMaxOrder<2, double> == 7);
 
 //! Refuses (UsageError) a value of the passes' comparison variables other than these, before any
 //! work: NEARFIELD_SHIFTS=block|thread, NEARFIELD_P2M_SMALL=off|on, NEARFIELD_P2M_SMALL_MAX=a

@@ -8,7 +8,6 @@
 #include <cstdlib>
 
 #include "core/cuda_check.cuh"
-#include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/l2p_fixed.cuh"
 #include "farfield/multi_index.h"
@@ -30,7 +29,7 @@ constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory with
 // tests set it).
 template <int D, class T>
 bool thread_shifts_at(int p, std::uint32_t children) {
-  if (p < 1 || p > thread_shifts::max_order<D, T>()) return false;
+  if (p < 1 || p > kThreadBoxMaxOrder<D, T>) return false;
   const char* v = std::getenv("NEARFIELD_SHIFTS");
   if (v && std::string(v) == "block") return false;
   if (v && std::string(v) == "thread") return true;
@@ -183,22 +182,6 @@ __global__ void l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int terms, Shif
 
 }  // namespace
 
-void check_pass_variables() {
-  const auto value = [](const char* name) {
-    const char* v = std::getenv(name);
-    return std::string(v ? v : "");
-  };
-  const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
-                    max = value("NEARFIELD_P2M_SMALL_MAX");
-  if (!shifts.empty() && shifts != "block" && shifts != "thread")
-    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected block or thread");
-  if (!small.empty() && small != "off" && small != "on")
-    throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
-  if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||
-                       std::stoul(max) == 0))
-    throw UsageError("NEARFIELD_P2M_SMALL_MAX=" + max + ": expected a positive count of particles");
-}
-
 template <class T>
 void ShiftTable<T>::upload(const ShiftLayout& layout) {
   // io packs the input and the output index in 16 bits each (inputs < outputs: 2^D x terms).
@@ -247,7 +230,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
               <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
                   fine, coarse, M_fine, M_coarse);
         },
-        std::make_integer_sequence<int, thread_shifts::max_order<D, T>()>{});
+        std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
     NF_CUDA(cudaGetLastError());
     return;
   }
@@ -269,7 +252,7 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
               <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
                   coarse, fine, L_coarse, L_fine);
         },
-        std::make_integer_sequence<int, thread_shifts::max_order<D, T>()>{});
+        std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
     NF_CUDA(cudaGetLastError());
     return;
   }

@@ -18,15 +18,6 @@
 
 namespace nf::farfield::thread_shifts {
 
-//! The orders they run at: up to 336 bytes of coefficients an array (3D float p = 6, 2D float 11,
-//! 3D double 4, 2D double 7), as P2M's thread per small box.
-template <int D, class T>
-constexpr int max_order() {
-  int p = 0;
-  while (terms<D>(p + 1) * int(sizeof(T)) <= 336) ++p;
-  return p;
-}
-
 // The index of exponents (x, y, z) (z = 0 in 2D) in multi_index.h's order.
 template <int D>
 NF_HD constexpr int at(int x, int y, int z) {
@@ -79,7 +70,8 @@ __device__ __forceinline__ void shift_axis(T (&v)[terms<D>(P)], const T (&f)[P +
         const int e = Up ? m - i : i;
         T sum = v[axis_index<D, Axis>(e, u, w)];
 #pragma unroll
-        for (int j = 1; j <= (Up ? e : m - e); ++j) sum = fma(v[axis_index<D, Axis>(Up ? e - j : e + j, u, w)], f[j], sum);
+        for (int j = 1; j <= (Up ? e : m - e); ++j)
+          sum = fma(v[axis_index<D, Axis>(Up ? e - j : e + j, u, w)], f[j], sum);
         v[axis_index<D, Axis>(e, u, w)] = sum;
       }
     }
