@@ -8,6 +8,9 @@
 # and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{group,thread}.csv, the table (median
 # of each variant's two medians of m2l_ms, thread over group) to stdout and $OUT/m2l-compare.txt;
 # sampled errors of both to $OUT/m2l-errors.txt.
+# VARIANTS="A B" (default "group thread") names the two compared, B over A: group
+# (NEARFIELD_M2L=group), thread (the thread kernel as it runs by default), unstaged (the thread
+# kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself).
 # Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
 set -uo pipefail
 bin="${1:-build/bin}"
@@ -17,20 +20,34 @@ OUT="${OUT:-$PWD/m2l-compare-out}"
 mkdir -p "$OUT"
 work="$(mktemp -d)"
 rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
-variant_env() { [ "$1" = thread ] && echo thread || echo group; }
-# M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6). At 3D float
-# p = 8 both take the orders per offset (the default).
+read -r -a variants <<< "${VARIANTS:-group thread}"
+[ "${#variants[@]}" = 2 ] || { echo "m2l-compare.sh: VARIANTS names two variants" >&2; exit 2; }
+for v in "${variants[@]}"; do
+  case "$v" in group | thread | unstaged) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged)" >&2; exit 2 ;; esac
+done
+# The environment of variant $1, for env(1).
+variant_env() {
+  case "$1" in
+    group) echo NEARFIELD_M2L=group ;;
+    thread) echo NEARFIELD_M2L=thread ;;
+    unstaged) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED=off ;;
+  esac
+}
+# M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
+# the others. At 3D float p = 8 both take the orders per offset (the default).
 cases="${M2L_CASES:-all}"
 run() {  # input level orders precision reps
   for round in 1 2; do
-    for v in group thread; do
-      NEARFIELD_M2L="$(variant_env $v)" "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
+    for v in "${variants[@]}"; do
+      # shellcheck disable=SC2046
+      env $(variant_env "$v") "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
         --precision "$4" --reps "$5" --warmup 1 --output "$OUT/m2l-compare-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
         echo "failed: $v $*" >> "$OUT/errors.log"
     done
   done
 }
-if [ "$cases" = all ]; then
+case "$cases" in all | low | wide) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low or wide" >&2; exit 2 ;; esac
+if [ "$cases" != wide ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
   run "$work/u3.bin" 5 2,3,4,5,6 float 5
   run "$work/u3.bin" 6 2,3,4,5,6 float 5
@@ -45,41 +62,44 @@ if [ "$cases" = all ]; then
   run "$work/c2.bin" 9 4,6,8 double 3
 fi
 # The wide variant.
-"$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
-for p in 7 8; do run "$work/u3.bin" 6 $p float 5; done
-rm -f "$work/u3.bin"
-"$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
-for p in 7 8; do run "$work/p3.bin" 7 $p float 5; done
-rm -f "$work/p3.bin"
-"$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
-run "$work/u3s.bin" 6 5,6 double 3
+if [ "$cases" != low ]; then
+  "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+  for p in 7 8; do run "$work/u3.bin" 6 $p float 5; done
+  rm -f "$work/u3.bin"
+  "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+  for p in 7 8; do run "$work/p3.bin" 7 $p float 5; done
+  rm -f "$work/p3.bin"
+  "$NF" generate --dist uniform --dim 3 --n 4194304 --seed 1 --output "$work/u3s.bin" > /dev/null
+  run "$work/u3s.bin" 6 5,6 double 3
+fi
 # Errors: both variants on the same sampled targets (3D Plummer and uniform 10^5, 2D clusters).
-for v in group thread; do
+for v in "${variants[@]}"; do
   for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7,8" \
            "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double" \
            "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
-    [ "$cases" = all ] || [[ "$c" != *clusters* ]] || continue
+    [ "$cases" != wide ] || [[ "$c" != *clusters* ]] || continue
     echo "== $v: validate $c" >> "$OUT/m2l-errors.txt"
-    NEARFIELD_M2L="$(variant_env $v)" "$NF" validate --kernel fmm $c --sample 2000 >> "$OUT/m2l-errors.txt" 2>&1 ||
+    # shellcheck disable=SC2046
+    env $(variant_env "$v") "$NF" validate --kernel fmm $c --sample 2000 >> "$OUT/m2l-errors.txt" 2>&1 ||
       echo "validate failed: $v $c" >> "$OUT/errors.log"
   done
 done
 rm -rf "$work"
-python3 - "$OUT" <<'PY' | tee "$OUT/m2l-compare.txt"
+python3 - "$OUT" "${variants[@]}" <<'PY' | tee "$OUT/m2l-compare.txt"
 import csv, os, statistics, sys
-out = sys.argv[1]
+out, a, b = sys.argv[1:4]
 rows = {}
-for v in ("group", "thread"):
+for v in (a, b):
     path = os.path.join(out, f"m2l-compare-{v}.csv")
     if not os.path.exists(path):
         continue
     for r in csv.DictReader(open(path)):
         key = (r["dim"], r["distribution"], r["n"], r["level"], r["precision"], int(r["p"]))
         rows.setdefault(key, {}).setdefault(v, []).append(r)
-print("| dim | input | N | level | precision | p | group M2L ms | thread M2L ms | thread/group | evaluation ms group / thread | M2L TFLOP/s thread |")
+print(f"| dim | input | N | level | precision | p | {a} M2L ms | {b} M2L ms | {b}/{a} | evaluation ms {a} / {b} | M2L TFLOP/s {b} |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for key in sorted(rows):
-    g, t = rows[key].get("group", []), rows[key].get("thread", [])
+    g, t = rows[key].get(a, []), rows[key].get(b, [])
     if not g or not t:
         continue
     med = lambda rs, c: statistics.median(float(r[c]) for r in rs)

@@ -174,10 +174,13 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
   // by default only on levels of more children than the GPU's resident threads).
+  // "thread-unstaged" / "thread-staged": the thread kernel at every order it runs, each lane reading
+  // its sources' moments itself / the warp staging them in shared memory on every level
+  // (NEARFIELD_M2L_STAGED=off / on; by default only on levels of at least 3/4 of the children).
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
-      shifts("NEARFIELD_SHIFTS");
-  for (const char* variant :
-       {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "p2m-threads", "shifts-thread"})
+      shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
+  for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
+                              "thread-staged", "p2m-threads", "shifts-thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 4, 6, 7, 8, 11, 12, farfield::kMaxOrder}) {
@@ -186,18 +189,24 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool wide = variant && (std::string(variant) == "thread" || every);
         const bool p2m_threads = variant && std::string(variant) == "p2m-threads";
         const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
+        const bool unstaged = variant && std::string(variant) == "thread-unstaged";
+        const bool forced_staged = variant && std::string(variant) == "thread-staged";
+        const bool staging = unstaged || forced_staged;
+        const int thread_most = c.p.dim == 3 ? (prec == Precision::f32 ? 8 : 6) : (prec == Precision::f32 ? 12 : 8);
+        if (staging && (order > thread_most || order == 4 || order == 11)) continue;
         // The thread kernels' variants run up to their highest orders (3D float 6, double 4; 2D float
         // 11, double 7); p = 4 and 11 only there.
         const bool threads = p2m_threads || shifts_thread;
         if (threads && order > (c.p.dim == 2 ? 11 : 6)) continue;
         if ((order == 4 || order == 11) && !threads) continue;
-        if (order == 7 && !wide && !threads) continue;  // p = 7 (float: the wide variant's default) with the variant below
+        if (order == 7 && !wide && !threads && !staging) continue;  // p = 7 (float: the wide variant's default) with the variant below
         if (wide && prec == Precision::f64 && order > 6) continue;  // double's wide variant ends at p = 6
         if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
         if (every && (order != 8 || prec != Precision::f32)) continue;
-        const bool m2l_variant = variant && !p2m_threads && !shifts_thread;
+        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !staging;
         if (m2l_variant && !wide && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
-        m2l.set(wide ? "thread" : m2l_variant ? variant : nullptr);
+        m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
+        staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
         shifts.set(shifts_thread ? "thread" : nullptr);
         full.set(every ? "full" : nullptr);
@@ -348,10 +357,25 @@ TEST_CASE("fmm refuses a wrong value of the passes' comparison variables before 
   }
 }
 
-TEST_CASE("fmm refuses an unknown NEARFIELD_M2L" * doctest::test_suite("gpu")) {
+TEST_CASE("fmm refuses an unknown NEARFIELD_M2L or NEARFIELD_M2L_STAGED" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
-  test::EnvScope env("NEARFIELD_M2L", "thraed");  // a typo had run the group kernel without a word
   const Particles p = test::make("uniform", 3, 500, 76);
+  const Particles q = test::make("plummer", 3, 500, 77);
+  for (const char* kernel : {"fmm", "fmm-adaptive"}) {
+    CAPTURE(kernel);
+    MethodSetup s;
+    s.level = 4;
+    s.domain = default_domain(q);
+    s.order = 4;
+    if (std::string(kernel) == "fmm-adaptive") s.leaf_size = 16;
+    test::EnvScope staged("NEARFIELD_M2L_STAGED", "no");
+    CHECK_THROWS_AS(make_method(find_kernel(kernel), s, q)->prepare(q), UsageError);
+    staged.set("off");  // the values it takes
+    make_method(find_kernel(kernel), s, q)->prepare(q);
+    staged.set("on");
+    make_method(find_kernel(kernel), s, q)->prepare(q);
+  }
+  test::EnvScope env("NEARFIELD_M2L", "thraed");  // a typo had run the group kernel without a word
   MethodSetup s;
   s.level = 3;
   s.domain = default_domain(p);

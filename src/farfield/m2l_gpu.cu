@@ -245,6 +245,13 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
   if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
       force != "direct")
     throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2 or direct");
+  // The thread kernel stages each step's moments through shared memory by the warp on well-filled
+  // levels (m2l_thread_gpu.h); NEARFIELD_M2L_STAGED=on|off forces it on every level or none.
+  const char* staged = std::getenv("NEARFIELD_M2L_STAGED");
+  const std::string stage = staged ? staged : "";
+  if (!stage.empty() && stage != "on" && stage != "off")
+    throw UsageError("NEARFIELD_M2L_STAGED=" + stage + ": expected on or off");
+  staged_ = stage == "on" ? Staging::on : stage == "off" ? Staging::off : Staging::by_fill;
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
     p_ = -1, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
     // The thread-per-target kernel is the default at every order it is built for: it was faster in
@@ -394,7 +401,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     if (thread_scratch_.size() < need) thread_scratch_ = gpu::DeviceBuffer<T>(need);
     const std::size_t words = m2l_thread_class_words<D, T>(p_, orders_, level.boxes, list.links);
     if (thread_classes_.size() < words) thread_classes_ = gpu::DeviceBuffer<std::uint32_t>(words);
-    m2l_thread<D, T>(p_, orders_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data(),
+    m2l_thread<D, T>(p_, staged_, orders_, level, parents, list, derivatives_.at(std::size_t(l)), M, L, thread_scratch_.data(),
                      thread_classes_.data());
     return;
   }

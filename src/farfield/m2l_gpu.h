@@ -31,6 +31,7 @@
 
 #include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/m2l_thread_gpu.h"
 #include "farfield/offset_order.h"
 #include "tree/levels_gpu.h"
 
@@ -62,6 +63,7 @@ class M2LOperators {
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
+  Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
   int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
   std::size_t shared_bytes_ = 0;
   gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index

@@ -2,6 +2,8 @@
 #include "farfield/m2l_thread_gpu.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <type_traits>
 
@@ -117,64 +119,136 @@ __device__ __forceinline__ void walk(const DeviceLevel& level, const std::uint32
   }
 }
 
+// 16-byte copies from global to shared memory that do not wait (cp.async through the L1, which keeps
+// the moments' lines: a level's source is read by up to 189 targets, many of them on one SM).
+__device__ __forceinline__ void copy16(std::uint32_t to, const void* from) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from) : "memory");
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+// A staged row: its 16-byte chunks, and its stride in chunks in shared memory (odd, so that the 8
+// lanes of a quarter warp start their 16-byte loads in different banks).
+template <int D, class T, int P>
+constexpr int kChunks = kStride<D, T, P> * int(sizeof(T)) / 16;
+template <int D, class T, int P>
+constexpr int kStagedRow = kChunks<D, T, P> | 1;
+
+// walk with the sources' moments staged by the warp (docs/design.md §16, "Staged moments"): at each
+// step the 32 lanes' rows are copied by the whole warp into `stage` (this warp's 32 rows of
+// kStagedRow chunks), 32 consecutive chunks an instruction: a few rows, so a few cache lines, where
+// a lane reading its own row touches 32 lines an instruction. The next step's copies are issued
+// right after this step's sums; the other warps of the SM run during their flight (a second buffer,
+// copies in flight during the sums, was 2-7% slower on Plummer 2^24 level 7 and within 6% either
+// way on uniform 2^24 level 6, H200). f(row in shared memory, o) for each of the lane's entries j0
+// .. j1 - 1 in order; every lane of the warp takes part (j0 == j1 for one without a target).
+template <int D, class T, int P, class F>
+__device__ __forceinline__ void walk_staged(const DeviceLevel& level, const std::uint32_t* __restrict__ ids,
+                                            const std::uint32_t (&ct)[D], std::uint32_t j0, std::uint32_t j1,
+                                            const T* __restrict__ M, float4* stage, F&& f) {
+  constexpr int Q = kChunks<D, T, P>, R = kStagedRow<D, T, P>, S = kStride<D, T, P>;
+  constexpr unsigned kAll = 0xffffffffu;
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint32_t n = j1 - j0, steps = __reduce_max_sync(kAll, n);
+  const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage));
+  const auto issue = [&](std::uint32_t id) {  // the warp's rows of one step (id kNone: the lane has none)
+#pragma unroll
+    for (int r = 0; r < Q; ++r) {
+      const int i = int(lane) + 32 * r, row = i / Q, q = i - row * Q;
+      const std::uint32_t from = __shfl_sync(kAll, id, row);
+      if (from != kNone) copy16(base + 16u * std::uint32_t(row * R + q), M + std::size_t(from) * S + q * kVec<T>);
+    }
+    copies_commit();
+  };
+  std::uint32_t id = n > 0 ? ids[j0] : kNone, next = n > 1 ? ids[j0 + 1] : kNone;
+  std::uint64_t key = id != kNone ? level.key[id] : 0;
+  if (steps > 0) issue(id);
+  for (std::uint32_t j = 0; j < steps; ++j) {
+    const std::uint64_t key_next = next != kNone ? level.key[next] : 0;
+    const std::uint32_t after = j + 2 < n ? ids[j0 + j + 2] : kNone;
+    copies_wait_all();
+    __syncwarp();  // every lane's copies of this step have landed
+    if (id != kNone) {
+      int r2;
+      f(reinterpret_cast<const T*>(stage + lane * R), offset_index<D>(ct, key, r2));
+    }
+    __syncwarp();  // every lane is done with the rows the next copies overwrite
+    if (j + 1 < steps) issue(next);
+    id = next, next = after, key = key_next;
+  }
+}
+
 // Warp w of the grid takes child c = w % 2^D of the 32 parents from (w / 2^D) * 32, a lane each;
 // blockIdx.y of gridDim.y: its share of each list (shares add into L atomically). PerOffset (the
 // wide variant where the orders per offset apply): the translation across offset R keeps the terms
 // |n| + |k| <= orders(R) <= P; `present` has bit q set for each order q some offset takes, and
 // `ids`, `counts` hold the lists grouped by class (classes_kernel). A thread walks its list class
-// by class, so a warp runs one order's unrolled sums at a time (list.ids otherwise).
-template <int D, class T, int P, bool PerOffset>
+// by class, so a warp runs one order's unrolled sums at a time (list.ids otherwise). Staged: the
+// sources' moments staged by the warp in dynamic shared memory (walk_staged; up to kThreadMaxOrder),
+// otherwise read by each lane from global memory (walk).
+template <int D, class T, int P, bool PerOffset, bool Staged>
 __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
                                                       unsigned present, const std::uint32_t* __restrict__ ids,
                                                       const std::uint64_t* __restrict__ counts,
                                                       const T* __restrict__ table, const T* __restrict__ M,
                                                       T* __restrict__ L) {
   constexpr int N = terms<D>(P), S = kStride<D, T, P>, C = 1 << D;
+  extern __shared__ float4 thread_stages[];
   const std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   const std::uint32_t c = w % C, g = (w / C) * 32 + lane;
   const std::uint32_t parent_count = parents.split ? *parents.split_count : parents.boxes;
-  if (g >= parent_count) return;
-  const std::uint32_t parent = parents.split ? parents.split[g] : g;
   std::uint32_t t = kNone;
-  for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
-    if ((level.key[i] & (C - 1)) == c) {
-      t = i;
-      break;
-    }
-  if (t == kNone) return;
-  std::uint32_t ct[D];
-  morton_coords<D>(level.key[t], ct);
-  const std::uint32_t begin = list.offset[t], count = list.offset[t + 1] - begin;
+  if (g < parent_count) {
+    const std::uint32_t parent = parents.split ? parents.split[g] : g;
+    for (std::uint32_t i = parents.child[parent]; i < parents.child[parent + 1]; ++i)
+      if ((level.key[i] & (C - 1)) == c) {
+        t = i;
+        break;
+      }
+  }
+  static_assert(!Staged || P <= kThreadMaxOrder<D, T>, "the wide variant reads its moments itself");
+  // Staged, the lanes without a target still copy the others' rows.
+  if (Staged ? __all_sync(0xffffffffu, t == kNone) : t == kNone) return;
+  std::uint32_t ct[D] = {};
+  if (t != kNone) morton_coords<D>(level.key[t], ct);
+  const std::uint32_t begin = t != kNone ? list.offset[t] : 0, count = t != kNone ? list.offset[t + 1] - begin : 0;
   const std::uint32_t y = blockIdx.y, shares = gridDim.y;
+  // f(m, o) over entries j0 .. j1 - 1 of `from`, m the source's moments.
+  const auto walk_list = [&](const std::uint32_t* from, std::uint32_t j0, std::uint32_t j1, auto&& f) {
+    if constexpr (Staged)
+      walk_staged<D, T, P>(level, from, ct, j0, j1, M, thread_stages + (threadIdx.x / 32) * 32 * kStagedRow<D, T, P>, f);
+    else
+      walk<D>(level, from, ct, j0, j1, [&](std::uint32_t id, int o) { f(M + std::size_t(id) * S, o); });
+  };
   T acc[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) acc[k] = T(0);
   if constexpr (PerOffset) {
     static_assert(D == 3 && P > kThreadMaxOrder<D, T>, "the orders per offset run in the wide variant");
-    const std::uint64_t sizes = counts[t];
+    const std::uint64_t sizes = t != kNone ? counts[t] : 0;
     std::uint32_t first = begin;
     int k = 0;  // class
     static_for<0, P + 1>([&](auto I) {
       constexpr int Q = P - decltype(I)::value;
       if (!(present >> Q & 1u)) return;
       const std::uint32_t n = std::uint32_t(sizes >> (8 * k++)) & 0xffu;
-      walk<D>(level, ids, ct, first + n * y / shares, first + n * (y + 1) / shares, [&](std::uint32_t id, int o) {
-        translate_wide<T, Q>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
+      walk_list(ids, first + n * y / shares, first + n * (y + 1) / shares, [&](const T* m, int o) {
+        translate_wide<T, Q>(m, table + o * kAligned<T, P>, acc);
       });
       first += n;
     });
   } else {
-    walk<D>(level, list.ids, ct, begin + count * y / shares, begin + count * (y + 1) / shares,
-            [&](std::uint32_t id, int o) {
-              if constexpr (P > kThreadMaxOrder<D, T>) {  // the wide variant
-                translate_wide<T, P>(M + std::size_t(id) * S, table + o * kAligned<T, P>, acc);
-              } else {
-                T d[S];
-                load_row<S>(table + o * S, d);
-                translate<D, T, P>(M + std::size_t(id) * S, d, acc);
-              }
-            });
+    walk_list(list.ids, begin + count * y / shares, begin + count * (y + 1) / shares, [&](const T* m, int o) {
+      if constexpr (P > kThreadMaxOrder<D, T>) {  // the wide variant
+        translate_wide<T, P>(m, table + o * kAligned<T, P>, acc);
+      } else {
+        T d[S];
+        load_row<S>(table + o * S, d);
+        translate<D, T, P, Staged>(m, d, acc);
+      }
+    });
   }
+  if (t == kNone) return;
   T* out = L + std::size_t(t) * N;
   if (shares == 1) {
 #pragma unroll
@@ -195,12 +269,31 @@ std::size_t table_entries(int p) {
 
 // The thread kernel over the level's targets, a block of kThreads threads.
 constexpr int kThreads = 256;
-template <int D, class T, int P, bool PerOffset>
+
+// Where the moments are staged at all (docs/design.md §16, "Staged moments"): not in the wide
+// variant, and only where a translation takes at most 50 multiply-adds per 16-byte chunk of the
+// source's row. Above that the loads are not what bounds the kernel, and staging's registers cost
+// more than it saves (H200, M2L ms unstaged -> staged on every level: 2D float clusters 2^22 level 9
+// p = 10, 59 a chunk, 0.381 -> 0.392, p = 12, 79, 0.528 -> 0.586; below: 3D float p = 6, 44 a chunk,
+// uniform 2^24 level 6 6.01 -> 4.15; 2D float p = 8, 41, 0.307 -> 0.292).
+template <int D, class T, int P>
+constexpr bool kStagedOrder = P <= kThreadMaxOrder<D, T> && coefficient_pairs(D, P) <= 50 * kChunks<D, T, P>;
+
+// The shared memory a block's staged moments take at order P (3D float p = 4: 37 KB, p = 6: 86 KB).
+template <int D, class T, int P>
+constexpr std::size_t kStageBytes = std::size_t(kThreads / 32) * 32 * kStagedRow<D, T, P> * 16;
+
+template <int D, class T, int P, bool PerOffset, bool Staged>
 void run_thread_kernel(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, unsigned present,
                        const std::uint32_t* ids, const std::uint64_t* counts, const T* table, const T* M, T* L) {
+  constexpr std::size_t bytes = Staged ? kStageBytes<D, T, P> : 0;
   static const int resident = [] {  // blocks an SM
+    if (bytes > 0)
+      NF_CUDA(cudaFuncSetAttribute(thread_kernel<D, T, P, PerOffset, Staged>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     int blocks = 0;
-    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, PerOffset>, kThreads, 0));
+    NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, PerOffset, Staged>, kThreads,
+                                                          bytes));
     return std::max(blocks, 1);
   }();
   const std::uint64_t threads = std::uint64_t(32) * (1u << D) * gpu::div_up(parents.boxes, 32u);
@@ -208,8 +301,8 @@ void run_thread_kernel(const DeviceLevel& level, const DeviceLevel& parents, con
   // Levels with fewer threads than the GPU holds split each list (up to 8 shares).
   const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
-  thread_kernel<D, T, P, PerOffset>
-      <<<dim3(blocks, splits), kThreads>>>(level, parents, list, present, ids, counts, table, M, L);
+  thread_kernel<D, T, P, PerOffset, Staged>
+      <<<dim3(blocks, splits), kThreads, bytes>>>(level, parents, list, present, ids, counts, table, M, L);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -231,9 +324,27 @@ unsigned orders_present(const OffsetOrders& orders) {
 template <int D, class T, int P>
 constexpr bool kByOrder = (P > kThreadMaxOrder<D, T>) && coefficient_pairs(D, P) >= kOffsetOrdersFrom;
 
+// run_thread_kernel with the moments staged or not (`staged`: m2l_thread_gpu.h); never at the
+// orders kStagedOrder leaves out, nor where the device's shared memory does not hold them.
+template <int D, class T, int P, bool PerOffset>
+void run_staged_or_not(Staging staged, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+                       unsigned present, const std::uint32_t* ids, const std::uint64_t* counts, const T* table,
+                       const T* M, T* L) {
+  const double fill = double(level.boxes) / (double(1u << D) * double(parents.boxes));
+  const bool stage = kStagedOrder<D, T, P> && kStageBytes<D, T, P> <= std::size_t(gpu::shared_memory_optin()) &&
+                     (staged == Staging::on || (staged == Staging::by_fill && fill >= kStagedFill));
+  if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+    std::fprintf(stderr, "m2l thread: %u boxes, %u parents, fill %.3f, %s\n", level.boxes, parents.boxes, fill,
+                 stage ? "staged" : "unstaged");
+  if constexpr (kStagedOrder<D, T, P>) {
+    if (stage) return run_thread_kernel<D, T, P, PerOffset, true>(level, parents, list, present, ids, counts, table, M, L);
+  }
+  run_thread_kernel<D, T, P, PerOffset, false>(level, parents, list, present, ids, counts, table, M, L);
+}
+
 template <int D, class T, int P>
-void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const OffsetOrders& orders,
-            const T* table, const T* M, T* L, T* scratch, std::uint32_t* classes) {
+void launch(Staging staged, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+            const OffsetOrders& orders, const T* table, const T* M, T* L, T* scratch, std::uint32_t* classes) {
   // 256 threads a block (kThreads): 128 measured within +-5% of it, either way by order (H200, 3D
   // uniform 2^24 level 6 and Plummer level 7, p = 2..6).
   constexpr int N = terms<D>(P), S = kStride<D, T, P>;
@@ -264,22 +375,23 @@ void launch(const DeviceLevel& level, const DeviceLevel& parents, const DeviceLi
       std::uint32_t* ids = classes + 2 * std::size_t(level.boxes);
       classes_kernel<D><<<gpu::blocks_for(level.boxes, 128), 128>>>(level, list, orders, present, ids, counts);
       NF_CUDA(cudaGetLastError());
-      return run_thread_kernel<D, T, P, true>(level, parents, list, present, ids, counts, scratch, padded_M, L);
+      return run_staged_or_not<D, T, P, true>(staged, level, parents, list, present, ids, counts, scratch, padded_M,
+                                              L);
     }
   }
-  run_thread_kernel<D, T, P, false>(level, parents, list, present, nullptr, nullptr, scratch, padded_M, L);
+  run_staged_or_not<D, T, P, false>(staged, level, parents, list, present, nullptr, nullptr, scratch, padded_M, L);
 }
 
 }  // namespace
 
 template <int D, class T>
-void m2l_thread(int p, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
+void m2l_thread(int p, Staging staged, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
                 const DeviceList& list, const T* derivatives, const T* M, T* L, T* scratch, std::uint32_t* classes) {
   if (level.boxes == 0 || list.links == 0 || parents.boxes == 0) return;
   dispatch_fixed_order(
       p,
       [&](auto order) {
-        launch<D, T, decltype(order)::value>(level, parents, list, orders, derivatives, M, L, scratch, classes);
+        launch<D, T, decltype(order)::value>(staged, level, parents, list, orders, derivatives, M, L, scratch, classes);
       },
       std::make_integer_sequence<int, kWideMaxOrder<D, T>>{});
 }
@@ -296,19 +408,19 @@ std::size_t m2l_thread_scratch(int p, std::uint32_t boxes) {
   return table_entries<D, T>(p) + (stride == n ? 0 : std::size_t(stride) * boxes);
 }
 
-template void m2l_thread<2, float>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+template void m2l_thread<2, float>(int, Staging, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
                                      const float*, const float*, float*, float*, std::uint32_t*);
 template std::size_t m2l_thread_class_words<2, float>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<2, float>(int, std::uint32_t);
-template void m2l_thread<2, double>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+template void m2l_thread<2, double>(int, Staging, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
                                      const double*, const double*, double*, double*, std::uint32_t*);
 template std::size_t m2l_thread_class_words<2, double>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<2, double>(int, std::uint32_t);
-template void m2l_thread<3, float>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+template void m2l_thread<3, float>(int, Staging, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
                                      const float*, const float*, float*, float*, std::uint32_t*);
 template std::size_t m2l_thread_class_words<3, float>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<3, float>(int, std::uint32_t);
-template void m2l_thread<3, double>(int, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
+template void m2l_thread<3, double>(int, Staging, const OffsetOrders&, const DeviceLevel&, const DeviceLevel&, const DeviceList&,
                                      const double*, const double*, double*, double*, std::uint32_t*);
 template std::size_t m2l_thread_class_words<3, double>(int, const OffsetOrders&, std::uint32_t, std::uint32_t);
 template std::size_t m2l_thread_scratch<3, double>(int, std::uint32_t);

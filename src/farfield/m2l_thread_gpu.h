@@ -13,10 +13,11 @@
 //!   read once (16-byte loads) and used for every k it pairs with.
 //!
 //! The warp's lanes are the same child c of 32 consecutive parents (as in the group kernel), so
-//! on a full level they walk the same offsets in the same order and read d as broadcasts. No
-//! shared memory: the L1 keeps the table and the moments' lines (a first version held the table in
-//! shared memory and read moments one scalar at a time, and lost to the L1 it took). Levels
-//! too small to fill the GPU split each list among up to 8 threads that add into L atomically.
+//! on a full level they walk the same offsets in the same order and read d as broadcasts. The
+//! moments of the 32 sources a warp takes at each step are staged by the whole warp through shared
+//! memory, 32 consecutive 16-byte chunks a copy instruction (a lane reading its own row touched 32
+//! cache lines an instruction, and the L1 was the kernel's bound); the table stays in the L1.
+//! Levels too small to fill the GPU split each list among up to 8 threads that add into L atomically.
 //! Above kThreadMaxOrder (farfield/m2l_thread_orders.h) the locals and d outgrow a thread's
 //! registers; there, up to kWideMaxOrder, the wide variant keeps only the locals and reads d a row
 //! at a time from the L1, and where the orders per offset apply (3D float p = 8) sums the terms
@@ -32,17 +33,28 @@
 
 namespace nf::farfield {
 
+//! Whether the thread kernel stages its sources' moments in shared memory (m2l_thread), at the
+//! orders where that can pay (docs/design.md §16, "Staged moments"): on every level, on none, or
+//! (by_fill, the default) on levels whose boxes fill at least kStagedFill of their parents' 2^D
+//! places. On sparser levels a warp's lanes walk different lists and the staging's registers cost
+//! more than its loads save (H200, 3D float Plummer 2^24 level 7, whose level 7 fills 0.52: M2L at
+//! p = 2 1.65 ms unstaged, 1.89 staged everywhere, 1.70 by fill; p = 5 6.55, 7.24, 6.45).
+enum class Staging { off, on, by_fill };
+inline constexpr double kStagedFill = 0.75;
+
 //! L += the M2L of one level at order p (1 <= p <= kWideMaxOrder): the targets are the children of
 //! `parents` (of parents.split where set), `derivatives` the level's derivative table
 //! (derivative_tables: kOffsets<D> x terms<D>(p)). The translation across offset R keeps the terms
 //! |n| + |k| <= orders.at(R) (farfield/offset_order.h); orders below p only where the orders per
-//! offset apply (the wide variant at 3D p >= 8; std::logic_error elsewhere). `scratch` holds
+//! offset apply (the wide variant at 3D p >= 8; std::logic_error elsewhere). `staged`: whether the
+//! warps stage their sources' moments in shared memory (up to kThreadMaxOrder) or each lane reads
+//! its own (NEARFIELD_M2L_STAGED=on|off force one, for comparisons). `scratch` holds
 //! m2l_thread_scratch(p, level.boxes) entries: the table, and the moments where terms<D>(p) is not
 //! a whole number of 16-byte loads, copied to padded rows first (one pass over M; the kernel then
 //! reads every row in 16-byte loads). `classes` holds m2l_thread_class_words(...) words (none
 //! without orders below p): each list grouped by order, which a thread then walks an order at a time.
 template <int D, class T>
-void m2l_thread(int p, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
+void m2l_thread(int p, Staging staged, const OffsetOrders& orders, const DeviceLevel& level, const DeviceLevel& parents,
                 const DeviceList& list, const T* derivatives, const T* M, T* L, T* scratch, std::uint32_t* classes);
 
 //! The 32-bit words of m2l_thread's `classes` for a level of `boxes` boxes and `links` list entries.

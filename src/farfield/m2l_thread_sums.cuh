@@ -35,11 +35,31 @@ __device__ __forceinline__ void load_row(const T* __restrict__ from, T (&to)[N])
   }
 }
 
+// A row of moments in 16-byte loads: through the read-only path from global memory, or (Staged)
+// from the warp's copy in shared memory (m2l_thread_gpu.cu, walk_staged), where __ldg cannot read.
+template <bool Staged, int N, class T>
+__device__ __forceinline__ void load_moments(const T* __restrict__ from, T (&to)[N]) {
+  if constexpr (!Staged) {
+    load_row<N>(from, to);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; i += kVec<T>) {
+      if constexpr (sizeof(T) == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(from + i);
+        to[i] = v.x, to[i + 1] = v.y, to[i + 2] = v.z, to[i + 3] = v.w;
+      } else {
+        const double2 v = *reinterpret_cast<const double2*>(from + i);
+        to[i] = v.x, to[i + 1] = v.y;
+      }
+    }
+  }
+}
+
 // acc_k += sum_{|n| <= P - |k|} (-1)^|n| m_n d_{n+k}, by rows (multi_index.h): n + k of rows
 // (dn, bn) and (dk, bk) lies in row (dn + dk, bn + bk) at position zn + zk. Every index is a
 // constant once the loops are unrolled. The moments come in 16-byte loads from a row of
 // kStride entries (16-byte aligned), each load when its first moment is needed.
-template <int D, class T, int P>
+template <int D, class T, int P, bool Staged = false>
 __device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[kStride<D, T, P>],
                                           T (&acc)[terms<D>(P)]) {
   T chunk[kVec<T>];
@@ -50,7 +70,7 @@ __device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[
 #pragma unroll
       for (int zn = 0; zn < row_length<D>(bn); ++zn) {
         const int n = row_start<D>(dn, bn) + zn;
-        if (n % kVec<T> == 0) load_row<kVec<T>>(m + n, chunk);
+        if (n % kVec<T> == 0) load_moments<Staged, kVec<T>>(m + n, chunk);
         const T mn = chunk[n % kVec<T>];
         const T s = dn % 2 ? -mn : mn;
 #pragma unroll
