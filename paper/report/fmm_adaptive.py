@@ -9,12 +9,12 @@ from .fmm_common import bench_rows, on, order_of, share, pct, case_name
 
 def adaptive_part(report, out):
     parts = []
-    uniform = {}  # (case, p) -> the uniform tree's fastest fmm row
-    for _, all_rows in report.tables("fmm"):
+    uniform = {}  # (device, case, p) -> the uniform tree's fastest fmm row on that device
+    for m, all_rows in report.tables("fmm"):
         for r in bench_rows(report, all_rows):
             if r["kernel"] != "fmm":
                 continue
-            key = (case_name(r), order_of(r))
+            key = (m, case_name(r), order_of(r))
             if key not in uniform or num(r, "median_ms") < num(uniform[key], "median_ms"):
                 uniform[key] = r
     errors = {}  # (case, leaf size, p) -> rel_l2 on the sample
@@ -31,7 +31,7 @@ def adaptive_part(report, out):
         flags = Flags(report, rows, lambda r: f"{case_name(r)} leaf size {r['leaf_size']} p = {order_of(r)}")
         body, best = [], {}
         for r in rows:
-            u = uniform.get((case_name(r), order_of(r)))
+            u = uniform.get((m, case_name(r), order_of(r)))
             e = errors.get((case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""), order_of(r)))
             size = r["leaf_size"] + (" (auto)" if r.get("leaf_rule", "") == "auto" else "")
             body.append([case_name(r), size, r["level"], str(order_of(r)),
@@ -54,7 +54,7 @@ def adaptive_part(report, out):
                 table(["input", "leaf size", "level", "p", "evaluation", "near (share)", "M2L", "passes",
                        "translations", "uniform fmm, best level", "speedup", "rel L2"], body) + flags.text()]
         for (case, p), r in sorted(best.items()):
-            u = uniform.get((case, p))
+            u = uniform.get((m, case, p))
             if u and r["distribution"] == "plummer":
                 out.summary.append(
                     f"on {case} at p = {p} the adaptive tree takes {fmt_ms(num(r, 'median_ms'))} ms (leaf size "

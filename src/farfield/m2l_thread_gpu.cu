@@ -216,7 +216,8 @@ __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLe
   // f(m, o) over entries j0 .. j1 - 1 of `from`, m the source's moments.
   const auto walk_list = [&](const std::uint32_t* from, std::uint32_t j0, std::uint32_t j1, auto&& f) {
     if constexpr (Staged)
-      walk_staged<D, T, P>(level, from, ct, j0, j1, M, thread_stages + (threadIdx.x / 32) * 32 * kStagedRow<D, T, P>, f);
+      walk_staged<D, T, P>(level, from, ct, j0, j1, M,
+                           thread_stages + (threadIdx.x / 32) * 32 * kStagedRow<D, T, P>, f);
     else
       walk<D>(level, from, ct, j0, j1, [&](std::uint32_t id, int o) { f(M + std::size_t(id) * S, o); });
   };
@@ -273,9 +274,9 @@ constexpr int kThreads = 256;
 // Where the moments are staged at all (docs/design.md §16, "Staged moments"): not in the wide
 // variant, and only where a translation takes at most 50 multiply-adds per 16-byte chunk of the
 // source's row. Above that the loads are not what bounds the kernel, and staging's registers cost
-// more than it saves (H200, M2L ms unstaged -> staged on every level: 2D float clusters 2^22 level 9
-// p = 10, 59 a chunk, 0.381 -> 0.392, p = 12, 79, 0.528 -> 0.586; below: 3D float p = 6, 44 a chunk,
-// uniform 2^24 level 6 6.01 -> 4.15; 2D float p = 8, 41, 0.307 -> 0.292).
+// more than it saves. H200, M2L ms unstaged -> staged on every level (trial builds): 2D float
+// clusters 2^22 level 9 p = 10 (59 a chunk) 0.381 -> 0.392, p = 12 (79) 0.528 -> 0.586; below it,
+// 2D float p = 8 (41) 0.307 -> 0.292, and 3D float p = 6 (44) on uniform 2^24 level 6 6.01 -> 4.15.
 template <int D, class T, int P>
 constexpr bool kStagedOrder = P <= kThreadMaxOrder<D, T> && coefficient_pairs(D, P) <= 50 * kChunks<D, T, P>;
 
@@ -337,7 +338,8 @@ void run_staged_or_not(Staging staged, const DeviceLevel& level, const DeviceLev
     std::fprintf(stderr, "m2l thread: %u boxes, %u parents, fill %.3f, %s\n", level.boxes, parents.boxes, fill,
                  stage ? "staged" : "unstaged");
   if constexpr (kStagedOrder<D, T, P>) {
-    if (stage) return run_thread_kernel<D, T, P, PerOffset, true>(level, parents, list, present, ids, counts, table, M, L);
+    if (stage)
+      return run_thread_kernel<D, T, P, PerOffset, true>(level, parents, list, present, ids, counts, table, M, L);
   }
   run_thread_kernel<D, T, P, PerOffset, false>(level, parents, list, present, ids, counts, table, M, L);
 }

@@ -37,8 +37,8 @@ namespace nf::farfield {
 //! orders where that can pay (docs/design.md §16, "Staged moments"): on every level, on none, or
 //! (by_fill, the default) on levels whose boxes fill at least kStagedFill of their parents' 2^D
 //! places. On sparser levels a warp's lanes walk different lists and the staging's registers cost
-//! more than its loads save (H200, 3D float Plummer 2^24 level 7, whose level 7 fills 0.52: M2L at
-//! p = 2 1.65 ms unstaged, 1.89 staged everywhere, 1.70 by fill; p = 5 6.55, 7.24, 6.45).
+//! more than its loads save (H200, trial builds, 3D float Plummer 2^24 level 7, whose level 7 fills
+//! 0.52: M2L at p = 2 1.65 ms unstaged, 1.89 staged everywhere, 1.70 by fill; p = 5 6.55, 7.24, 6.45).
 enum class Staging { off, on, by_fill };
 inline constexpr double kStagedFill = 0.75;
 
