@@ -149,7 +149,10 @@ struct FullMethodRates {
 //!   continue their last measured segment. Its wide variant (3D float p = 7: 0.165 uniform, 0.184
 //!   Plummer; p = 8: 0.225 / 0.270, with the orders per offset, the point labelled by the full
 //!   order's 3003 multiply-adds like the slot curve; double p = 5, 6) is on the same curves. Not
-//!   yet measured on the H100.
+//!   yet measured on the H100. These points predate the staged moments (41975af), which run full
+//!   levels 0.63-0.84x these at 3D float p = 2..6 (uniform 2^24 level 6, results/fmm-m2l-staged) and
+//!   leave Plummer's sparse level 7 as it was; the curves are not refitted (the level sweep at 41975af
+//!   still lands within 15%: results/fmm-levels).
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
