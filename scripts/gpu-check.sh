@@ -73,6 +73,7 @@ cases+=("fmm thread-per-target M2L, 2D p = 9|validate --dist clusters --dim 2 --
 # sparse input in double, and read by each lane (off).
 cases+=("fmm thread-per-target M2L staged everywhere, 3D double p = 4|NEARFIELD_M2L_STAGED=on validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 4 --precision double")
 cases+=("fmm thread-per-target M2L unstaged, 3D p = 4|NEARFIELD_M2L_STAGED=off validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
+cases+=("fmm-adaptive M2L staged everywhere, 3D p = 5|NEARFIELD_M2L_STAGED=on validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 5")
 # Its wide variant (derivatives read a row at a time from the L1): 3D float p = 7 on a level small
 # enough to split the lists, 3D float p = 8 (the lists grouped by order per offset, split too) and
 # 3D double p = 5.

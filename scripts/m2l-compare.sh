@@ -1,41 +1,44 @@
 #!/usr/bin/env bash
-# Times fmm's M2L with the sibling-group kernel against the thread-per-target kernel
-# (docs/design.md §16, "M2L at low orders") on the GPU machine, in one process pair per case,
-# alternating the two (group, thread, group, thread), and checks that both give the same error.
-# Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders 2..6; 7 and
-# 8 at level 6 and on Plummer: the wide variant; see M2L_CASES below), 3D
-# double uniform 2^22 at level 6 (orders 2..6; 5 and 6 the wide variant), 2D float clusters 2^22 at level 9 (orders 4..12)
-# and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{group,thread}.csv, the table (median
-# of each variant's two medians of m2l_ms, thread over group) to stdout and $OUT/m2l-compare.txt;
-# sampled errors of both to $OUT/m2l-errors.txt.
+# Times fmm's M2L with two of its kernels (VARIANTS below; by default the sibling-group kernel
+# against the thread-per-target kernel, docs/design.md §16, "M2L at low orders") on the GPU machine,
+# in one process pair per case, alternating the two (A, B, A, B), and checks that both give the
+# same error. Cases: 3D float uniform 2^24 at levels 5 and 6 and Plummer 2^24 at level 7 (orders
+# 2..6; 7 and 8 at level 6 and on Plummer: the wide variant; see M2L_CASES below), 3D double uniform
+# 2^22 at level 6 (orders 2..6; 5 and 6 the wide variant), 2D float clusters 2^22 at level 9 (orders
+# 4..12) and 2D double (orders 4..8). Rows go to $OUT/m2l-compare-{A,B}.csv, the table (median of
+# each variant's two medians of m2l_ms, B over A) to stdout and $OUT/m2l-compare.txt; sampled
+# errors of both to $OUT/m2l-errors.txt.
 # VARIANTS="A B" (default "group thread") names the two compared, B over A: group
 # (NEARFIELD_M2L=group), thread (the thread kernel as it runs by default), unstaged (the thread
 # kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself).
+# M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
+# the others (all: both). At 3D float p = 8 both take the orders per offset (the default).
 # Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
 set -uo pipefail
 bin="${1:-build/bin}"
 NF="$bin/nearfield"
+read -r -a variants <<< "${VARIANTS:-group thread}"
+[ "${#variants[@]}" = 2 ] && [ "${variants[0]}" != "${variants[1]}" ] ||
+  { echo "m2l-compare.sh: VARIANTS names two different variants" >&2; exit 2; }
+for v in "${variants[@]}"; do
+  case "$v" in group | thread | unstaged) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged)" >&2; exit 2 ;; esac
+done
+cases="${M2L_CASES:-all}"
+case "$cases" in all | low | wide) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low or wide" >&2; exit 2 ;; esac
+# The environment of variant $1, for env(1); NEARFIELD_M2L_STAGED set empty (the default rule)
+# unless the variant sets it, so that the caller's own value cannot blur the comparison.
+variant_env() {
+  case "$1" in
+    group) echo NEARFIELD_M2L=group NEARFIELD_M2L_STAGED= ;;
+    thread) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED= ;;
+    unstaged) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED=off ;;
+  esac
+}
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 OUT="${OUT:-$PWD/m2l-compare-out}"
 mkdir -p "$OUT"
 work="$(mktemp -d)"
 rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
-read -r -a variants <<< "${VARIANTS:-group thread}"
-[ "${#variants[@]}" = 2 ] || { echo "m2l-compare.sh: VARIANTS names two variants" >&2; exit 2; }
-for v in "${variants[@]}"; do
-  case "$v" in group | thread | unstaged) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged)" >&2; exit 2 ;; esac
-done
-# The environment of variant $1, for env(1).
-variant_env() {
-  case "$1" in
-    group) echo NEARFIELD_M2L=group ;;
-    thread) echo NEARFIELD_M2L=thread ;;
-    unstaged) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED=off ;;
-  esac
-}
-# M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
-# the others. At 3D float p = 8 both take the orders per offset (the default).
-cases="${M2L_CASES:-all}"
 run() {  # input level orders precision reps
   for round in 1 2; do
     for v in "${variants[@]}"; do
@@ -46,7 +49,6 @@ run() {  # input level orders precision reps
     done
   done
 }
-case "$cases" in all | low | wide) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low or wide" >&2; exit 2 ;; esac
 if [ "$cases" != wide ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
   run "$work/u3.bin" 5 2,3,4,5,6 float 5

@@ -174,16 +174,17 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
   // by default only on levels of more children than the GPU's resident threads).
-  // "thread-unstaged" / "thread-staged": the thread kernel at every order it runs, each lane reading
-  // its sources' moments itself / the warp staging them in shared memory on every level
-  // (NEARFIELD_M2L_STAGED=off / on; by default only on levels of at least 3/4 of the children).
+  // "thread-unstaged" / "thread-staged": the thread kernel at the orders where it can stage (3D float
+  // p <= 6, 3D double <= 4, 2D <= 8; p = 4 and 5 only there), each lane reading its sources' moments
+  // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;
+  // by default only on levels of at least 3/4 of the children).
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
       shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
                               "thread-staged", "p2m-threads", "shifts-thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
-      for (int order : {3, 4, 6, 7, 8, 11, 12, farfield::kMaxOrder}) {
+      for (int order : {3, 4, 5, 6, 7, 8, 11, 12, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
         const bool every = variant && std::string(variant) == "thread-full";
         const bool wide = variant && (std::string(variant) == "thread" || every);
@@ -192,13 +193,14 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool unstaged = variant && std::string(variant) == "thread-unstaged";
         const bool forced_staged = variant && std::string(variant) == "thread-staged";
         const bool staging = unstaged || forced_staged;
-        const int thread_most = c.p.dim == 3 ? (prec == Precision::f32 ? 8 : 6) : (prec == Precision::f32 ? 12 : 8);
-        if (staging && (order > thread_most || order == 4 || order == 11)) continue;
+        const int staged_most = c.p.dim == 3 ? (prec == Precision::f32 ? 6 : 4) : 8;
+        if (staging && order > staged_most) continue;
+        if (order == 5 && !staging) continue;
         // The thread kernels' variants run up to their highest orders (3D float 6, double 4; 2D float
         // 11, double 7); p = 4 and 11 only there.
         const bool threads = p2m_threads || shifts_thread;
         if (threads && order > (c.p.dim == 2 ? 11 : 6)) continue;
-        if ((order == 4 || order == 11) && !threads) continue;
+        if ((order == 4 || order == 11) && !threads && !staging) continue;
         if (order == 7 && !wide && !threads && !staging) continue;  // p = 7 (float: the wide variant's default) with the variant below
         if (wide && prec == Precision::f64 && order > 6) continue;  // double's wide variant ends at p = 6
         if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
@@ -281,7 +283,8 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
   // The near field's two forms (farfield/adaptive_gpu.h): the leaves' mutual pairs by n3-rotate's
   // kernel and the rest one-sided (the default), and every pair one-sided; with the latter, M2M and
   // L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread: by default these
-  // levels are too small for it).
+  // levels are too small for it) and M2L's moments staged on every level at the orders that stage
+  // (p = 3, and 8 in 2D; NEARFIELD_M2L_STAGED=on: by default few adaptive levels fill 3/4).
   for (const char* near : {"mutual", "one-sided"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
@@ -292,6 +295,7 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
         CAPTURE(order);
         test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", near);
         test::EnvScope shifts("NEARFIELD_SHIFTS", std::string(near) == "one-sided" ? "thread" : nullptr);
+        test::EnvScope staged("NEARFIELD_M2L_STAGED", std::string(near) == "one-sided" ? "on" : nullptr);
         MethodSetup s;
         s.level = c.level;
         s.domain = default_domain(c.p);

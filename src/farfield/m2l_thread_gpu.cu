@@ -184,8 +184,8 @@ __device__ __forceinline__ void walk_staged(const DeviceLevel& level, const std:
 // |n| + |k| <= orders(R) <= P; `present` has bit q set for each order q some offset takes, and
 // `ids`, `counts` hold the lists grouped by class (classes_kernel). A thread walks its list class
 // by class, so a warp runs one order's unrolled sums at a time (list.ids otherwise). Staged: the
-// sources' moments staged by the warp in dynamic shared memory (walk_staged; up to kThreadMaxOrder),
-// otherwise read by each lane from global memory (walk).
+// sources' moments staged by the warp in dynamic shared memory (walk_staged; at the orders of
+// kStagedOrder), otherwise read by each lane from global memory (walk).
 template <int D, class T, int P, bool PerOffset, bool Staged>
 __global__ void __launch_bounds__(256) thread_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list,
                                                       unsigned present, const std::uint32_t* __restrict__ ids,
@@ -288,10 +288,12 @@ template <int D, class T, int P, bool PerOffset, bool Staged>
 void run_thread_kernel(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, unsigned present,
                        const std::uint32_t* ids, const std::uint64_t* counts, const T* table, const T* M, T* L) {
   constexpr std::size_t bytes = Staged ? kStageBytes<D, T, P> : 0;
+  // The opt-in belongs to the current device's context: set at every launch (a second GPU of the
+  // process would otherwise refuse the launch).
+  if (bytes > 0)
+    NF_CUDA(cudaFuncSetAttribute(thread_kernel<D, T, P, PerOffset, Staged>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(bytes)));
   static const int resident = [] {  // blocks an SM
-    if (bytes > 0)
-      NF_CUDA(cudaFuncSetAttribute(thread_kernel<D, T, P, PerOffset, Staged>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     int blocks = 0;
     NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, thread_kernel<D, T, P, PerOffset, Staged>, kThreads,
                                                           bytes));
@@ -326,7 +328,10 @@ template <int D, class T, int P>
 constexpr bool kByOrder = (P > kThreadMaxOrder<D, T>) && coefficient_pairs(D, P) >= kOffsetOrdersFrom;
 
 // run_thread_kernel with the moments staged or not (`staged`: m2l_thread_gpu.h); never at the
-// orders kStagedOrder leaves out, nor where the device's shared memory does not hold them.
+// orders kStagedOrder leaves out, nor where the device's shared memory does not hold them. The rule
+// was measured on the H200 only: on a GPU with less shared memory an SM may hold fewer staged blocks
+// (3D float p = 6 takes 86 KB a block). On an adaptive level the fill counts every kept parent, not
+// only the split ones the warps take (docs/design.md §16), so it can understate the warps' fill.
 template <int D, class T, int P, bool PerOffset>
 void run_staged_or_not(Staging staged, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
                        unsigned present, const std::uint32_t* ids, const std::uint64_t* counts, const T* table,

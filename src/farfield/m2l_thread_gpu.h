@@ -13,10 +13,11 @@
 //!   read once (16-byte loads) and used for every k it pairs with.
 //!
 //! The warp's lanes are the same child c of 32 consecutive parents (as in the group kernel), so
-//! on a full level they walk the same offsets in the same order and read d as broadcasts. The
-//! moments of the 32 sources a warp takes at each step are staged by the whole warp through shared
-//! memory, 32 consecutive 16-byte chunks a copy instruction (a lane reading its own row touched 32
-//! cache lines an instruction, and the L1 was the kernel's bound); the table stays in the L1.
+//! on a full level they walk the same offsets in the same order and read d as broadcasts. On
+//! well-filled levels, at the orders where loads bound the kernel (Staging below), the moments of
+//! the 32 sources a warp takes at each step are staged by the whole warp through shared memory, 32
+//! consecutive 16-byte chunks a copy instruction (a lane reading its own row touched 32 cache lines
+//! an instruction, and the L1 was the kernel's bound); the table stays in the L1.
 //! Levels too small to fill the GPU split each list among up to 8 threads that add into L atomically.
 //! Above kThreadMaxOrder (farfield/m2l_thread_orders.h) the locals and d outgrow a thread's
 //! registers; there, up to kWideMaxOrder, the wide variant keeps only the locals and reads d a row
@@ -47,8 +48,8 @@ inline constexpr double kStagedFill = 0.75;
 //! (derivative_tables: kOffsets<D> x terms<D>(p)). The translation across offset R keeps the terms
 //! |n| + |k| <= orders.at(R) (farfield/offset_order.h); orders below p only where the orders per
 //! offset apply (the wide variant at 3D p >= 8; std::logic_error elsewhere). `staged`: whether the
-//! warps stage their sources' moments in shared memory (up to kThreadMaxOrder) or each lane reads
-//! its own (NEARFIELD_M2L_STAGED=on|off force one, for comparisons). `scratch` holds
+//! warps stage their sources' moments in shared memory (3D float p <= 6, 3D double <= 4, 2D <= 8) or
+//! each lane reads its own (NEARFIELD_M2L_STAGED=on|off force one, for comparisons). `scratch` holds
 //! m2l_thread_scratch(p, level.boxes) entries: the table, and the moments where terms<D>(p) is not
 //! a whole number of 16-byte loads, copied to padded rows first (one pass over M; the kernel then
 //! reads every row in 16-byte loads). `classes` holds m2l_thread_class_words(...) words (none
