@@ -21,36 +21,19 @@ constexpr int kVec = 16 / int(sizeof(T));
 template <int D, class T, int P>
 constexpr int kStride = thread_row_stride(terms<D>(P), int(sizeof(T)));
 
-template <int N, class T>
+// A row in 16-byte loads: from global memory through the read-only path, or (Shared) from shared
+// memory, where __ldg cannot read (the warp's staged moments: m2l_thread_gpu.cu, walk_staged).
+template <int N, bool Shared = false, class T>
 __device__ __forceinline__ void load_row(const T* __restrict__ from, T (&to)[N]) {
+  using V = std::conditional_t<sizeof(T) == 4, float4, double2>;
 #pragma unroll
   for (int i = 0; i < N; i += kVec<T>) {
+    const V* at = reinterpret_cast<const V*>(from + i);
+    const V v = Shared ? *at : __ldg(at);
     if constexpr (sizeof(T) == 4) {
-      const float4 v = __ldg(reinterpret_cast<const float4*>(from + i));
       to[i] = v.x, to[i + 1] = v.y, to[i + 2] = v.z, to[i + 3] = v.w;
     } else {
-      const double2 v = __ldg(reinterpret_cast<const double2*>(from + i));
       to[i] = v.x, to[i + 1] = v.y;
-    }
-  }
-}
-
-// A row of moments in 16-byte loads: through the read-only path from global memory, or (Staged)
-// from the warp's copy in shared memory (m2l_thread_gpu.cu, walk_staged), where __ldg cannot read.
-template <bool Staged, int N, class T>
-__device__ __forceinline__ void load_moments(const T* __restrict__ from, T (&to)[N]) {
-  if constexpr (!Staged) {
-    load_row<N>(from, to);
-  } else {
-#pragma unroll
-    for (int i = 0; i < N; i += kVec<T>) {
-      if constexpr (sizeof(T) == 4) {
-        const float4 v = *reinterpret_cast<const float4*>(from + i);
-        to[i] = v.x, to[i + 1] = v.y, to[i + 2] = v.z, to[i + 3] = v.w;
-      } else {
-        const double2 v = *reinterpret_cast<const double2*>(from + i);
-        to[i] = v.x, to[i + 1] = v.y;
-      }
     }
   }
 }
@@ -70,7 +53,7 @@ __device__ __forceinline__ void translate(const T* __restrict__ m, const T (&d)[
 #pragma unroll
       for (int zn = 0; zn < row_length<D>(bn); ++zn) {
         const int n = row_start<D>(dn, bn) + zn;
-        if (n % kVec<T> == 0) load_moments<Staged, kVec<T>>(m + n, chunk);
+        if (n % kVec<T> == 0) load_row<kVec<T>, Staged>(m + n, chunk);
         const T mn = chunk[n % kVec<T>];
         const T s = dn % 2 ? -mn : mn;
 #pragma unroll
