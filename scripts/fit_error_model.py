@@ -12,8 +12,15 @@ digits.
 Orders below every source's lowest take that order's error. The tables hold one entry per order
 1..kMaxOrder (src/farfield/multi_index.h).
 
+The adaptive methods' 3D margin over that table (order.h: kAdaptiveMargin3): for each order, the
+largest measured error of fmm-adaptive over the table's, over every input and leaf size of
+RESULTS/fmm-depth-error/ (scripts/fmm-bench.sh depth-error), rounded up to 2 decimals; an order
+between measured ones takes the larger of its neighbours', one outside them the larger of 2 (the
+earlier blanket margin) and the nearest measured order's.
+
 Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
-       fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 equal them
+       fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 and
+                                                    kAdaptiveMargin3 equal them
 """
 import csv
 import glob
@@ -93,6 +100,31 @@ def fit(results):
     return out
 
 
+def adaptive_margin(results, table3):
+    """([margin at p = 1..kMaxOrder], the orders measured) of fmm-adaptive in 3D over table3, or None
+    where RESULTS/fmm-depth-error holds no such rows."""
+    MAX_ORDER = max_order()
+    worst = {}
+    for f in sorted(glob.glob(os.path.join(results, "fmm-depth-error", "*.csv"))):
+        for r in csv.DictReader(open(f)):
+            if r.get("kernel") == "fmm-adaptive" and r["dim"] == "3" and r.get("p") and r.get("rel_l2"):
+                p = int(r["p"])
+                worst[p] = max(worst.get(p, 0.0), float(r["rel_l2"]) / table3[p - 1])
+    if not worst:
+        return None
+    ps = sorted(worst)
+    margin = []
+    for p in range(1, MAX_ORDER + 1):
+        if p in worst:
+            m = worst[p]
+        elif ps[0] < p < ps[-1]:
+            m = max(worst[max(q for q in ps if q < p)], worst[min(q for q in ps if q > p)])
+        else:
+            m = max(2.0, worst[ps[0] if p < ps[0] else ps[-1]])
+        margin.append(math.ceil(round(m * 100, 6)) / 100)
+    return margin, ps
+
+
 def tables_in(path):
     text = open(path).read()
     found = {}
@@ -100,6 +132,9 @@ def tables_in(path):
         m = re.search(r"k%s\[kMaxOrder\]\s*=\s*\{([^}]*)\}" % dim, text)
         if m:
             found[dim] = [float(v) for v in m.group(1).replace("\n", " ").split(",") if v.strip()]
+    m = re.search(r"kAdaptiveMargin3\[kMaxOrder\]\s*=\s*\{([^}]*)\}", text)
+    if m:
+        found["adaptive3"] = [float(v) for v in m.group(1).replace("\n", " ").split(",") if v.strip()]
     return found
 
 
@@ -107,10 +142,14 @@ def main():
     if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--check"):
         sys.exit(__doc__)
     fitted = fit(sys.argv[1])
+    margin = adaptive_margin(sys.argv[1], fitted["3"][0]) if "3" in fitted else None
     if len(sys.argv) == 2:
         for dim, (table, used) in fitted.items():
             print(f"{dim}D from " + "; ".join(used))
             print(f"  k{dim}[kMaxOrder] = {{" + ", ".join(f"{v:.3g}" for v in table) + "};")
+        if margin:
+            print(f"3D adaptive margin from fmm-depth-error, orders {', '.join(map(str, margin[1]))} measured")
+            print("  kAdaptiveMargin3[kMaxOrder] = {" + ", ".join(f"{v:.2f}" for v in margin[0]) + "};")
         return
     have = tables_in(sys.argv[3])
     bad = False
@@ -121,11 +160,18 @@ def main():
         elif have.get(dim) != fitted[dim][0]:
             print(f"{dim}D: {sys.argv[3]} holds {have.get(dim)}\n    the rows give {fitted[dim][0]}")
             bad = True
+    if margin is None:
+        print(f"3D adaptive margin: no fmm-adaptive rows under {sys.argv[1]}/fmm-depth-error")
+        bad = True
+    elif have.get("adaptive3") != margin[0]:
+        print(f"3D adaptive margin: {sys.argv[3]} holds {have.get('adaptive3')}\n    the rows give {margin[0]}")
+        bad = True
     if bad:
         print("error_model: order.h's tables differ from the measured rows; rerun scripts/fmm-order.sh (FIT_ONLY=1 "
               "fits the rows there) and copy its tables into src/farfield/order.h")
         sys.exit(1)
-    print(f"error_model: the 2D and 3D tables of {sys.argv[3]} are the fit of the rows under {sys.argv[1]}")
+    print(f"error_model: the 2D and 3D tables and the 3D adaptive margin of {sys.argv[3]} are the fit of the rows "
+          f"under {sys.argv[1]}")
 
 
 if __name__ == "__main__":

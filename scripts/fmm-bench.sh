@@ -21,6 +21,9 @@
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
+#   depth-error  the error against the tree's depth in 3D, fmm-adaptive on nine inputs and fmm at
+#             levels 7 to 9 (the data of farfield/order.h's depth factors)
+#             -> RESULTS/fmm-depth-error/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
 # the sections stages to accuracy, in that order)
 set -euo pipefail
@@ -120,7 +123,30 @@ for s in $sections; do
       "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 \
         --sample 1000 --output "$out" || true
       ;;
-    *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy)"; exit 2 ;;
+    depth-error)
+      # The error against the depth in 3D (farfield/order.h's depth factors): fmm-adaptive in double
+      # (the truncation alone) on nine 3D inputs at leaf sizes 64 and 285 (the automatic size at
+      # p = 10: deep and shallow trees), and fmm on its uniform tree at levels 7 to 9 on Plummer and
+      # clusters; orders 6, 8, 10, 12 on a sample of 1000 targets; float at the automatic size on
+      # Plummer 2^24 and corners -> RESULTS/fmm-depth-error/<device>.csv
+      out="$RESULTS/fmm-depth-error/$device.csv"
+      fresh "$out"
+      for input in "plummer 16777216" "plummer 4194304" "clusters 4194304" "corners 4194304" "core 4194304" \
+                   "shell 4194304" "mixed 4194304" "uniform 4194304" "galaxies 4194304"; do
+        read -r dist n <<< "$input"
+        for size in 285 64; do
+          "$NF" validate --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto --leaf-size "$size" \
+            --precision double --order 6,8,10,12 --sample 1000 --output "$out" || true  # rows above tolerance stay
+        done
+      done
+      for dist in plummer corners; do
+        "$NF" validate --kernel fmm-adaptive --dist "$dist" --dim 3 --n 16777216 --level auto --leaf-size 285 \
+          --precision float --order 10,11,12 --sample 1000 --output "$out" || true
+      done
+      "$NF" validate --kernel fmm --dist plummer,clusters --dim 3 --n 4194304 --level 7,8,9 --precision double \
+        --order 6,8,10,12 --sample 1000 --output "$out" || true
+      ;;
+    *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy depth-error)"; exit 2 ;;
   esac
 done
 echo "=== $(date +%T) done"

@@ -52,8 +52,16 @@ void check_sweep_accuracy(const SweepConfig& c, int dim) {
   const std::vector<int> orders = parse_orders(c);
   if (std::find(orders.begin(), orders.end(), 0) == orders.end()) return;  // every order given
   const double accuracy = c.accuracy > 0 ? c.accuracy : farfield::kDefaultAccuracy;
-  for (std::int64_t level : parse_levels(c))
-    if (level >= 0) check_accuracy_reachable(dim, int(level), accuracy);
+  for (const std::string& name : kernels) {
+    const KernelInfo& k = find_kernel(name);
+    if (!k.far_field()) continue;
+    if (k.adaptive() && dim == 3) {  // its model does not follow the level (farfield::kAdaptiveMargin3)
+      check_adaptive_accuracy_reachable(accuracy);
+      continue;
+    }
+    for (std::int64_t level : parse_levels(c))
+      if (level >= 0) check_accuracy_reachable(dim, int(level), accuracy);
+  }
 }
 
 void check_sweep(const SweepConfig& c, bool validation) {

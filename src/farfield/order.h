@@ -62,6 +62,30 @@ inline double depth_factor(int dim, int level) {
   return level > from ? 1.0 + 0.8 * double(level - from) : 1.0;
 }
 
+//! How much more than the table an adaptive method (methods/adaptive_method.h) errs in 3D, per order
+//! p (index p - 1): the largest measured error of fmm-adaptive over the table's at that order, over
+//! nine 3D inputs (uniform, Plummer at N = 2^22 and 2^24, clusters, corners, core, shell, mixed,
+//! galaxies) at leaf sizes 64 and 285, the trees 5 to 12 levels deep (scripts/fmm-bench.sh
+//! depth-error, results/fmm-depth-error/, double; fit by scripts/fit_error_model.py, which the check
+//! error_model holds this table to). The error does not grow with the depth there: it follows the
+//! input (a thin shell errs most, 1.5x the table at p = 10; corners at level 12, 0.75x), so no
+//! depth factor applies. Orders outside the measured ones take 2, the blanket margin this replaced,
+//! or the nearest measured order's where larger.
+inline constexpr double kAdaptiveMargin3[kMaxOrder] = {2.03, 2.03, 2.03, 2.03, 2.03, 2.03, 2.03, 1.89, 1.89, 1.51,
+                                                       1.05, 1.29, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00};
+
+//! The smallest order p in 1..kMaxOrder whose modeled error on an adaptive tree in 3D (the table
+//! times kAdaptiveMargin3) is at most `accuracy` (kMaxOrder when none is).
+inline int adaptive_order_for_accuracy_3d(double accuracy) {
+  const ErrorModel m = error_model(3);
+  for (int p = 1; p <= kMaxOrder; ++p)
+    if (m.error(p) * kAdaptiveMargin3[p - 1] <= accuracy) return p;
+  return kMaxOrder;
+}
+
+//! The adaptive methods' modeled best in 3D (order kMaxOrder): an accuracy below it cannot be reached.
+inline double best_adaptive_error_3d() { return error_model(3).error(kMaxOrder) * kAdaptiveMargin3[kMaxOrder - 1]; }
+
 //! The smallest order p in 1..kMaxOrder whose modeled error at leaf level `level` (the table times
 //! depth_factor) is at most `accuracy` (kMaxOrder when none is).
 inline int order_for_accuracy(int dim, double accuracy, int level) {

@@ -231,17 +231,23 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   // An accuracy below the model's error at the highest order (at this leaf level) had run at
   // p = kMaxOrder without a word, and validate then failed it.
-  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0)
-    check_accuracy_reachable(like.dim, s.level, s.accuracy);
+  // The adaptive methods in 3D take their order from their own margin, at any depth (adaptive_method.h).
+  const bool adaptive3 = k.adaptive() && like.dim == 3;
+  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0) {
+    if (adaptive3)
+      check_adaptive_accuracy_reachable(s.accuracy);
+    else
+      check_accuracy_reachable(like.dim, s.level, s.accuracy);
+  }
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
     check_float_far_field(d, s.level, s.softening, total_mass(like), s.precision);
     if (s.level >= 2) {
+      const double accuracy = s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy;
       const int order = s.order > 0 ? s.order
-                                    : farfield::order_for_accuracy(like.dim, s.accuracy > 0 ? s.accuracy
-                                                                                          : farfield::kDefaultAccuracy,
-                                                                   s.level);
+                        : adaptive3  ? farfield::adaptive_order_for_accuracy_3d(accuracy)
+                                     : farfield::order_for_accuracy(like.dim, accuracy, s.level);
       check_float_far_field_ceiling(total_mass(like), order, s.precision);
     }
   }
@@ -257,6 +263,15 @@ void check_accuracy_reachable(int dim, int level, double accuracy) {
                      " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(dim) +
                      "D, leaf level " + std::to_string(level) + "); ask for at least that, or give --order " +
                      std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
+}
+
+void check_adaptive_accuracy_reachable(double accuracy) {
+  const double best = farfield::best_adaptive_error_3d();
+  if (best > accuracy)
+    throw UsageError("--accuracy " + format_double(accuracy) + ": the error model of the adaptive methods reaches " +
+                     format_double(best) + " at best (order " + std::to_string(farfield::kMaxOrder) +
+                     ", 3D); ask for at least that, or give --order " + std::to_string(farfield::kMaxOrder) +
+                     " to run the highest order without a target");
 }
 
 void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision) {
