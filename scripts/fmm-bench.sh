@@ -21,8 +21,8 @@
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
-#   depth-error  the error against the tree's depth in 3D, fmm-adaptive on nine inputs and fmm at
-#             levels 7 to 9 (the data of farfield/order.h's depth factors)
+#   depth-error  the error against the tree's depth in 3D, fmm-adaptive on eight inputs (orders 6..12)
+#             and fmm at levels 7 to 9 (the data of farfield/order.h's kAdaptiveMargin3)
 #             -> RESULTS/fmm-depth-error/<device>.csv
 # Usage: scripts/fmm-bench.sh [BIN_DIR] [RESULTS_DIR] [sections...]   (defaults build/bin, results,
 # the sections stages to accuracy, in that order)
@@ -124,19 +124,21 @@ for s in $sections; do
         --sample 1000 --output "$out" || true
       ;;
     depth-error)
-      # The error against the depth in 3D (farfield/order.h's depth factors): fmm-adaptive in double
-      # (the truncation alone) on nine 3D inputs at leaf sizes 64 and 285 (the automatic size at
-      # p = 10: deep and shallow trees), and fmm on its uniform tree at levels 7 to 9 on Plummer and
-      # clusters; orders 6, 8, 10, 12 on a sample of 1000 targets; float at the automatic size on
-      # Plummer 2^24 and corners -> RESULTS/fmm-depth-error/<device>.csv
+      # The error against the depth in 3D (farfield/order.h: kAdaptiveMargin3 and depth_factor):
+      # fmm-adaptive in double (the truncation alone) on nine 3D inputs of 2^22 (2^21 for the lattice)
+      # at the leaf size 285 (the automatic size near p = 10) and, where the trees go deeper or the
+      # error is largest, 64; orders 6 to 12 on a sample of 1000 targets (core, 99% of the points in
+      # a cube of side 1e-4, erred 1e-11 to 1e-13 at these orders and is left out); float at p = 10
+      # to 12 on Plummer and corners of 2^24; fmm on its uniform tree at levels 7 to 9 on Plummer and
+      # clusters -> RESULTS/fmm-depth-error/<device>.csv
       out="$RESULTS/fmm-depth-error/$device.csv"
       fresh "$out"
-      for input in "plummer 16777216" "plummer 4194304" "clusters 4194304" "corners 4194304" "core 4194304" \
-                   "shell 4194304" "mixed 4194304" "uniform 4194304" "galaxies 4194304"; do
-        read -r dist n <<< "$input"
-        for size in 285 64; do
+      for input in "plummer 4194304 285 64" "clusters 4194304 285" "corners 4194304 285 64" "shell 4194304 285 64" \
+                   "mixed 4194304 285" "uniform 4194304 285" "galaxies 4194304 285 64" "lattice 2097152 285 64"; do
+        read -r dist n sizes <<< "$input"
+        for size in $sizes; do
           "$NF" validate --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto --leaf-size "$size" \
-            --precision double --order 6,8,10,12 --sample 1000 --output "$out" || true  # rows above tolerance stay
+            --precision double --order 6,7,8,9,10,11,12 --sample 1000 --output "$out" || true  # rows above tolerance stay
         done
       done
       for dist in plummer corners; do
