@@ -2,12 +2,14 @@
 // particles' keys alone, and the property the method rests on, checked pair by pair: for each
 // target i and source j, exactly one of "j is in i's leaf's near field" and "one M2L between
 // their ancestors" holds, and every box either touches is kept. Then the counts of
-// cpu-fmm-adaptive and its options. (Its forces against float64 all pairs: test_kernels_full.cc.)
+// cpu-fmm-adaptive and its options, and the order it takes in 3D without one. (Its forces against
+// float64 all pairs: test_kernels_full.cc.)
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "core/errors.h"
+#include "farfield/order.h"
 #include "helpers.h"
 #include "io/particle_file.h"
 #include "methods/adaptive_method.h"
@@ -276,4 +278,45 @@ TEST_CASE("--resume keeps a full method's order; --level auto of an adaptive swe
     const int d = rows[1][pc] == "double" ? 1 : 2, f = 3 - d;
     CHECK(std::stoi(rows[d][lc]) > std::stoi(rows[f][lc]));
   }
+}
+
+TEST_CASE("an adaptive method in 3D takes the order of the table times its measured margin, at any depth") {
+  // farfield::kAdaptiveMargin3: the error on adaptive trees follows the input, not the depth.
+  for (double accuracy : {1e-3, 1e-4, 1e-5}) {
+    CAPTURE(accuracy);
+    const int p = farfield::adaptive_order_for_accuracy_3d(accuracy);
+    const farfield::ErrorModel m = farfield::error_model(3);
+    CHECK(m.error(p) * farfield::kAdaptiveMargin3[p - 1] <= accuracy);
+    for (int q = 1; q < p; ++q) CHECK(m.error(q) * farfield::kAdaptiveMargin3[q - 1] > accuracy);
+    MethodSetup s;
+    s.accuracy = accuracy;
+    for (int level : {-1, 3, 9, 12}) {
+      s.level = level;
+      const MethodSetup got = adaptive_setup(s, 3, true);
+      CHECK(got.order == p);
+      CHECK(got.accuracy == accuracy);  // kept as the validation target
+      CHECK(got.leaf_size == auto_leaf_size(3, p, FullMethodCostModel::rates(true, Precision::f32, "")));
+    }
+  }
+  for (int p = 1; p <= farfield::kMaxOrder; ++p) CHECK(farfield::kAdaptiveMargin3[p - 1] >= 1.0);
+  CHECK(farfield::best_adaptive_error_3d() ==
+        farfield::error_model(3).error(farfield::kMaxOrder) * farfield::kAdaptiveMargin3[farfield::kMaxOrder - 1]);
+  // An accuracy below the adaptive model's best is refused before any work; the level plays no part.
+  test::TempDir dir;
+  const test::CliResult refused = test::run_cli({"validate", "--dist", "plummer", "--dim", "3", "--n", "2000",
+                                                 "--kernel", "cpu-fmm-adaptive", "--accuracy", "1e-7", "--level",
+                                                 "auto", "--output", dir.file("r.csv")});
+  CHECK(refused.code != 0);
+  CHECK(refused.err.find("error model of the adaptive methods") != std::string::npos);
+  // 3D galaxies (trees down to level 9 at N = 20000, 1.45x the table at p = 10 on 2^22) reach the
+  // default accuracy at the order the margin gives.
+  const test::CliResult r = test::run_cli({"validate", "--dist", "galaxies", "--dim", "3", "--n", "20000", "--seed", "1",
+                                           "--kernel", "cpu-fmm-adaptive", "--level", "auto", "--precision", "double",
+                                           "--sample", "500", "--output", dir.file("v.csv")});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  const auto rows = test::csv_rows(dir.file("v.csv"));
+  REQUIRE(rows.size() == 2);
+  CHECK(std::stoi(rows[1][test::column(rows[0], "p")]) == farfield::adaptive_order_for_accuracy_3d(1e-4));
+  CHECK(std::stod(rows[1][test::column(rows[0], "rel_l2")]) <= 1e-4);
 }

@@ -3,6 +3,7 @@
 // once with the bytes needed and available, and nothing is written; runs that fit go ahead.
 #include "core/errors.h"
 #include "core/host_memory.h"
+#include "farfield/order.h"
 #include "methods/auto_level.h"
 #include "methods/full_level_rule.h"
 #include "methods/memory_estimate.h"
@@ -58,8 +59,9 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   add_method_memory(fmm4, find_kernel("cpu-fmm"), s, 3, 1000000, 1);
   CHECK(fmm.host_bytes() > fmm4.host_bytes());
   // fmm-adaptive counts the expansions of about 8 N / S kept boxes (the method checks the exact
-  // figure once its tree is built): 3D Plummer 2^24 at its default order (12) needs a few GiB of
-  // them, not the 65 GiB of a box per particle that had refused it on an 80 GB GPU.
+  // figure once its tree is built): 3D Plummer 2^24 at its default order (11; 12 when this was
+  // written) needs a few GiB of them, not the 65 GiB of a box per particle (at p = 12) that had
+  // refused it on an 80 GB GPU.
   MethodSetup a;
   a.level = kAutoLevel;
   MemoryNeed adaptive, uniform;
@@ -69,8 +71,10 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   double adaptive_expansions = 0;
   for (const auto& part : adaptive.gpu)
     if (part.what.rfind("expansions", 0) == 0) adaptive_expansions = part.bytes;
-  const double terms12 = 455, boxes = 8.0 * 16777216 / auto_leaf_size(3, 12, FullMethodCostModel::kGpuFloat) + 1;
-  CHECK(adaptive_expansions == doctest::Approx(2.0 * terms12 * 4.0 * boxes));
+  const int p = farfield::adaptive_order_for_accuracy_3d(farfield::kDefaultAccuracy);
+  const double terms = double((p + 1) * (p + 2) * (p + 3) / 6),
+               boxes = 8.0 * 16777216 / auto_leaf_size(3, p, FullMethodCostModel::kGpuFloat) + 1;
+  CHECK(adaptive_expansions == doctest::Approx(2.0 * terms * 4.0 * boxes));
   CHECK(adaptive.gpu_bytes() < 20e9);
   CHECK(uniform.gpu_bytes() > 60e9);
   a.leaf_size = 16;  // smaller leaves, more boxes

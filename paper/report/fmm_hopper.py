@@ -12,7 +12,7 @@ from .common import Flags, context_label, distinct, fmt_ms, join, latest, machin
 from .figures import plt
 from .fmm_common import AUTO_TARGET, FIGURE_ORDER, NEAR_FACTORS, FMA_PER_SM_CLOCK, STAGES, HOW, on, bench_rows, order_of, is_auto, share, per_s, fmt_rate, pct, sm_count, fp32_peak, memory_bandwidth, case_name, spread, coverage_text
 from .fmm_growth import scaling_part, accuracy_part
-from .fmm_adaptive import adaptive_part, leaf_part
+from .fmm_adaptive import adaptive_part, depth_error_part, leaf_part
 from .fmm_orders import orders_part
 from .fmm_thread import thread_part
 
@@ -412,7 +412,8 @@ def fmm_hopper(report):
                       ("Against N, beside all pairs", scaling_part),
                       ("Error against the order", accuracy_part),
                       ("The adaptive tree", adaptive_part),
-                      ("The adaptive tree's leaf size", leaf_part)):
+                      ("The adaptive tree's leaf size", leaf_part),
+                      ("The adaptive tree's error against the depth", depth_error_part)):
         got = fn(report, out)
         if got:
             parts.append(f"### {title}\n\n" + "\n\n".join(got))

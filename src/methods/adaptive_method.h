@@ -10,13 +10,14 @@
 
 namespace nf {
 
-//! An adaptive method's setup as it runs on the GPU (`gpu`) or the CPU: without --order, the order
-//! that the error model (farfield/order.h, measured on uniform trees) gives for half the accuracy,
-//! which is kept as the target (the model's margin is thin on an adaptive tree: on 3D "corners",
-//! piles in the corners with levels down to 12, p = 10 reached 1.04e-4 against 1e-4), and, where
-//! the deepest level is known (s.level), at least the order that level needs for the accuracy
-//! itself (farfield::order_for_accuracy); without --leaf-size, the leaf size of
-//! methods/full_level_rule.h's auto_leaf_size at the half-accuracy order.
+//! An adaptive method's setup as it runs on the GPU (`gpu`) or the CPU: without --order, in 3D the
+//! order whose modeled error on an adaptive tree (the table times farfield::kAdaptiveMargin3,
+//! measured on adaptive trees of eight 3D inputs; it does not follow the depth) is at most the
+//! accuracy; in 2D the order the error model (farfield/order.h, measured on uniform trees) gives for
+//! half the accuracy and, where the deepest level is known (s.level), at least the order that level
+//! needs for the accuracy itself (farfield::order_for_accuracy). The accuracy is kept as the target.
+//! Without --leaf-size, the leaf size of methods/full_level_rule.h's auto_leaf_size at that (3D) or
+//! the half-accuracy (2D) order.
 MethodSetup adaptive_setup(MethodSetup s, int dim, bool gpu);
 
 //! The leaf size S of a setup from adaptive_setup (never 0 there).
