@@ -149,9 +149,14 @@ TEST_CASE("full level rule: on the GPU, M2L a thread per target costs by transla
       // With a thread kernel of no cost: the passes alone where it runs, no change where it does not.
       FullMethodRates free_threads = rates;
       for (auto& curve : free_threads.m2l_thread_s) curve.fill(0.0);
+      for (auto& curve : free_threads.m2l_staged_s) curve.fill(0.0);
       const double rest = full_level_cost(scan, in.level, order, free_threads).far_ms;
-      const double m2l = 1e3 * double(f.translations) *
-                         rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order)));
+      // Staged on the levels that fill 3/4 of their parents' places, where the order stages.
+      const double madds = double(farfield::m2l_madds(dim, order));
+      const double full = rates.m2l_staged(dim, order) ? double(f.full_translations) : 0.0;
+      CHECK(f.full_translations <= f.translations);
+      const double m2l = 1e3 * ((double(f.translations) - full) * rates.m2l_thread_translation_s(dim, madds) +
+                                full * rates.m2l_staged_translation_s(dim, madds));
       CHECK(m2l > 0);
       CHECK(f.far_ms == doctest::Approx(order <= top ? rest + m2l : rest).epsilon(1e-12));
     }
@@ -159,23 +164,6 @@ TEST_CASE("full level rule: on the GPU, M2L a thread per target costs by transla
       CHECK(rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order + 1))) >
             rates.m2l_thread_translation_s(dim, double(farfield::m2l_madds(dim, order))));
   }
-}
-
-TEST_CASE("full level rule: with an order per level, each level's cost is that of the whole method at its order") {
-  // The GPU kernel takes 32 or 64 targets a block by the order (3D float: 64 at p = 8..11, 32 at
-  // 7); the levels above a level had been counted at their own orders' widths.
-  const FullMethodRates rates = FullMethodCostModel::kGpuFloat;
-  REQUIRE(rates.m2l_wide(3, 8) != rates.m2l_wide(3, 7));
-  const Particles p = test::make("plummer", 3, 20000, 83);
-  const LevelScan scan(p, default_domain(p), 6);
-  const auto order_at = [](int l) { return l < 4 ? 7 : 8; };
-  const FullLevelChoice c = choose_full_level(scan, 6, order_at, rates);
-  for (const FullLevelCost& e : c.evaluated) {
-    CAPTURE(e.level);
-    CHECK(e.order == order_at(e.level));
-    CHECK(e.ms() == doctest::Approx(full_level_cost(scan, e.level, order_at(e.level), rates).ms()).epsilon(1e-12));
-  }
-  CHECK(c.evaluated.back().level >= 4);  // a level whose order's width differs from the levels above
 }
 
 TEST_CASE("full level rule: a lower order (cheaper far field) goes deeper, a higher one shallower") {

@@ -271,14 +271,12 @@ std::size_t table_entries(int p) {
 // The thread kernel over the level's targets, a block of kThreads threads.
 constexpr int kThreads = 256;
 
-// Where the moments are staged at all (docs/design.md §16, "Staged moments"): not in the wide
-// variant, and only where a translation takes at most 50 multiply-adds per 16-byte chunk of the
-// source's row. Above that the loads are not what bounds the kernel, and staging's registers cost
-// more than it saves. H200, M2L ms unstaged -> staged on every level (trial builds): 2D float
-// clusters 2^22 level 9 p = 10 (59 a chunk) 0.381 -> 0.392, p = 12 (79) 0.528 -> 0.586; below it,
-// 2D float p = 8 (41) 0.307 -> 0.292, and 3D float p = 6 (44) on uniform 2^24 level 6 6.01 -> 4.15.
+// Where the moments are staged at all: farfield/m2l_thread_orders.h's thread_staged_order (the
+// chunks there are kChunks).
 template <int D, class T, int P>
-constexpr bool kStagedOrder = P <= kThreadMaxOrder<D, T> && coefficient_pairs(D, P) <= 50 * kChunks<D, T, P>;
+constexpr bool kStagedOrder = thread_staged_order(D, int(sizeof(T)), P);
+static_assert(kStagedOrder<3, float, 6> && !kStagedOrder<3, float, 7> && kStagedOrder<3, double, 4> &&
+              !kStagedOrder<3, double, 5> && kStagedOrder<2, float, 8> && !kStagedOrder<2, float, 10>);
 
 // The shared memory a block's staged moments take at order P (3D float p = 4: 37 KB, p = 6: 86 KB).
 template <int D, class T, int P>

@@ -40,8 +40,9 @@ namespace nf::farfield {
 //! places. On sparser levels a warp's lanes walk different lists and the staging's registers cost
 //! more than its loads save (H200, trial builds, 3D float Plummer 2^24 level 7, whose level 7 fills
 //! 0.52: M2L at p = 2 1.65 ms unstaged, 1.89 staged everywhere, 1.70 by fill; p = 5 6.55, 7.24, 6.45).
+//! (The fill is kStagedFill, the orders thread_staged_order: farfield/m2l_thread_orders.h, which
+//! the host's cost model reads too.)
 enum class Staging { off, on, by_fill };
-inline constexpr double kStagedFill = 0.75;
 
 //! L += the M2L of one level at order p (1 <= p <= kWideMaxOrder): the targets are the children of
 //! `parents` (of parents.split where set), `derivatives` the level's derivative table

@@ -23,16 +23,31 @@ std::string fixed(const char* format, double v) {
 struct Running {
   std::vector<std::uint64_t> boxes;
   std::uint64_t translations = 0;
+  std::uint64_t full_translations = 0;  // on levels filling >= farfield::kStagedFill of their parents' places
   // The sibling-group kernel's translations, empty slots included (GPU), with 32 and with 64
   // targets a block: the width follows the order, and with an order per level (from the accuracy)
   // a level's method runs every level at its own order, so both sums are kept.
   double slots[2] = {0, 0};
 };
 
+// The thread kernel's M2L seconds over the levels in `run`: staged on the full levels where the
+// order stages, unstaged elsewhere.
+double thread_m2l_s(int dim, int order, double madds, const Running& run, const FullMethodRates& rates) {
+  const double full = rates.m2l_staged(dim, order) ? double(run.full_translations) : 0.0;
+  return (double(run.translations) - full) * rates.m2l_thread_translation_s(dim, madds) +
+         full * rates.m2l_staged_translation_s(dim, madds);
+}
+
 // Level h.level's figures, given the levels above it in `run` (which takes this one in).
 FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const FullMethodRates& rates, Running& run) {
   run.boxes.push_back(h.key.size());
-  run.translations += farfield::count_translations(h.dim, h.level, h.key);
+  const std::uint64_t translations = farfield::count_translations(h.dim, h.level, h.key);
+  run.translations += translations;
+  // The level's fill as the GPU's thread kernel counts it (farfield/m2l_thread_gpu.cu): its boxes
+  // over 2^d places of each box of the level above.
+  if (run.boxes.size() >= 2 && run.boxes[run.boxes.size() - 2] > 0 &&
+      double(h.key.size()) >= farfield::kStagedFill * double(1u << h.dim) * double(run.boxes[run.boxes.size() - 2]))
+    run.full_translations += translations;
   // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
   // targets uses: on sparse levels it costs by those, not by the translations.
   if (rates.m2l_by_slots && h.level >= 2)
@@ -43,13 +58,14 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   c.boxes = h.key.size();
   c.pairs = box_pairs(h);
   c.translations = run.translations;
+  c.full_translations = run.full_translations;
   const farfield::OpCounts ops = farfield::op_counts(h.dim, order, n, run.boxes, run.translations, c.pairs);
   c.near_ms = 1e3 * double(c.pairs) / rates.near_pairs_per_s;
   const double madds = double(farfield::m2l_madds(h.dim, order));
   c.far_ms = 1e3 * double(ops.upward + ops.downward) / rates.pass_madds_per_s +
              (!rates.m2l_by_slots                ? rates.m2l_ms(double(run.translations), double(ops.m2l))
               : run.translations == 0            ? 0.0
-              : rates.m2l_threaded(h.dim, order) ? 1e3 * double(run.translations) * rates.m2l_thread_translation_s(h.dim, madds)
+              : rates.m2l_threaded(h.dim, order) ? 1e3 * thread_m2l_s(h.dim, order, madds, run, rates)
                                                  : 1e3 * slots * rates.m2l_slot_s(madds));
   return c;
 }

@@ -58,6 +58,15 @@ struct FullMethodRates {
   std::array<int, 2> m2l_thread_max{};
   std::array<std::array<double, 7>, 2> m2l_thread_madds{}, m2l_thread_s{};
   bool m2l_threaded(int dim, int order) const { return order >= 1 && order <= m2l_thread_max[dim == 2 ? 0 : 1]; }
+  //! GPU: the thread kernel's time a translation where it stages the moments (on levels whose boxes
+  //! fill at least farfield::kStagedFill of their parents' places, at the orders
+  //! farfield::thread_staged_order takes for scalars of m2l_scalar_bytes bytes), at the abscissas
+  //! m2l_thread_madds; 0 bytes: never staged.
+  int m2l_scalar_bytes = 0;
+  std::array<std::array<double, 7>, 2> m2l_staged_s{};
+  bool m2l_staged(int dim, int order) const {
+    return m2l_scalar_bytes > 0 && m2l_threaded(dim, order) && farfield::thread_staged_order(dim, m2l_scalar_bytes, order);
+  }
   //! y at x along the points (xs, ys): linear between them, beyond them along the first and the
   //! last segment.
   template <std::size_t N>
@@ -68,6 +77,9 @@ struct FullMethodRates {
   }
   double m2l_thread_translation_s(int dim, double madds) const {
     return std::max(0.0, along(m2l_thread_madds[dim == 2 ? 0 : 1], m2l_thread_s[dim == 2 ? 0 : 1], madds));
+  }
+  double m2l_staged_translation_s(int dim, double madds) const {
+    return std::max(0.0, along(m2l_thread_madds[dim == 2 ? 0 : 1], m2l_staged_s[dim == 2 ? 0 : 1], madds));
   }
   double m2l_slot_s(double madds) const { return along(m2l_curve_madds, m2l_curve_s, madds); }
   //! Modelled milliseconds of M2L for `translations` translations of `madds` multiply-adds in all
@@ -151,8 +163,14 @@ struct FullMethodRates {
 //!   order's 3003 multiply-adds like the slot curve; double p = 5, 6) is on the same curves. Not
 //!   yet measured on the H100. These points predate the staged moments (41975af), which run full
 //!   levels 0.63-0.84x these at 3D float p = 2..6 (uniform 2^24 level 6, results/fmm-m2l-staged) and
-//!   leave Plummer's sparse level 7 as it was; the curves are not refitted (the level sweep at 41975af
-//!   still lands within 15%: results/fmm-levels).
+//!   leave Plummer's sparse level 7 as it was: these curves stay the unstaged kernel's.
+//! - The staged thread kernel (m2l_staged_s; on levels that fill >= 3/4 of their parents' places, at
+//!   the staged orders): its time a translation on the H200 (results/fmm-m2l-staged at 41975af,
+//!   the default variant, every level of the input staged): 3D float uniform 2^24 level 6 at p = 2..6
+//!   (0.0204, 0.0237, 0.0322, 0.0521, 0.0793 ns), 3D double uniform 2^22 level 6 at p = 2..4
+//!   (0.0230, 0.0321, 0.0555 ns); the points at orders that never stage repeat the unstaged ones. In
+//!   2D the staged time is not measured apart (clusters 2^22 level 9 stages some of its levels:
+//!   0.72-1.01x), so its curve repeats the unstaged one.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
@@ -167,7 +185,10 @@ struct FullMethodCostModel {
                                              {farfield::kWideMaxOrder<2, float>, farfield::kWideMaxOrder<3, float>},
                                              {{{70, 210, 495, 1001, 1820, 3640, 7280}, {28, 84, 210, 462, 924, 1716, 3003}}},
                                              {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
-                                               {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9, 0.247e-9}}}};
+                                               {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9, 0.247e-9}}},
+                                             4,
+                                             {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
+                                               {0.0204e-9, 0.0237e-9, 0.0322e-9, 0.0521e-9, 0.0793e-9, 0.174e-9, 0.247e-9}}}};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
                                               0.3e12,
@@ -180,7 +201,10 @@ struct FullMethodCostModel {
                                               {farfield::kWideMaxOrder<2, double>, farfield::kWideMaxOrder<3, double>},
                                               {{{70, 210, 495, 1000, 2000, 4000, 8000}, {28, 84, 210, 462, 924, 1848, 3696}}},
                                               {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
-                                                {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};
+                                                {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}},
+                                              8,
+                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
+                                                {0.0230e-9, 0.0321e-9, 0.0555e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};
   static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
   static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
                                               {0, 0, 0, 0, 0}, 4.3e8};
@@ -224,6 +248,9 @@ struct FullLevelCost {
   std::uint64_t boxes = 0;         //!< non-empty boxes at this level
   std::uint64_t pairs = 0;         //!< pairs(K)
   std::uint64_t translations = 0;  //!< M2L translations of levels 2..K
+  //! Those of them on levels whose boxes fill at least farfield::kStagedFill of their parents'
+  //! places (where the GPU's thread kernel stages the moments).
+  std::uint64_t full_translations = 0;
   double near_ms = 0, far_ms = 0;  //!< modeled times of the near and the far field
   int order = 0;                   //!< the order p the method runs at this leaf level
   double ms() const { return near_ms + far_ms; }
