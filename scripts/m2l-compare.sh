@@ -12,7 +12,9 @@
 # (NEARFIELD_M2L=group), thread (the thread kernel as it runs by default), unstaged (the thread
 # kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself).
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
-# the others (all: both). At 3D float p = 8 both take the orders per offset (the default).
+# the others (all: both); full2d only 2D uniform 2^22 at level 9, whose levels are all full (float
+# and double, p = 4, 6, 8: the staged curve of methods/full_level_rule.h in 2D). At 3D float p = 8
+# both take the orders per offset (the default).
 # Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
 set -uo pipefail
 bin="${1:-build/bin}"
@@ -24,7 +26,7 @@ for v in "${variants[@]}"; do
   case "$v" in group | thread | unstaged) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged)" >&2; exit 2 ;; esac
 done
 cases="${M2L_CASES:-all}"
-case "$cases" in all | low | wide) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low or wide" >&2; exit 2 ;; esac
+case "$cases" in all | low | wide | full2d) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low, wide or full2d" >&2; exit 2 ;; esac
 # The environment of variant $1, for env(1); NEARFIELD_M2L_STAGED set empty (the default rule)
 # unless the variant sets it, so that the caller's own value cannot blur the comparison.
 variant_env() {
@@ -49,7 +51,12 @@ run() {  # input level orders precision reps
     done
   done
 }
-if [ "$cases" != wide ]; then
+if [ "$cases" = full2d ]; then
+  "$NF" generate --dist uniform --dim 2 --n 4194304 --seed 1 --output "$work/u2.bin" > /dev/null
+  run "$work/u2.bin" 9 4,6,8 float 5
+  run "$work/u2.bin" 9 4,6,8 double 3
+fi
+if [ "$cases" = low ] || [ "$cases" = all ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
   run "$work/u3.bin" 5 2,3,4,5,6 float 5
   run "$work/u3.bin" 6 2,3,4,5,6 float 5
@@ -64,7 +71,7 @@ if [ "$cases" != wide ]; then
   run "$work/c2.bin" 9 4,6,8 double 3
 fi
 # The wide variant.
-if [ "$cases" != low ]; then
+if [ "$cases" = wide ] || [ "$cases" = all ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
   for p in 7 8; do run "$work/u3.bin" 6 $p float 5; done
   rm -f "$work/u3.bin"
@@ -80,6 +87,7 @@ for v in "${variants[@]}"; do
            "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double" \
            "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
     [ "$cases" != wide ] || [[ "$c" != *clusters* ]] || continue
+    [ "$cases" != full2d ] || [[ "$c" == *clusters* ]] || continue
     echo "== $v: validate $c" >> "$OUT/m2l-errors.txt"
     # shellcheck disable=SC2046
     env $(variant_env "$v") "$NF" validate --kernel fmm $c --sample 2000 >> "$OUT/m2l-errors.txt" 2>&1 ||
