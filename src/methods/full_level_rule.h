@@ -168,9 +168,10 @@ struct FullMethodRates {
 //!   the staged orders): its time a translation on the H200 (results/fmm-m2l-staged at 41975af,
 //!   the default variant, every level of the input staged): 3D float uniform 2^24 level 6 at p = 2..6
 //!   (0.0204, 0.0237, 0.0322, 0.0521, 0.0793 ns), 3D double uniform 2^22 level 6 at p = 2..4
-//!   (0.0230, 0.0321, 0.0555 ns); the points at orders that never stage repeat the unstaged ones. In
-//!   2D the staged time is not measured apart (clusters 2^22 level 9 stages some of its levels:
-//!   0.72-1.01x), so its curve repeats the unstaged one.
+//!   (0.0230, 0.0321, 0.0555 ns), 2D uniform 2^22 level 9 (every level full; M2L_CASES=full2d, at
+//!   7c34fd3) at p = 4, 6, 8 in float (0.0355, 0.0504, 0.0784 ns; unstaged there 0.0458, 0.0548,
+//!   0.0996, half the clusters' curve above) and double (0.038, 0.0673, 0.1141 ns); the points at
+//!   orders that never stage repeat the unstaged ones.
 //! A near kernel measured apart gets a line in kNearKernels: its rate then replaces its device's.
 struct FullMethodCostModel {
   static constexpr FullMethodRates kGpuFloat{2.5e12,
@@ -187,7 +188,7 @@ struct FullMethodCostModel {
                                              {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
                                                {0.022e-9, 0.029e-9, 0.048e-9, 0.074e-9, 0.122e-9, 0.174e-9, 0.247e-9}}},
                                              4,
-                                             {{{0.086e-9, 0.107e-9, 0.167e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
+                                             {{{0.0355e-9, 0.0504e-9, 0.0784e-9, 0.202e-9, 0.276e-9, 0.440e-9, 0.768e-9},
                                                {0.0204e-9, 0.0237e-9, 0.0322e-9, 0.0521e-9, 0.0793e-9, 0.174e-9, 0.247e-9}}}};
   static constexpr FullMethodRates kGpuDouble{0.75e12,
                                               2e12,
@@ -203,7 +204,7 @@ struct FullMethodCostModel {
                                               {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
                                                 {0.030e-9, 0.054e-9, 0.091e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}},
                                               8,
-                                              {{{0.120e-9, 0.154e-9, 0.197e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
+                                              {{{0.038e-9, 0.0673e-9, 0.1141e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
                                                 {0.0230e-9, 0.0321e-9, 0.0555e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};
   static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
   static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
