@@ -124,13 +124,14 @@ for s in $sections; do
         --sample 1000 --output "$out" || true
       ;;
     depth-error)
-      # The error against the depth in 3D (farfield/order.h: kAdaptiveMargin3 and depth_factor):
-      # fmm-adaptive in double (the truncation alone) on nine 3D inputs of 2^22 (2^21 for the lattice)
+      # The error against the depth in 3D (farfield/order.h: kAdaptiveMargin3):
+      # fmm-adaptive in double (the truncation alone) on eight 3D inputs of 2^22 (2^21 for the lattice)
       # at the leaf size 285 (the automatic size near p = 10) and, where the trees go deeper or the
       # error is largest, 64; orders 6 to 12 on a sample of 1000 targets (core, 99% of the points in
       # a cube of side 1e-4, erred 1e-11 to 1e-13 at these orders and is left out); float at p = 10
       # to 12 on Plummer and corners of 2^24; fmm on its uniform tree at levels 7 to 9 on Plummer and
-      # clusters -> RESULTS/fmm-depth-error/<device>.csv
+      # clusters; the shell (the largest ratio) deeper, at leaf sizes 16 and 32 and at 2^24; orders 13,
+      # 14 and 16 on the three inputs of the largest ratios -> RESULTS/fmm-depth-error/<device>.csv
       out="$RESULTS/fmm-depth-error/$device.csv"
       fresh "$out"
       for input in "plummer 4194304 285 64" "clusters 4194304 285" "corners 4194304 285 64" "shell 4194304 285 64" \
@@ -147,6 +148,16 @@ for s in $sections; do
       done
       "$NF" validate --kernel fmm --dist plummer,clusters --dim 3 --n 4194304 --level 7,8,9 --precision double \
         --order 6,8,10,12 --sample 1000 --output "$out" || true
+      for size in 16 32; do
+        "$NF" validate --kernel fmm-adaptive --dist shell --dim 3 --n 4194304 --level auto --leaf-size "$size" \
+          --precision double --order 6,8,10,11,12 --sample 1000 --output "$out" || true
+      done
+      "$NF" validate --kernel fmm-adaptive --dist shell --dim 3 --n 16777216 --level auto --leaf-size 285 \
+        --precision float --order 10,11,12 --sample 1000 --output "$out" || true
+      for dist in shell galaxies plummer; do
+        "$NF" validate --kernel fmm-adaptive --dist "$dist" --dim 3 --n 4194304 --level auto --leaf-size 64 \
+          --precision double --order 13,14,16 --sample 1000 --output "$out" || true
+      done
       ;;
     *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy depth-error)"; exit 2 ;;
   esac
