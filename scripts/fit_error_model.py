@@ -12,11 +12,9 @@ digits.
 Orders below every source's lowest take that order's error. The tables hold one entry per order
 1..kMaxOrder (src/farfield/multi_index.h).
 
-The adaptive methods' 3D margin over that table (order.h: kAdaptiveMargin3): for each order, the
-largest measured error of fmm-adaptive over the table's, over every input and leaf size of
-RESULTS/fmm-depth-error/ (scripts/fmm-bench.sh depth-error), rounded up to 2 decimals; an order
-between measured ones takes the larger of its neighbours', one outside them the larger of 2 (the
-earlier blanket margin) and the nearest measured order's.
+The adaptive methods' 3D margin over that table (order.h: kAdaptiveMargin3): the largest measured
+error of fmm-adaptive over the table's at its order, over every order, input, leaf size and
+precision of RESULTS/fmm-depth-error/ (scripts/fmm-bench.sh depth-error), rounded up to 2 decimals.
 
 Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
        fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 and
@@ -101,9 +99,8 @@ def fit(results):
 
 
 def adaptive_margin(results, table3):
-    """([margin at p = 1..kMaxOrder], the orders measured) of fmm-adaptive in 3D over table3, or None
-    where RESULTS/fmm-depth-error holds no such rows."""
-    MAX_ORDER = max_order()
+    """(the margin, the orders measured) of fmm-adaptive in 3D over table3, or None where
+    RESULTS/fmm-depth-error holds no such rows."""
     worst = {}
     for f in sorted(glob.glob(os.path.join(results, "fmm-depth-error", "*.csv"))):
         for r in csv.DictReader(open(f)):
@@ -112,17 +109,7 @@ def adaptive_margin(results, table3):
                 worst[p] = max(worst.get(p, 0.0), float(r["rel_l2"]) / table3[p - 1])
     if not worst:
         return None
-    ps = sorted(worst)
-    margin = []
-    for p in range(1, MAX_ORDER + 1):
-        if p in worst:
-            m = worst[p]
-        elif ps[0] < p < ps[-1]:
-            m = max(worst[max(q for q in ps if q < p)], worst[min(q for q in ps if q > p)])
-        else:
-            m = max(2.0, worst[ps[0] if p < ps[0] else ps[-1]])
-        margin.append(math.ceil(round(m * 100, 6)) / 100)
-    return margin, ps
+    return math.ceil(round(max(worst.values()) * 100, 6)) / 100, sorted(worst)
 
 
 def tables_in(path):
@@ -132,9 +119,9 @@ def tables_in(path):
         m = re.search(r"k%s\[kMaxOrder\]\s*=\s*\{([^}]*)\}" % dim, text)
         if m:
             found[dim] = [float(v) for v in m.group(1).replace("\n", " ").split(",") if v.strip()]
-    m = re.search(r"kAdaptiveMargin3\[kMaxOrder\]\s*=\s*\{([^}]*)\}", text)
+    m = re.search(r"kAdaptiveMargin3\s*=\s*([0-9.eE+-]+)\s*;", text)
     if m:
-        found["adaptive3"] = [float(v) for v in m.group(1).replace("\n", " ").split(",") if v.strip()]
+        found["adaptive3"] = float(m.group(1))
     return found
 
 
@@ -149,7 +136,7 @@ def main():
             print(f"  k{dim}[kMaxOrder] = {{" + ", ".join(f"{v:.3g}" for v in table) + "};")
         if margin:
             print(f"3D adaptive margin from fmm-depth-error, orders {', '.join(map(str, margin[1]))} measured")
-            print("  kAdaptiveMargin3[kMaxOrder] = {" + ", ".join(f"{v:.2f}" for v in margin[0]) + "};")
+            print(f"  kAdaptiveMargin3 = {margin[0]:.2f};")
         return
     have = tables_in(sys.argv[3])
     bad = False
@@ -167,8 +154,9 @@ def main():
         print(f"3D adaptive margin: {sys.argv[3]} holds {have.get('adaptive3')}\n    the rows give {margin[0]}")
         bad = True
     if bad:
-        print("error_model: order.h's tables differ from the measured rows; rerun scripts/fmm-order.sh (FIT_ONLY=1 "
-              "fits the rows there) and copy its tables into src/farfield/order.h")
+        print("error_model: order.h differs from the measured rows. The tables: rerun scripts/fmm-order.sh (FIT_ONLY=1 "
+              "fits the rows there) and copy its tables into src/farfield/order.h; the margin kAdaptiveMargin3: "
+              "rerun scripts/fmm-bench.sh depth-error and copy the value this script prints")
         sys.exit(1)
     print(f"error_model: the 2D and 3D tables and the 3D adaptive margin of {sys.argv[3]} are the fit of the rows "
           f"under {sys.argv[1]}")

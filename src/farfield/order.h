@@ -62,32 +62,31 @@ inline double depth_factor(int dim, int level) {
   return level > from ? 1.0 + 0.8 * double(level - from) : 1.0;
 }
 
-//! How much more than the table an adaptive method (methods/adaptive_method.h) errs in 3D, per order
-//! p (index p - 1): the largest measured error of fmm-adaptive over the table's at that order, over
-//! eight 3D inputs (uniform, Plummer, clusters, corners, shell, mixed and galaxies of 2^22 and a
-//! lattice of 2^21) at leaf sizes 285 and 64, trees 5 to 12 levels deep, orders 6 to 12 (H200,
-//! scripts/fmm-bench.sh depth-error, results/fmm-depth-error/, double; fit by
-//! scripts/fit_error_model.py, which the check error_model holds this table to). The error does not
-//! grow with the depth there: it follows the input. A thin shell errs most (1.5x the table at p = 10
-//! and 11, 2.0x at 6), galaxies 1.45x at p = 10, Plummer 1.16x; corners at level 12 0.77x at most,
-//! and fmm on its uniform tree measured the same ratio at levels 7, 8 and 9. So no depth factor
-//! applies, and the order at 1e-4 is 11 (was 12 from half the accuracy, and up to 14 from the depth
-//! factor at level 12). Orders outside the measured ones take 2, the blanket margin this replaced,
-//! or the nearest measured order's where larger.
-inline constexpr double kAdaptiveMargin3[kMaxOrder] = {2.03, 2.03, 2.03, 2.03, 2.03, 2.03, 1.96, 1.89, 1.63, 1.51,
-                                                       1.53, 1.29, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, 2.00};
+//! How much more than the table an adaptive method (methods/adaptive_method.h) errs in 3D: the
+//! largest measured error of fmm-adaptive over the table's at its order, over every order (6 to 16)
+//! and input measured (H200, scripts/fmm-bench.sh depth-error, results/fmm-depth-error/; uniform,
+//! Plummer, clusters, corners, shell, mixed and galaxies of 2^22, a lattice of 2^21, Plummer,
+//! corners and the shell at 2^24; leaf sizes 16 to 285, trees 5 to 12 levels deep; fit by
+//! scripts/fit_error_model.py, which the check error_model holds this value to). One margin for
+//! every order and depth: the ratio follows the input more than the depth or the order. Most
+//! inputs stay within 1.16x the table at any depth (corners and galaxies at level 12 within 0.77x
+//! and 1.45x); a thin shell errs most and grows with its depth and N (2^22 at p = 11: 1.32x at level
+//! 7, 1.84x at 10; 2^24 at level 8, 1.93x), and its largest ratio, 2.44 at p = 6 on level 10 (2.45 rounded up), is
+//! the margin. At 1e-4 that takes p = 12, at any depth (the 3D depth factor below had taken up to
+//! 14 at level 12, where galaxies, corners and mixed erred 0.6-0.9x the table at p = 12).
+inline constexpr double kAdaptiveMargin3 = 2.45;
 
 //! The smallest order p in 1..kMaxOrder whose modeled error on an adaptive tree in 3D (the table
 //! times kAdaptiveMargin3) is at most `accuracy` (kMaxOrder when none is).
 inline int adaptive_order_for_accuracy_3d(double accuracy) {
   const ErrorModel m = error_model(3);
   for (int p = 1; p <= kMaxOrder; ++p)
-    if (m.error(p) * kAdaptiveMargin3[p - 1] <= accuracy) return p;
+    if (m.error(p) * kAdaptiveMargin3 <= accuracy) return p;
   return kMaxOrder;
 }
 
 //! The adaptive methods' modeled best in 3D (order kMaxOrder): an accuracy below it cannot be reached.
-inline double best_adaptive_error_3d() { return error_model(3).error(kMaxOrder) * kAdaptiveMargin3[kMaxOrder - 1]; }
+inline double best_adaptive_error_3d() { return error_model(3).error(kMaxOrder) * kAdaptiveMargin3; }
 
 //! The smallest order p in 1..kMaxOrder whose modeled error at leaf level `level` (the table times
 //! depth_factor) is at most `accuracy` (kMaxOrder when none is).

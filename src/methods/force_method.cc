@@ -233,10 +233,10 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // p = kMaxOrder without a word, and validate then failed it.
   // The adaptive methods in 3D take their order from their own margin, at any depth (adaptive_method.h).
   const bool adaptive3 = k.adaptive() && like.dim == 3;
-  if (k.far_field() && s.order == 0 && s.accuracy > 0 && s.level >= 0) {
+  if (k.far_field() && s.order == 0 && s.accuracy > 0) {
     if (adaptive3)
-      check_adaptive_accuracy_reachable(s.accuracy);
-    else
+      check_adaptive_accuracy_reachable(s.accuracy);  // at any level, resolved or not
+    else if (s.level >= 0)
       check_accuracy_reachable(like.dim, s.level, s.accuracy);
   }
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
