@@ -5,6 +5,8 @@
 #             --level auto; Plummer 2^24 at level 7, orders 6..10: time per stage
 #             -> RESULTS/fmm/<device>.csv
 #   levels    experiments/fmm-levels.ini (level sweep, N = 2^22, with the auto rows)
+#   levels-2d  fmm on 2D uniform 2^22 at levels 8, 9, 10 and auto, p = 4, 6, 8 (the check of the 2D
+#             staged curve of --level auto's model) -> RESULTS/fmm-levels-2d/<device>.csv
 #   levels-p12  fmm at p = 12 on 3D uniform, Plummer and clusters 2^22, levels 5 to 8 and --level auto
 #             (the check of the slot curve's p = 12 point) -> RESULTS/fmm-levels-p12/<device>.csv
 #   scaling   experiments/fmm-scaling.ini (N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
@@ -50,6 +52,12 @@ for s in $sections; do
     levels)
       fresh "$RESULTS/fmm-levels/$device.csv"
       "$NF" experiment experiments/fmm-levels.ini --results-dir "$RESULTS"
+      ;;
+    levels-2d)
+      out="$RESULTS/fmm-levels-2d/$device.csv"
+      fresh "$out"
+      "$NF" bench --kernel fmm --dist uniform --dim 2 --n 4194304 --level 8,9,10,auto --order 4,6,8 --reps 3 --warmup 1 \
+        --output "$out"
       ;;
     levels-p12)
       out="$RESULTS/fmm-levels-p12/$device.csv"
@@ -159,7 +167,7 @@ for s in $sections; do
           --precision double --order 13,14,16 --sample 1000 --output "$out" || true
       done
       ;;
-    *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy depth-error)"; exit 2 ;;
+    *) echo "unknown section $s (stages levels levels-p12 scaling near accuracy adaptive adaptive-leaf adaptive-accuracy depth-error levels-2d)"; exit 2 ;;
   esac
 done
 echo "=== $(date +%T) done"

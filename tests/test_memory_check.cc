@@ -59,9 +59,8 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   add_method_memory(fmm4, find_kernel("cpu-fmm"), s, 3, 1000000, 1);
   CHECK(fmm.host_bytes() > fmm4.host_bytes());
   // fmm-adaptive counts the expansions of about 8 N / S kept boxes (the method checks the exact
-  // figure once its tree is built): 3D Plummer 2^24 at its default order (11; 12 when this was
-  // written) needs a few GiB of them, not the 65 GiB of a box per particle (at p = 12) that had
-  // refused it on an 80 GB GPU.
+  // figure once its tree is built): 3D Plummer 2^24 at its default order (12) needs a few GiB of
+  // them, not the 65 GiB of a box per particle that had refused it on an 80 GB GPU.
   MethodSetup a;
   a.level = kAutoLevel;
   MemoryNeed adaptive, uniform;
