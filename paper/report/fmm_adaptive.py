@@ -120,19 +120,19 @@ def leaf_part(report, out):
 
 def depth_error_part(report, out):
     """The 3D error over the error model's table against the input and the tree's depth
-    (results/fmm-depth-error; farfield/order.h's kAdaptiveMargin3 is each order's largest fmm-adaptive
-    ratio there)."""
+    (results/fmm-depth-error; farfield/order.h's kAdaptiveMargin3 is the largest fmm-adaptive ratio
+    there, rounded up)."""
     path = os.path.join(os.path.dirname(os.path.abspath(report.paper_dir)), "src", "farfield", "order.h")
     try:
         text = open(path).read()
     except OSError:
         return []
     found = re.search(r"k3\[kMaxOrder\]\s*=\s*\{([^}]*)\}", text)
-    margin = re.search(r"kAdaptiveMargin3\[kMaxOrder\]\s*=\s*\{([^}]*)\}", text)
+    margin = re.search(r"kAdaptiveMargin3\s*=\s*([0-9.eE+-]+)\s*;", text)
+    default = re.search(r"kDefaultAccuracy\s*=\s*([0-9.eE+-]+)\s*;", text)
     if not found:
         return []
     k3 = [float(v) for v in found.group(1).replace("\n", " ").split(",") if v.strip()]
-    kept = [float(v) for v in margin.group(1).replace("\n", " ").split(",") if v.strip()] if margin else []
     parts = []
     for m, all_rows in report.tables("fmm-depth-error"):
         groups = {}
@@ -144,31 +144,36 @@ def depth_error_part(report, out):
         if not groups:
             continue
         orders = sorted({p for g in groups.values() for p in g})
-        body, worst = [], {}
-        for key, g in sorted(groups.items(), key=lambda kv: (kv[0][0] != "fmm-adaptive", kv[0][1], kv[0][3], kv[0][4],
-                                                              kv[0][5])):
+        levels = sorted({key[5] for key in groups})
+        body, worst, where = [], {}, {}
+        for key, g in sorted(groups.items(), key=lambda kv: (kv[0][0] != "fmm-adaptive", kv[0][1], int(kv[0][2]),
+                                                              kv[0][3], kv[0][5])):
             kernel, dist, n, precision, size, level = key
             body.append([kernel, f"{dist} 3D, N = {n}, {precision}", size or "-", str(level)] +
                         [f"{g[p]:.2f}" if p in g else "" for p in orders])
             if kernel == "fmm-adaptive":
                 for p, v in g.items():
-                    worst[p] = max(worst.get(p, 0.0), v)
+                    if v > worst.get(p, 0.0):
+                        worst[p], where[p] = v, (dist, level)
+        if not worst:
+            continue
         body.append(["fmm-adaptive", "largest", "", ""] + [f"**{worst[p]:.2f}**" if p in worst else "" for p in orders])
-        if kept:
-            body.append(["kAdaptiveMargin3", "(order.h)", "", ""] + [f"{kept[p - 1]:.2f}" for p in orders])
+        top = max(worst, key=worst.get)
         parts.append(
             f"**{m}**: the relative L2 error over the error model's table at each order (`farfield/order.h`, measured "
-            "on uniform trees), on a sample of 1000 targets, for trees of 5 to 12 levels (level: the deepest). The "
-            "ratio follows the input, not the depth; each order's largest `fmm-adaptive` ratio is the margin the "
-            "adaptive methods take in 3D without `--order` (`scripts/fmm-bench.sh depth-error`).\n\n" +
+            f"on uniform trees), on a sample of 1000 targets, for trees of {levels[0]} to {levels[-1]} levels (level: the "
+            "deepest). Most inputs stay flat with the depth; the largest `fmm-adaptive` ratio over every row, rounded "
+            "up, is the one margin the adaptive methods take in 3D without `--order` (`kAdaptiveMargin3`"
+            + (f" = {margin.group(1)}" if margin else "") + "; `scripts/fmm-bench.sh depth-error`).\n\n" +
             context_label(report, all_rows) + "\n\n" +
             table(["kernel", "input", "leaf size", "level"] + [f"p = {p}" for p in orders], body))
-        if kept:
-            from_table = [p for p in range(1, len(kept) + 1) if k3[p - 1] * kept[p - 1] <= 1e-4]
-            if from_table:
-                p = from_table[0]
+        if margin and default:
+            kept, accuracy = float(margin.group(1)), float(default.group(1))
+            p = next((q for q in range(1, len(k3) + 1) if k3[q - 1] * kept <= accuracy), None)
+            if p:
                 out.summary.append(
-                    f"on adaptive trees in 3D the error over the model's table follows the input, not the depth (up "
-                    f"to {max(worst.values()):.2f}x, the thin shell; levels 5 to 12), so `fmm-adaptive` takes "
-                    f"p = {p} at the default 1e-4 (the table times {kept[p - 1]:.2f}){on(report, 'fmm-depth-error', m)}")
+                    f"on adaptive trees in 3D the error over the model's table reaches {worst[top]:.2f}x ({where[top][0]} "
+                    f"at level {where[top][1]}, p = {top}; levels {levels[0]} to {levels[-1]} measured), so "
+                    f"`fmm-adaptive` takes p = {p} at the default {accuracy:.0e} at any depth (the table times "
+                    f"{kept:.2f}){on(report, 'fmm-depth-error', m)}")
     return parts
