@@ -32,10 +32,17 @@ TEST_CASE("full level rule: the staged thread kernel costs less on full levels, 
     CHECK(rates.m2l_staged(3, f32 ? 6 : 4));
     CHECK(!rates.m2l_staged(3, f32 ? 7 : 5));
     CHECK(rates.m2l_staged(2, 8));
-    CHECK(!rates.m2l_staged(2, 9));
-    for (int order = 2; order <= (f32 ? 6 : 4); ++order) {  // measured in 3D: below the unstaged curve
+    if (f32) {  // 2D float runs the thread kernel to p = 12, staged to 8 (2D double stops at 8)
+      CHECK(rates.m2l_threaded(2, 9));
+      CHECK(!rates.m2l_staged(2, 9));
+    }
+    for (int order = 2; order <= (f32 ? 6 : 4); ++order) {  // measured: below the unstaged curve
       const double madds = double(farfield::m2l_madds(3, order));
       CHECK(rates.m2l_staged_translation_s(3, madds) < rates.m2l_thread_translation_s(3, madds));
+    }
+    for (int order : {4, 6, 8}) {
+      const double madds = double(farfield::m2l_madds(2, order));
+      CHECK(rates.m2l_staged_translation_s(2, madds) < rates.m2l_thread_translation_s(2, madds));
     }
   }
   CHECK(!FullMethodCostModel::kCpu.m2l_staged(3, 4));
@@ -49,4 +56,22 @@ TEST_CASE("full level rule: the staged thread kernel costs less on full levels, 
   CHECK(staged.full_translations == staged.translations);
   CHECK(staged.far_ms < plain.far_ms);
   CHECK(full_level_cost(scan, 4, 8, rates).far_ms == full_level_cost(scan, 4, 8, unstaged).far_ms);  // p = 8: never
+}
+
+TEST_CASE("full level rule: a sparse level's translations stay at the unstaged curve") {
+  // A Plummer sphere's deep levels fill far less than 3/4 of their parents' places: only the full
+  // levels' translations move to the staged curve.
+  const Particles p = test::make("plummer", 3, 40000, 86);
+  const LevelScan scan(p, default_domain(p), 6);
+  const FullMethodRates rates = FullMethodCostModel::kGpuFloat;
+  FullMethodRates unstaged = rates;
+  unstaged.m2l_scalar_bytes = 0;
+  const FullLevelCost staged = full_level_cost(scan, 6, 4, rates), plain = full_level_cost(scan, 6, 4, unstaged);
+  CHECK(staged.full_translations > 0);
+  CHECK(staged.full_translations < staged.translations);
+  const double madds = double(farfield::m2l_madds(3, 4));
+  CHECK(plain.far_ms - staged.far_ms ==
+        doctest::Approx(1e3 * double(staged.full_translations) *
+                        (rates.m2l_thread_translation_s(3, madds) - rates.m2l_staged_translation_s(3, madds)))
+            .epsilon(1e-9));
 }

@@ -16,18 +16,9 @@ MethodSetup adaptive_setup(MethodSetup s, int dim, bool gpu) {
   int base = s.order;
   if (s.order <= 0) {
     if (s.accuracy <= 0) s.accuracy = farfield::kDefaultAccuracy;
-    if (dim == 3) {
-      // The table times the margin measured on adaptive trees of 3D inputs, whose error follows the
-      // input and not the depth (farfield::kAdaptiveMargin3; docs/design.md §16).
-      base = s.order = farfield::adaptive_order_for_accuracy_3d(s.accuracy);
-    } else {
-      // 2D: its leaves lie at many levels: the table at the calibration depth with a margin of 2,
-      // which sets the automatic leaf size (and so the deepest level); once that level is known
-      // (s.level), at least the order it needs (farfield::depth_factor: 2D mixed inputs at level 12
-      // had erred 1.3e-4 to 1.7e-4 at p = 9; docs/design.md §16).
-      base = farfield::order_for_accuracy(dim, s.accuracy / 2, 0);
-      s.order = s.level >= 0 ? std::max(base, farfield::order_for_accuracy(dim, s.accuracy, s.level)) : base;
-    }
+    // In 3D the table times the margin measured on adaptive trees, at any depth; in 2D half the
+    // accuracy, or the deepest level's order (farfield::adaptive_order; docs/design.md §16).
+    s.order = farfield::adaptive_order(dim, s.accuracy, s.level, &base);
   }
   if (s.leaf_size == 0) s.leaf_size = auto_leaf_size(dim, base, FullMethodCostModel::rates(gpu, s.precision, ""));
   return s;

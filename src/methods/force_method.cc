@@ -245,9 +245,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
     check_float_far_field(d, s.level, s.softening, total_mass(like), s.precision);
     if (s.level >= 2) {
       const double accuracy = s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy;
-      const int order = s.order > 0 ? s.order
-                        : adaptive3  ? farfield::adaptive_order_for_accuracy_3d(accuracy)
-                                     : farfield::order_for_accuracy(like.dim, accuracy, s.level);
+      const int order = s.order > 0    ? s.order
+                        : k.adaptive() ? farfield::adaptive_order(like.dim, accuracy, s.level)
+                                       : farfield::order_for_accuracy(like.dim, accuracy, s.level);
       check_float_far_field_ceiling(total_mass(like), order, s.precision);
     }
   }
