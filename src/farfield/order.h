@@ -55,8 +55,12 @@ inline ErrorModel error_model(int dim) {
 //! levels 6..9), about linear in the levels past 5: 1 + 0.8 (level - 5), which bounds every one of
 //! them. In 3D the levels --level auto picks had stayed within the table (3D clusters N = 10^6 at
 //! level 7, 1.01x at p = 10; uniform 2^24 at level 6, 0.74x), so 1 there up to level 7 and the same
-//! growth past it. An order chosen for the accuracy at a level therefore grows with the level
-//! (1e-4: in 2D p = 8 to level 5, 9 at 6, 10 at 7, 12 from 8; in 3D 10 to level 7, then 11, 12, 13 ...).
+//! growth past it (a bound borrowed from 2D: fmm in double on 3D Plummer and clusters of 2^22
+//! measured the same ratio at levels 7, 8 and 9, 1.15 / 1.16 / 1.16 at p = 10 on Plummer,
+//! results/fmm-depth-error; sparse levels grow instead, 3D uniform N = 20000 at level 5 with 0.6
+//! particles a box erred 1.32x at p = 10). An order chosen for the accuracy at a level therefore
+//! grows with the level (1e-4: in 2D p = 8 to level 5, 9 at 6, 10 at 7, 12 from 8; in 3D 10 to
+//! level 7, then 11, 12, 13 ...).
 inline double depth_factor(int dim, int level) {
   const int from = dim == 2 ? 5 : 7;
   return level > from ? 1.0 + 0.8 * double(level - from) : 1.0;
