@@ -55,12 +55,7 @@ void check_sweep_accuracy(const SweepConfig& c, int dim) {
   for (const std::string& name : kernels) {
     const KernelInfo& k = find_kernel(name);
     if (!k.far_field()) continue;
-    if (k.adaptive() && dim == 3) {  // its model does not follow the level (farfield::kAdaptiveMargin3)
-      check_adaptive_accuracy_reachable(accuracy);
-      continue;
-    }
-    for (std::int64_t level : parse_levels(c))
-      if (level >= 0) check_accuracy_reachable(dim, int(level), accuracy);
+    for (std::int64_t level : parse_levels(c)) check_accuracy_reachable(dim, int(level), accuracy, k.adaptive());
   }
 }
 

@@ -334,7 +334,7 @@ template <int D, class T, int P, bool PerOffset>
 void run_staged_or_not(Staging staged, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
                        unsigned present, const std::uint32_t* ids, const std::uint64_t* counts, const T* table,
                        const T* M, T* L) {
-  const double fill = double(level.boxes) / (double(1u << D) * double(parents.boxes));
+  const double fill = level_fill(D, level.boxes, parents.boxes);
   const bool stage = kStagedOrder<D, T, P> && kStageBytes<D, T, P> <= std::size_t(gpu::shared_memory_optin()) &&
                      (staged == Staging::on || (staged == Staging::by_fill && fill >= kStagedFill));
   if (std::getenv("NEARFIELD_M2L_VERBOSE"))

@@ -58,4 +58,9 @@ constexpr bool thread_staged_order(int dim, int bytes, int p) {
 //! share of their parents' 2^D places (farfield/m2l_thread_gpu.h: Staging::by_fill).
 inline constexpr double kStagedFill = 0.75;
 
+//! A level's fill: its `boxes` over the 2^dim places of each of its `parents` (0 without parents).
+inline double level_fill(int dim, double boxes, double parents) {
+  return parents > 0 ? boxes / (double(1u << dim) * parents) : 0.0;
+}
+
 }  // namespace nf::farfield

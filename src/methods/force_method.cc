@@ -231,14 +231,7 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   // An accuracy below the model's error at the highest order (at this leaf level) had run at
   // p = kMaxOrder without a word, and validate then failed it.
-  // The adaptive methods in 3D take their order from their own margin, at any depth (adaptive_method.h).
-  const bool adaptive3 = k.adaptive() && like.dim == 3;
-  if (k.far_field() && s.order == 0 && s.accuracy > 0) {
-    if (adaptive3)
-      check_adaptive_accuracy_reachable(s.accuracy);  // at any level, resolved or not
-    else if (s.level >= 0)
-      check_accuracy_reachable(like.dim, s.level, s.accuracy);
-  }
+  if (k.far_field() && s.order == 0 && s.accuracy > 0) check_accuracy_reachable(like.dim, s.level, s.accuracy, k.adaptive());
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
@@ -255,23 +248,23 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
 }
 
-void check_accuracy_reachable(int dim, int level, double accuracy) {
-  if (level < 2) return;  // levels 0 and 1 have no far field: nothing to reach
+void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive) {
+  if (adaptive && dim == 3) {  // their own margin, at any depth, resolved or not (adaptive_method.h)
+    const double best = farfield::best_adaptive_error_3d();
+    if (best > accuracy)
+      throw UsageError("--accuracy " + format_double(accuracy) + ": the error model of the adaptive methods reaches " +
+                       format_double(best) + " at best (order " + std::to_string(farfield::kMaxOrder) +
+                       ", 3D); ask for at least that, or give --order " + std::to_string(farfield::kMaxOrder) +
+                       " to run the highest order without a target");
+    return;
+  }
+  if (level < 2) return;  // levels 0 and 1 (and a level still to be chosen) have no far field: nothing to reach
   const double best = farfield::best_modelled_error(dim, level);
   if (best > accuracy)
     throw UsageError("--accuracy " + format_double(accuracy) + ": the error model reaches " + format_double(best) +
                      " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(dim) +
                      "D, leaf level " + std::to_string(level) + "); ask for at least that, or give --order " +
                      std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
-}
-
-void check_adaptive_accuracy_reachable(double accuracy) {
-  const double best = farfield::best_adaptive_error_3d();
-  if (best > accuracy)
-    throw UsageError("--accuracy " + format_double(accuracy) + ": the error model of the adaptive methods reaches " +
-                     format_double(best) + " at best (order " + std::to_string(farfield::kMaxOrder) +
-                     ", 3D); ask for at least that, or give --order " + std::to_string(farfield::kMaxOrder) +
-                     " to run the highest order without a target");
 }
 
 void check_finite_accelerations(const std::vector<double>& acc, const Particles& p, Precision precision) {

@@ -225,10 +225,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
 //! Refuses an --accuracy below the error model's best (order kMaxOrder) at leaf level `level` of
 //! a `dim`-dimensional full method whose order comes from the accuracy (the model's error grows
 //! with the level: a sweep checks every level it lists before its first point).
-void check_accuracy_reachable(int dim, int level, double accuracy);
-//! The same for the adaptive methods in 3D, whose model does not follow the level
-//! (farfield::kAdaptiveMargin3).
-void check_adaptive_accuracy_reachable(double accuracy);
+//! `adaptive`: for an adaptive method, whose model in 3D does not follow the level
+//! (farfield::kAdaptiveMargin3): checked at any level there, resolved or not.
+void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive = false);
 //! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
 //! its registry factory, after check_setup.
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);

@@ -43,10 +43,9 @@ FullLevelCost cost_of(const LevelBoxes& h, std::uint64_t n, int order, const Ful
   run.boxes.push_back(h.key.size());
   const std::uint64_t translations = farfield::count_translations(h.dim, h.level, h.key);
   run.translations += translations;
-  // The level's fill as the GPU's thread kernel counts it (farfield/m2l_thread_gpu.cu): its boxes
-  // over 2^d places of each box of the level above.
-  if (run.boxes.size() >= 2 && run.boxes[run.boxes.size() - 2] > 0 &&
-      double(h.key.size()) >= farfield::kStagedFill * double(1u << h.dim) * double(run.boxes[run.boxes.size() - 2]))
+  // The level's fill as the GPU's thread kernel counts it (farfield/m2l_thread_gpu.cu).
+  const double parents = run.boxes.size() >= 2 ? double(run.boxes[run.boxes.size() - 2]) : 0.0;
+  if (farfield::level_fill(h.dim, double(h.key.size()), parents) >= farfield::kStagedFill)
     run.full_translations += translations;
   // The GPU's M2L (farfield/m2l_gpu.h) computes every slot of a block's offsets that any of its
   // targets uses: on sparse levels it costs by those, not by the translations.
