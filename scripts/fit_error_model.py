@@ -16,9 +16,17 @@ The adaptive methods' 3D margin over that table (order.h: kAdaptiveMargin3): the
 error of fmm-adaptive over the table's at its order, over every order, input, leaf size and
 precision of RESULTS/fmm-depth-error/ (scripts/fmm-bench.sh depth-error), rounded up to 2 decimals.
 
+The sparse factor (order.h: kSparseSlope, kSparseScale): 3D rows of uniform fmm in double on
+sparse trees (RESULTS/fmm-sparse/, scripts/fmm-sparse.sh and scripts/fmm-bench.sh sparse), each
+row's error over the table at its order, r, against x = N^2 / 8^level. For each slope s = 0.10,
+0.15, .., 0.50 the scale is the smallest that bounds every row of r >= 1, max x r^(1/s); the slope
+kept is the one whose factor (scale / x)^s overshoots those rows least (the largest factor / r),
+its scale rounded up to 2 significant digits. The 2D rows must stay within the depth factor
+(1 up to level 5, 1 + 0.8 (level - 5) past it): 2D takes no sparse factor.
+
 Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
-       fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3 and
-                                                    kAdaptiveMargin3 equal them
+       fit_error_model.py RESULTS_DIR --check FILE  exits 1 unless FILE's tables k2, k3,
+                                                    kAdaptiveMargin3 and the sparse factor equal them
 """
 import csv
 import glob
@@ -112,6 +120,40 @@ def adaptive_margin(results, table3):
     return math.ceil(round(max(worst.values()) * 100, 6)) / 100, sorted(worst)
 
 
+def sparse_rows(results, tables):
+    """{dim: [(x, r, level, where)]} of the rows under RESULTS/fmm-sparse (r: error over the table
+    of that dimension, tables[dim])."""
+    out = {"2": [], "3": []}
+    for f in sorted(glob.glob(os.path.join(results, "fmm-sparse", "*.csv"))):
+        for r in csv.DictReader(open(f)):
+            if r.get("kernel") not in ("fmm", "cpu-fmm") or not r.get("p") or not r.get("rel_l2"):
+                continue
+            dim, n, level, p = r["dim"], int(r["n"]), int(r["level"]), int(r["p"])
+            x = n * n / 2.0 ** (int(dim) * level)
+            out[dim].append((x, float(r["rel_l2"]) / tables[dim][p - 1], level, f"N = {n}, level {level}, p = {p}"))
+    return out
+
+
+def sparse_fit(rows3):
+    """(slope, scale, worst overshoot) bounding the 3D rows of r >= 1, or None without any."""
+    over = [(x, r) for x, r, _, _ in rows3 if r >= 1]
+    if not over:
+        return None
+    best = None
+    for step in range(2, 11):
+        s = step * 0.05
+        scale = max(x * r ** (1 / s) for x, r in over)
+        overshoot = max((scale / x) ** s / r for x, r in over)
+        if best is None or overshoot < best[2] - 1e-12:
+            best = (round(s, 2), scale, overshoot)
+    digits = 10 ** (math.floor(math.log10(best[1])) - 1)
+    return best[0], math.ceil(best[1] / digits) * digits, best[2]
+
+
+def depth_factor_2d(level):
+    return 1.0 + 0.8 * (level - 5) if level > 5 else 1.0
+
+
 def tables_in(path):
     text = open(path).read()
     found = {}
@@ -122,6 +164,10 @@ def tables_in(path):
     m = re.search(r"kAdaptiveMargin3\s*=\s*([0-9.eE+-]+)\s*;", text)
     if m:
         found["adaptive3"] = float(m.group(1))
+    for key in ("kSparseSlope", "kSparseScale"):
+        m = re.search(key + r"\s*=\s*([0-9.eE+-]+)\s*;", text)
+        if m:
+            found[key] = float(m.group(1))
     return found
 
 
@@ -130,6 +176,10 @@ def main():
         sys.exit(__doc__)
     fitted = fit(sys.argv[1])
     margin = adaptive_margin(sys.argv[1], fitted["3"][0]) if "3" in fitted else None
+    sparse = (sparse_rows(sys.argv[1], {d: fitted[d][0] for d in fitted}) if "3" in fitted and "2" in fitted
+              else {"2": [], "3": []})
+    factor = sparse_fit(sparse["3"])
+    above_2d = [(w, r) for x, r, level, w in sparse["2"] if r > depth_factor_2d(level)]
     if len(sys.argv) == 2:
         for dim, (table, used) in fitted.items():
             print(f"{dim}D from " + "; ".join(used))
@@ -137,6 +187,11 @@ def main():
         if margin:
             print(f"3D adaptive margin from fmm-depth-error, orders {', '.join(map(str, margin[1]))} measured")
             print(f"  kAdaptiveMargin3 = {margin[0]:.2f};")
+        if factor:
+            print(f"3D sparse factor from fmm-sparse, {len(sparse['3'])} rows (overshoot at most {factor[2]:.2f}x)")
+            print(f"  kSparseSlope = {factor[0]:g};\n  kSparseScale = {factor[1]:g};")
+        for w, r in above_2d:
+            print(f"2D {w}: {r:.2f}x the table, above the depth factor")
         return
     have = tables_in(sys.argv[3])
     bad = False
@@ -153,12 +208,23 @@ def main():
     elif have.get("adaptive3") != margin[0]:
         print(f"3D adaptive margin: {sys.argv[3]} holds {have.get('adaptive3')}\n    the rows give {margin[0]}")
         bad = True
+    if factor is None:
+        print(f"3D sparse factor: no rows of error at least the table's under {sys.argv[1]}/fmm-sparse")
+        bad = True
+    elif (have.get("kSparseSlope"), have.get("kSparseScale")) != (factor[0], factor[1]):
+        print(f"3D sparse factor: {sys.argv[3]} holds slope {have.get('kSparseSlope')}, scale "
+              f"{have.get('kSparseScale')}\n    the rows give {factor[0]:g}, {factor[1]:g}")
+        bad = True
+    for w, r in above_2d:
+        print(f"2D {w}: {r:.2f}x the table, above the depth factor (2D would need a sparse factor)")
+        bad = True
     if bad:
         print("error_model: order.h differs from the measured rows. The tables: rerun scripts/fmm-order.sh (FIT_ONLY=1 "
               "fits the rows there) and copy its tables into src/farfield/order.h; the margin kAdaptiveMargin3: "
-              "rerun scripts/fmm-bench.sh depth-error and copy the value this script prints")
+              "rerun scripts/fmm-bench.sh depth-error and copy the value this script prints; the sparse factor: rerun "
+              "scripts/fmm-sparse.sh (and fmm-bench.sh sparse) and copy kSparseSlope and kSparseScale")
         sys.exit(1)
-    print(f"error_model: the 2D and 3D tables and the 3D adaptive margin of {sys.argv[3]} are the fit of the rows "
+    print(f"error_model: the 2D and 3D tables, the 3D adaptive margin and the sparse factor of {sys.argv[3]} are the fit of the rows "
           f"under {sys.argv[1]}")
 
 

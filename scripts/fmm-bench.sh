@@ -23,6 +23,8 @@
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
+#   sparse    fmm in double on 3D uniform 2^20 at levels 7 and 8, orders 8 and 10 (the sparse factor
+#             of farfield/order.h at large N) -> RESULTS/fmm-sparse/<device>.csv
 #   depth-error  the error against the tree's depth in 3D, fmm-adaptive on eight inputs (orders 6..12)
 #             and fmm at levels 7 to 9 (the data of farfield/order.h's kAdaptiveMargin3)
 #             -> RESULTS/fmm-depth-error/<device>.csv
@@ -130,6 +132,15 @@ for s in $sections; do
       done
       "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 \
         --sample 1000 --output "$out" || true
+      ;;
+    sparse)
+      # The sparse factor at large N (farfield/order.h: sparse_factor; the CPU's rows at N = 100 to
+      # 131072: scripts/fmm-sparse.sh): fmm in double on 3D uniform 2^20 at levels 7 and 8 (half and a
+      # sixteenth of a particle a box), orders 8 and 10, on a sample of 1000 targets
+      out="$RESULTS/fmm-sparse/$device.csv"
+      fresh "$out"
+      "$NF" validate --kernel fmm --dist uniform --dim 3 --n 1048576 --seed 1 --level 7,8 --precision double \
+        --order 8,10 --sample 1000 --output "$out" || true  # rows above tolerance stay
       ;;
     depth-error)
       # The error against the depth in 3D (farfield/order.h: kAdaptiveMargin3):

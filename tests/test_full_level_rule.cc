@@ -194,16 +194,20 @@ TEST_CASE("full level rule: the order resolved from the accuracy, the device's r
   MethodSetup s;
   s.accuracy = 1e-5;
   FullLevelChoice c = choose_full_level_for(scan, k, s);
-  CHECK(c.order == farfield::order_for_accuracy(3, 1e-5, c.level));
-  for (const FullLevelCost& e : c.evaluated) CHECK(e.order == farfield::order_for_accuracy(3, 1e-5, e.level));
-  CHECK(c.deepest == farfield::deepest_reaching(3, 1e-5, max_level(3)));  // level 12: 1.92e-6 x 5.0 <= 1e-5
-  // Only levels where order 20 reaches the accuracy (3D: 1.92e-6 up to level 7, 3.5e-6 at 8): a
-  // deeper choice would be refused after it.
+  CHECK(c.order == farfield::order_for_accuracy(3, 1e-5, c.level, 5000));
+  for (const FullLevelCost& e : c.evaluated) CHECK(e.order == farfield::order_for_accuracy(3, 1e-5, e.level, 5000));
+  // Level 5: 1.92e-6 x the sparse factor 3.2 (x = 5000^2 / 8^5 = 763) <= 1e-5; level 6: 5.4.
+  CHECK(c.deepest == farfield::deepest_reaching(3, 1e-5, max_level(3), 5000));
+  CHECK(c.deepest == 5);
+  // Only levels where order 20 reaches the accuracy (3D: 1.92e-6 up to level 7, 3.5e-6 at 8 for
+  // many particles; 5000 of them up to level 2, whose sparse factor is 1, then 1.14 at level 3):
+  // a deeper choice would be refused after it.
+  CHECK(farfield::deepest_reaching(3, 2e-6, max_level(3), 0) == 7);
   MethodSetup tight = s;
   tight.accuracy = 2e-6;
   const FullLevelChoice t = choose_full_level_for(scan, k, tight);
-  CHECK(t.deepest == farfield::deepest_reaching(3, 2e-6, max_level(3)));
-  CHECK(t.deepest == 7);
+  CHECK(t.deepest == farfield::deepest_reaching(3, 2e-6, max_level(3), 5000));
+  CHECK(t.deepest == 2);
   CHECK(t.accuracy_capped);
   CHECK(describe(t).find("the deepest where order 20 reaches the accuracy") != std::string::npos);
   CHECK(c.near == default_cpu_near_kernel());
@@ -225,7 +229,9 @@ TEST_CASE("full level rule: the order resolved from the accuracy, the device's r
     }
   }
   CHECK(FullMethodCostModel::kCpuDouble.near_pairs_per_s < FullMethodCostModel::kCpu.near_pairs_per_s);
-  // cpu-omp reads the dense layout: levels stop where its arrays would pass 1 GiB.
+  // cpu-omp reads the dense layout: levels stop where its arrays would pass 1 GiB (at an accuracy
+  // order 20 reaches there for 5000 particles).
+  s.accuracy = 1e-4;
   s.near = "cpu-omp";
   c = choose_full_level_for(scan, k, s);
   CHECK(c.deepest == deepest_auto_level(3, true));
@@ -383,22 +389,25 @@ TEST_CASE("the order from an accuracy grows with the leaf level; at --level auto
   // The table at the calibration depth, then the measured growth (farfield/order.h: depth_factor).
   for (int dim : {2, 3})
     for (double accuracy : {1e-3, 1e-4, 1e-6})
-      for (int level = 1; level <= 16; ++level) {
-        CAPTURE(dim);
-        CAPTURE(accuracy);
-        CAPTURE(level);
-        CHECK(farfield::order_for_accuracy(dim, accuracy, level) >= farfield::order_for_accuracy(dim, accuracy, level - 1));
-      }
-  CHECK(farfield::order_for_accuracy(2, 1e-4, 5) == 8);
-  CHECK(farfield::order_for_accuracy(2, 1e-4, 7) == 10);
-  CHECK(farfield::order_for_accuracy(2, 1e-4, 9) == 12);
-  CHECK(farfield::order_for_accuracy(3, 1e-4, 7) == 10);
-  CHECK(farfield::order_for_accuracy(3, 1e-4, 9) > 10);
+      for (double n : {0.0, 2048.0, 1e6})
+        for (int level = 1; level <= 16; ++level) {
+          CAPTURE(dim);
+          CAPTURE(accuracy);
+          CAPTURE(n);
+          CAPTURE(level);
+          CHECK(farfield::order_for_accuracy(dim, accuracy, level, n) >=
+                farfield::order_for_accuracy(dim, accuracy, level - 1, n));
+        }
+  CHECK(farfield::order_for_accuracy(2, 1e-4, 5, 0) == 8);
+  CHECK(farfield::order_for_accuracy(2, 1e-4, 7, 0) == 10);
+  CHECK(farfield::order_for_accuracy(2, 1e-4, 9, 0) == 12);
+  CHECK(farfield::order_for_accuracy(3, 1e-4, 7, 0) == 10);
+  CHECK(farfield::order_for_accuracy(3, 1e-4, 9, 0) > 10);
   // The method resolves its order at its level; --level auto leaves it to the rule.
   MethodSetup s;
-  CHECK(full_setup_at(s, 2, 9).order == 12);
-  CHECK(full_setup_at(s, 2, kAutoLevel).order == 0);
-  CHECK(full_setup_at(s, 2, kAutoLevel).accuracy == farfield::kDefaultAccuracy);
+  CHECK(full_setup_at(s, 2, 9, 100000).order == 12);
+  CHECK(full_setup_at(s, 2, kAutoLevel, 100000).order == 0);
+  CHECK(full_setup_at(s, 2, kAutoLevel, 100000).accuracy == farfield::kDefaultAccuracy);
   // 2D clusters of N = 10^5 at the default accuracy: the rule went to level 8 at p = 8 and erred
   // 1.75e-4 (validate, float64 reference); now it passes at the order its level needs.
   test::TempDir dir;
@@ -417,10 +426,10 @@ TEST_CASE("the order from an accuracy grows with the leaf level; at --level auto
 TEST_CASE("an adaptive method takes at least the order its deepest level needs; its leaf size stays") {
   MethodSetup s;  // default accuracy, automatic leaf size and level
   const MethodSetup open = adaptive_setup(s, 2, false);
-  CHECK(open.order == farfield::order_for_accuracy(2, farfield::kDefaultAccuracy / 2, 0));
+  CHECK(open.order == farfield::order_for_accuracy(2, farfield::kDefaultAccuracy / 2, 0, 0));
   s.level = 12;
   const MethodSetup deep = adaptive_setup(s, 2, false);
-  CHECK(deep.order == std::max(open.order, farfield::order_for_accuracy(2, farfield::kDefaultAccuracy, 12)));
+  CHECK(deep.order == std::max(open.order, farfield::order_for_accuracy(2, farfield::kDefaultAccuracy, 12, 0)));
   CHECK(deep.order > open.order);
   CHECK(deep.leaf_size == open.leaf_size);  // the level --level auto found for that size stays right
   s.order = 5;

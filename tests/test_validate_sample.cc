@@ -144,7 +144,7 @@ TEST_CASE("sampled validation: the full validation's metrics restricted to the s
     }
     // The same pass rule as the full validation.
     CHECK(check.repeatable);
-    CHECK(check.pass == passes(have, tolerance(k, m->setup(), p.dim)));
+    CHECK(check.pass == passes(have, tolerance(k, m->setup(), p.dim, p.size())));
     CHECK(check.pass);
   }
 }

@@ -98,7 +98,7 @@ class ValidateTask : public SweepTask {
     }
     const Metrics& m = check.metrics;
     const bool ok = check.pass;
-    const double tol = tolerance(k, s, p.dim);  // the order as asked: auto is held to the accuracy target
+    const double tol = tolerance(k, s, p.dim, p.size());  // the order as asked: auto is held to the accuracy target
     all_pass_ = all_pass_ && ok;
     const std::string repeat = !check.repeat_checked ? "-" : check.repeatable ? "bitwise" : "DIFFERS";
     const std::string one_gpu = !check.one_gpu_checked ? "-" : check.one_gpu_equal ? "bitwise" : "DIFFERS";

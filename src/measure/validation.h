@@ -41,9 +41,10 @@ std::vector<std::size_t> sample_targets(std::size_t n, std::size_t m, std::uint6
 //! Relative L2 tolerance of the arithmetic: 1e-5 for float32 kernels, 1e-12 for float64.
 double tolerance(Precision p);
 //! The tolerance of kernel k with setup s: the arithmetic's, and for a full method (far field)
-//! its accuracy target: --accuracy, else with --order the error model's error at that order
-//! times 3 (farfield/order.h), else the default 1e-4.
-double tolerance(const KernelInfo& k, const MethodSetup& s, int dim);
+//! its accuracy target: --accuracy, else with --order the error model's error at that order, at
+//! the setup's leaf level for `particles` (farfield::error_factor), times 3 (farfield/order.h),
+//! else the default 1e-4.
+double tolerance(const KernelInfo& k, const MethodSetup& s, int dim, std::uint64_t particles);
 //! Finite, and within the tolerance (NaN never passes).
 bool passes(const Metrics& m, double tolerance);
 

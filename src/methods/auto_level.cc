@@ -44,7 +44,8 @@ int resolve_level(int level, const Particles& p, const Domain& domain, const std
 FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k, const MethodSetup& s,
                                       const Domain* domain, double mass) {
   // The order given, or (0) from the accuracy at each level, as the method takes it there.
-  const MethodSetup run = full_setup_at(s, scan.dim(), kAutoLevel);
+  const double n = double(scan.particles());
+  const MethodSetup run = full_setup_at(s, scan.dim(), kAutoLevel, scan.particles());
   const std::string near = full_near_kernel(k, run);
   const KernelInfo& nk = find_kernel(near);
   int deepest = std::min(scan.deepest(), deepest_auto_level(scan.dim(), nk.near_field() && nk.dense_tree()));
@@ -54,13 +55,13 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
   // grows with the level; a deeper level would be refused after the choice). Level 0 stays, to be
   // refused with the reason where even it cannot.
   const int resolved = deepest;
-  if (run.order == 0) deepest = std::min(deepest, std::max(0, farfield::deepest_reaching(scan.dim(), run.accuracy, deepest)));
+  if (run.order == 0) deepest = std::min(deepest, std::max(0, farfield::deepest_reaching(scan.dim(), run.accuracy, deepest, n)));
   const FullMethodRates rates = FullMethodCostModel::rates(k.gpu(), run.precision, near);
   const int dim = scan.dim();
   FullLevelChoice c = run.order > 0 ? choose_full_level(scan, deepest, run.order, rates)
                                     : choose_full_level(
                                           scan, deepest,
-                                          [&](int l) { return farfield::order_for_accuracy(dim, run.accuracy, l); },
+                                          [&](int l) { return farfield::order_for_accuracy(dim, run.accuracy, l, n); },
                                           rates);
   c.float_capped = resolved < unresolved && deepest == resolved;
   c.accuracy_capped = deepest < resolved;
@@ -73,7 +74,7 @@ FullLevelChoice choose_full_level_for(const LevelScan& scan, const KernelInfo& k
 int AutoLevels::full(const KernelInfo& k, const MethodSetup& s, std::string& note) {
   note.clear();
   if (k.adaptive()) return adaptive(k, s, note);
-  const MethodSetup run = full_setup_at(s, p_.dim, kAutoLevel);  // order 0: from the accuracy at each level
+  const MethodSetup run = full_setup_at(s, p_.dim, kAutoLevel, p_.size());  // order 0: from the accuracy at each level
   const std::string key = k.name + " " + full_near_kernel(k, run) + " " + to_string(run.precision) + " " +
                           std::to_string(run.order) + " " + format_double(run.accuracy) + " " +
                           format_double(run.softening);

@@ -26,7 +26,7 @@ template <int D, class T>
 class CpuFmmMethod final : public HostMethod {
  public:
   CpuFmmMethod(const KernelInfo& k, const MethodSetup& s, const Particles& like)
-      : HostMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+      : HostMethod(ForceModel::fmm, full_setup(s, like.dim, like.size())), terms_(farfield::terms<D>(setup_.order)) {
     const KernelInfo& near = find_kernel(full_near_kernel(k, setup_));
     if (near.gpu() || !near.near_field())
       throw UsageError("--near " + near.name + ": cpu-fmm's near field is a CPU near-field kernel (" +

@@ -231,7 +231,7 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   // An accuracy below the model's error at the highest order (at this leaf level) had run at
   // p = kMaxOrder without a word, and validate then failed it.
-  if (k.far_field() && s.order == 0 && s.accuracy > 0) check_accuracy_reachable(like.dim, s.level, s.accuracy, k.adaptive());
+  if (k.far_field() && s.order == 0 && s.accuracy > 0) check_accuracy_reachable(like.dim, s.level, s.accuracy, k.adaptive(), like.size());
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
@@ -240,7 +240,7 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
       const double accuracy = s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy;
       const int order = s.order > 0    ? s.order
                         : k.adaptive() ? farfield::adaptive_order(like.dim, accuracy, s.level)
-                                       : farfield::order_for_accuracy(like.dim, accuracy, s.level);
+                                       : farfield::order_for_accuracy(like.dim, accuracy, s.level, double(like.size()));
       check_float_far_field_ceiling(total_mass(like), order, s.precision);
     }
   }
@@ -248,7 +248,7 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
     check_level(like.dim, s.level, like.size(), ~0ull, "memory", k.uses_tree() && k.dense_tree());
 }
 
-void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive) {
+void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive, std::uint64_t particles) {
   if (adaptive && dim == 3) {  // their own margin, at any depth, resolved or not (adaptive_method.h)
     const double best = farfield::best_adaptive_error_3d();
     if (best > accuracy)
@@ -259,11 +259,12 @@ void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive
     return;
   }
   if (level < 2) return;  // levels 0 and 1 (and a level still to be chosen) have no far field: nothing to reach
-  const double best = farfield::best_modelled_error(dim, level);
+  const double best = farfield::best_modelled_error(dim, level, double(particles));
   if (best > accuracy)
     throw UsageError("--accuracy " + format_double(accuracy) + ": the error model reaches " + format_double(best) +
                      " at best (order " + std::to_string(farfield::kMaxOrder) + ", " + std::to_string(dim) +
-                     "D, leaf level " + std::to_string(level) + "); ask for at least that, or give --order " +
+                     "D, leaf level " + std::to_string(level) +
+                     (particles > 0 ? ", " + std::to_string(particles) + " particles" : std::string()) + "); ask for at least that, or give --order " +
                      std::to_string(farfield::kMaxOrder) + " to run the highest order without a target");
 }
 

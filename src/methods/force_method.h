@@ -226,8 +226,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
 //! a `dim`-dimensional full method whose order comes from the accuracy (the model's error grows
 //! with the level: a sweep checks every level it lists before its first point).
 //! `adaptive`: for an adaptive method, whose model in 3D does not follow the level
-//! (farfield::kAdaptiveMargin3): checked at any level there, resolved or not.
-void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive = false);
+//! (farfield::kAdaptiveMargin3): checked at any level there, resolved or not. `particles` (0: not
+//! known yet) adds the model's factor for sparse trees (farfield::sparse_factor).
+void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive = false, std::uint64_t particles = 0);
 //! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
 //! its registry factory, after check_setup.
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);

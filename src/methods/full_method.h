@@ -23,17 +23,17 @@
 namespace nf {
 
 //! A full method's setup as it runs: the order given, or chosen from the accuracy at the setup's
-//! level (which is then kept as the validation target: farfield::resolve). At --level auto the
-//! order stays 0: the level rule chooses it with the level (choose_full_level_for).
-inline MethodSetup full_setup(MethodSetup s, int dim) {
-  farfield::resolve(dim, s.level, s.order, s.accuracy);
+//! level for `particles` of them (which is then kept as the validation target: farfield::resolve).
+//! At --level auto the order stays 0: the level rule chooses it with the level (choose_full_level_for).
+inline MethodSetup full_setup(MethodSetup s, int dim, std::uint64_t particles) {
+  farfield::resolve(dim, s.level, double(particles), s.order, s.accuracy);
   return s;
 }
 
 //! full_setup at leaf level `level` (the setup's own level is auto or an estimate).
-inline MethodSetup full_setup_at(MethodSetup s, int dim, int level) {
+inline MethodSetup full_setup_at(MethodSetup s, int dim, int level, std::uint64_t particles) {
   s.level = level;
-  return full_setup(s, dim);
+  return full_setup(s, dim, particles);
 }
 
 //! The setup of a full method's near-field part: the same, less the far field's options.

@@ -28,7 +28,7 @@ template <int D, class T>
 class GpuFmmMethod final : public DeviceMethod {
  public:
   GpuFmmMethod(const KernelInfo& k, const MethodSetup& s, const Particles& like)
-      : DeviceMethod(ForceModel::fmm, full_setup(s, like.dim)), terms_(farfield::terms<D>(setup_.order)) {
+      : DeviceMethod(ForceModel::fmm, full_setup(s, like.dim, like.size())), terms_(farfield::terms<D>(setup_.order)) {
     const KernelInfo& near = find_kernel(full_near_kernel(k, setup_));
     if (!near.gpu() || !near.near_field() || !near.make_part)
       throw UsageError("--near " + near.name + ": fmm's near field is a GPU near-field kernel (" +

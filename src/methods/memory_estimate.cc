@@ -85,7 +85,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // The order it runs (at the estimated level, where the order comes from the accuracy).
     MethodSetup at = s;
     at.level = level;
-    const MethodSetup full = k.adaptive() ? adaptive_setup(at, dim, k.gpu()) : full_setup(at, dim);
+    const MethodSetup full = k.adaptive() ? adaptive_setup(at, dim, k.gpu()) : full_setup(at, dim, n);
     auto& parts = k.gpu() ? device : need.host;
     add_near_field(parts, near, dim, level, n, scalar, threads);
     double boxes = boxes_over_levels(dim, level, n);

@@ -64,7 +64,7 @@ py::dict validate(const Particles& p, ForceOptions o, std::int64_t sample, std::
   d["max_rel"] = m.max_rel;
   d["momentum"] = m.momentum;
   d["finite"] = m.finite;
-  d["tolerance"] = tolerance(k, r.setup, p.dim);  // the order as asked: auto is held to the accuracy target
+  d["tolerance"] = tolerance(k, r.setup, p.dim, p.size());  // the order as asked: auto is held to the accuracy target
   d["repeat"] = !check.repeat_checked ? "-" : check.repeatable ? "bitwise" : "DIFFERS";
   d["passed"] = check.pass;
   d["status"] = check.pass ? "PASS" : "FAIL";
