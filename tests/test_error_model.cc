@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "core/errors.h"
@@ -80,4 +81,18 @@ TEST_CASE("an accuracy the highest order cannot reach on a sparse tree is refuse
     CHECK(std::string(e.what()).find("5000 particles") != std::string::npos);
   }
   CHECK_NOTHROW(nf::check_accuracy_reachable(3, 7, 2e-5, false, 5000));
+}
+
+TEST_CASE("a sweep refuses a point whose particles the accuracy cannot reach before its first point") {
+  // 3D uniform of 5000: level 2 reaches 5e-6 at order 20 (1.92e-6), level 7 does not (1.75e-5);
+  // the sweep had run level 2 and stopped at level 7.
+  nf::test::TempDir dir;
+  const nf::test::CliResult r =
+      nf::test::run_cli({"validate", "--dist", "uniform", "--dim", "3", "--n", "5000", "--kernel", "cpu-fmm",
+                         "--level", "2,7", "--accuracy", "5e-6", "--output", dir.file("v.csv")});
+  INFO(r.out << r.err);
+  CHECK(r.code != 0);
+  CHECK(r.err.find("5000 particles") != std::string::npos);
+  CHECK(r.err.find("leaf level 7") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("v.csv")));
 }

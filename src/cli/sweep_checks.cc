@@ -37,6 +37,10 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
             s.mask = validation || c.mask == "near" ? Mask::near : Mask::all;
             if (k.far_field()) s.order = order, s.accuracy = c.accuracy, s.near = c.near;
             if (k.adaptive()) s.leaf_size = c.leaf_size;
+            // The accuracy with this point's particles (the model's sparse factor, farfield/order.h).
+            if (k.far_field() && order == 0)
+              check_accuracy_reachable(g.dim, pt.level, c.accuracy > 0 ? c.accuracy : farfield::kDefaultAccuracy,
+                                       k.adaptive(), n);
             check_run_memory(k, s, g.dim, n, generated_bytes(g), validation, gpus);
           }
     }
