@@ -166,7 +166,9 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
                                    {test::make("clusters", 2, 5000, 62), 6},
                                    {test::make("uniform", 3, 4000, 63), 3}};
   // M2L's kernels: the default (a thread per target up to 3D float p = 8: farfield/m2l_thread_gpu.h)
-  // and the sibling-group kernel at every order it runs.
+  // and the sibling-group kernel at every order it runs, in slices of its row quads where the
+  // operator table does not fit beside the moments (3D double p = 12, 3D float p = 14), and
+  // farfield::m2l where the moments alone do not (3D double p = 14 and 20, float p = 20).
   // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8);
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
@@ -184,7 +186,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
                               "thread-staged", "p2m-threads", "shifts-thread"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
-      for (int order : {3, 4, 5, 6, 7, 8, 11, 12, farfield::kMaxOrder}) {
+      for (int order : {3, 4, 5, 6, 7, 8, 11, 12, 14, farfield::kMaxOrder}) {
         if (order == farfield::kMaxOrder && c.level != 3) continue;  // the highest order on the small case only
         const bool every = variant && std::string(variant) == "thread-full";
         const bool wide = variant && (std::string(variant) == "thread" || every);

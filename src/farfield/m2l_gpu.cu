@@ -23,17 +23,21 @@ namespace nf::farfield {
 namespace {
 
 constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
+static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits");
 
-// A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q | n0 << 8 | n1 << 20
-// (q < 256 and n < 4096 up to kMaxOrder), and the quad's first entry in the operator table with
-// the degree of its first row, start | degree << 26.
+// A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1
+// << 20 (first: the plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to
+// kMaxOrder), and the quad's first entry in the plan's part of the operator table with the degree
+// of its first row, start | degree << 26.
 int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
 
-// The row quads at order p: their column counts, table offsets and first rows' degrees.
+// The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
+// covers the quads first .. last - 1 (all of them, or one slice), its table offsets counted from
+// quad first's.
 template <int D>
 struct Quads {
   std::vector<int> columns, start, degree;
-  int table_size = 0;
+  int table_size = 0, first = 0, last = 0;
   explicit Quads(int p) {
     const int count = (terms<D>(p) + 3) / 4;
     for (int q = 0; q < count; ++q) {
@@ -42,7 +46,17 @@ struct Quads {
       start.push_back(table_size);
       table_size += 4 * columns.back();
     }
+    last = count;
   }
+  // The quads q0 .. q1 - 1 (a slice).
+  Quads range(int q0, int q1) const {
+    Quads r = *this;
+    r.first = q0, r.last = q1;
+    return r;
+  }
+  int end(int q) const { return q + 1 < int(start.size()) ? start[std::size_t(q) + 1] : table_size; }
+  // Where quad q's entries start within the covered quads' part of the table.
+  int offset(int q) const { return start[std::size_t(q)] - start[std::size_t(first)]; }
   // Columns of quad q that an offset of order o sums (those n with |n| <= o - degree).
   int columns_at(int q, int o) const {
     const int left = o - degree[std::size_t(q)];
@@ -76,7 +90,7 @@ bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>
   };
   const std::size_t K = classes.size();
   std::vector<Piece> pieces;
-  for (int q = 0; q < int(quads.columns.size()); ++q) {
+  for (int q = quads.first; q < quads.last; ++q) {
     const int c = quads.columns[std::size_t(q)], k = std::max(1, (c + piece - 1) / piece);
     for (int i = 0; i < k; ++i) {
       Piece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
@@ -102,8 +116,8 @@ bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>
       if (best < 0 || add < best_add) best = w, best_add = add;
     }
     const std::size_t slot = std::size_t(best) * U + std::size_t(units[std::size_t(best)]++);
-    plan[2 * slot] = pack_unit(pc.q, pc.n0, pc.n1);
-    plan[2 * slot + 1] = quads.start[std::size_t(pc.q)] | quads.degree[std::size_t(pc.q)] << 26;
+    plan[2 * slot] = pack_unit(pc.q - quads.first, pc.n0, pc.n1);
+    plan[2 * slot + 1] = quads.offset(pc.q) | quads.degree[std::size_t(pc.q)] << 26;
     for (std::size_t j = 0; j < K; ++j) load[std::size_t(best)][j] += pc.cols[j];
   }
   cost = 0;
@@ -123,14 +137,14 @@ template <int D>
 int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
   const std::vector<int>& columns = quads.columns;
   long total = 0;
-  for (int c : columns) total += c;
-  for (int warps = std::max(8, (5 * int(columns.size()) + 4 * U - 1) / (4 * U)); warps <= kMaxWarps; ++warps)
+  for (int q = quads.first; q < quads.last; ++q) total += columns[std::size_t(q)];
+  for (int warps = std::max(8, (5 * (quads.last - quads.first) + 4 * U - 1) / (4 * U)); warps <= kMaxWarps; ++warps)
     for (long share = (total + warps - 1) / warps; share <= total; share += std::max(1L, share / 10)) {
       plan.assign(std::size_t(2) * warps * U, 0);
       int w = 0, u = 0;
       long load = 0;
       bool fits = true;
-      for (std::size_t q = 0; q < columns.size() && fits; ++q) {
+      for (std::size_t q = std::size_t(quads.first); q < std::size_t(quads.last) && fits; ++q) {
         for (int n = 0; n < columns[q];) {
           const long take = std::min<long>(columns[q] - n, share - load);
           if (take <= 0 || u == U) {
@@ -142,8 +156,8 @@ int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
             continue;
           }
           const std::size_t slot = std::size_t(w) * U + u;
-          plan[2 * slot] = pack_unit(int(q), n, n + int(take));
-          plan[2 * slot + 1] = quads.start[q] | quads.degree[q] << 26;
+          plan[2 * slot] = pack_unit(int(q) - quads.first, n, n + int(take));
+          plan[2 * slot + 1] = quads.offset(int(q)) | quads.degree[q] << 26;
           ++u, load += take, n += int(take);
         }
       }
@@ -227,11 +241,11 @@ __global__ void expand_kernel(int table_size, int terms, const int* __restrict__
 
 template <int D, class T>
 template <class F>
-void M2LOperators<D, T>::dispatch(F&& f) const {
-  if (targets_per_lane_ == 2)
-    stages_ == 3 ? f(group_kernel<D, T, 2, 3>) : stages_ == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
+void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, F&& f) {
+  if (targets_per_lane == 2)
+    stages == 3 ? f(group_kernel<D, T, 2, 3>) : stages == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
   else
-    stages_ == 3 ? f(group_kernel<D, T, 1, 3>) : stages_ == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
+    stages == 3 ? f(group_kernel<D, T, 1, 3>) : stages == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
 }
 
 template <int D, class T>
@@ -253,7 +267,8 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     throw UsageError("NEARFIELD_M2L_STAGED=" + stage + ": expected on or off");
   staged_ = stage == "on" ? Staging::on : stage == "off" ? Staging::off : Staging::by_fill;
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
-    p_ = -1, orders_ = orders, terms_ = terms<D>(p), targets_per_lane_ = 0;
+    p_ = -1, orders_ = orders, terms_ = terms<D>(p);
+    slices_.clear();
     // The thread-per-target kernel is the default at every order it is built for: it was faster in
     // every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L time thread /
     // group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6, 0.07-0.50;
@@ -310,8 +325,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
       Shape s{tl, w, stages, 0, 0, plan};
       s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
-      targets_per_lane_ = tl, stages_ = s.stages;  // the kernel dispatch() picks
-      dispatch([&](auto kernel) {
+      dispatch(tl, s.stages, [&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
         NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.blocks, kernel, 32 * w, s.bytes));
       });
@@ -322,14 +336,55 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // uniform 2^24 at level 6, M2L ms with one / two: 3D float p = 4 10.4 / 7.9, p = 8 32.0 / 35.2
     // (2 blocks an SM against 1), p = 10 114.7 / 57.0 (1 and 1); 2D p = 14 1.67 / 1.36, p = 16
     // 2.04 / 2.23 (2 against 1)).
-    targets_per_lane_ = 0;
     if (!shapes.empty()) {
       const Shape& pick = shapes.size() == 2 && shapes[0].blocks < shapes[1].blocks ? shapes[1] : shapes[0];
-      targets_per_lane_ = pick.tl, warps_ = pick.warps, stages_ = pick.stages, shared_bytes_ = pick.bytes;
-      plan = pick.plan;
+      Slice one;
+      one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
+      one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
+      slices_.push_back(std::move(one));
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
         std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
                      D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, pick.warps, pick.stages, pick.blocks,
+                     balanced ? "balanced" : "contiguous");
+    } else if (force != "direct") {
+      // Slices: the row quads cut, in order, where the next would pass the table's room beside one
+      // target a lane's moments in the shape (1: one stage; 3: the moments' two), or the units of
+      // kMaxWarps warps; the shape of fewer slices (each copies every moment again), one stage on a tie.
+      const int U = kUnits<1>;
+      const int most = env_int("NEARFIELD_M2L_STAGES", 3);
+      std::vector<std::pair<int, int>> best_cut;  // (first quad, last quad + 1) per slice
+      int best_stages = 0;
+      for (int stages : {1, 3}) {
+        if (stages > most) continue;
+        const long room = (long(optin) - long(shared_bytes<D, T>(1, stages, terms_, 0))) / long(sizeof(T));
+        std::vector<std::pair<int, int>> cut;
+        bool fits = room > 0;
+        for (int q = 0; q < count && fits;) {
+          int q1 = q;
+          while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * U) ++q1;
+          if (q1 == q) fits = false;  // one quad's entries alone pass the room
+          cut.emplace_back(q, q1);
+          q = q1;
+        }
+        if (fits && (best_stages == 0 || cut.size() < best_cut.size())) best_cut = cut, best_stages = stages;
+      }
+      for (const auto& [q0, q1] : best_cut) {
+        const Quads<D> part = quads.range(q0, q1);
+        const int w = balanced ? best_plan<D>(part, classes, U, plan) : contiguous_plan<D>(part, U, plan);
+        if (w == 0) {  // not planned: the fallback
+          slices_.clear();
+          break;
+        }
+        Slice sl;
+        sl.begin = quads.start[std::size_t(q0)], sl.size = quads.end(q1 - 1) - sl.begin, sl.first_quad = q0;
+        sl.warps = w, sl.targets_per_lane = 1, sl.stages = best_stages;
+        sl.shared_bytes = shared_bytes<D, T>(1, best_stages, terms_, sl.size);
+        sl.plan = gpu::DeviceBuffer<int>(plan);
+        slices_.push_back(std::move(sl));
+      }
+      if (std::getenv("NEARFIELD_M2L_VERBOSE") && grouped())
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape %d, %s plan\n", D,
+                     sizeof(T) == 4 ? "float" : "double", p, slices_.size(), best_stages,
                      balanced ? "balanced" : "contiguous");
     }
     if (grouped()) {
@@ -353,12 +408,13 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
             degree[at + std::size_t(j)] = static_cast<unsigned char>(mn.degree() + mk.degree());
           }
         }
-      plan_ = gpu::DeviceBuffer<int>(plan);
       map_ = gpu::DeviceBuffer<int>(map);
       degree_ = gpu::DeviceBuffer<unsigned char>(degree);
       chunk_order_ = gpu::DeviceBuffer<unsigned char>(chunk_order);
-      dispatch([&](auto kernel) {
-        NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
+      std::size_t most_bytes = 0;  // the slices share one kernel instance: its largest need
+      for (const Slice& sl : slices_) most_bytes = std::max(most_bytes, sl.shared_bytes);
+      dispatch(slices_[0].targets_per_lane, slices_[0].stages, [&](auto kernel) {
+        NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most_bytes)));
       });
     }
     p_ = p;
@@ -415,17 +471,21 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   DeviceLevel over = parents;
   const char* groups = std::getenv("NEARFIELD_M2L_GROUPS");
   if (groups && std::string(groups) == "all") over.split = nullptr, over.split_count = nullptr;
-  const int tb = 32 * targets_per_lane_;
-  const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
   // (NEARFIELD_M2L_SPLITS forces a count): level 4 of a 3D tree has 128 blocks of TB = 32.
   const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
-  const std::uint32_t splits = std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
-  dispatch([&](auto kernel) {
-    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, over, list, terms_, table_size_, plan_.data(), ops,
-                                                                orders_, chunk_order_.data(), M, L);
-  });
-  NF_CUDA(cudaGetLastError());
+  for (const Slice& sl : slices_) {
+    const int tb = 32 * sl.targets_per_lane;
+    const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
+    const std::uint32_t splits =
+        std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
+    dispatch(sl.targets_per_lane, sl.stages, [&](auto kernel) {
+      kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes>>>(level, over, list, terms_, table_size_, sl.begin,
+                                                                       sl.size, sl.first_quad, sl.plan.data(), ops,
+                                                                       orders_, chunk_order_.data(), M, L);
+    });
+    NF_CUDA(cudaGetLastError());
+  }
 }
 
 template class M2LOperators<2, float>;

@@ -21,9 +21,11 @@
 //!
 //! Lanes hold one target each, or two where that keeps as many blocks on an SM (the occupancy
 //! query decides; with two, each broadcast entry feeds two products, but the block's moments
-//! double). Orders whose moments and operator table do not fit in shared memory, or whose
-//! row quads outnumber the warps' units (3D double above p = 10, 3D float above about p = 13),
-//! use farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
+//! double). Orders whose operator table does not fit beside the moments, or whose row quads
+//! outnumber the warps' units (3D double above p = 10, 3D float above p = 13), run the kernel
+//! once per *slice* of row quads: each launch copies only its rows' part of every offset's table
+//! and adds its rows' locals into L (the moments are copied once per slice). Orders whose moments
+//! alone do not fit (3D float p = 20, 3D double above p = 13) use farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset). NEARFIELD_M2L=direct|group1|group2|thread forces a
 //! variant (comparisons; thread only up to kWideMaxOrder).
 
@@ -50,23 +52,30 @@ class M2LOperators {
   //! split parents it may split less than the rule of two blocks an SM asks.
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
   //! Whether the sibling-group kernel runs at this order (else the thread kernel or farfield::m2l).
-  bool grouped() const { return targets_per_lane_ > 0; }
+  bool grouped() const { return !slices_.empty(); }
   //! Whether the thread-per-target kernel runs at this order.
   bool threaded() const { return threaded_; }
 
  private:
-  // Calls f(kernel) with the group kernel instance of this order (targets a lane, pipeline shape 1-3).
+  // One launch of the group kernel: the row quads whose table entries are begin .. begin + size - 1
+  // of each offset's table (all of them where the table fits), its warps' units, shape and memory.
+  struct Slice {
+    int begin = 0, size = 0, first_quad = 0, warps = 0, targets_per_lane = 1, stages = 1;
+    std::size_t shared_bytes = 0;
+    gpu::DeviceBuffer<int> plan;
+  };
+  // Calls f(kernel) with the group kernel instance of that many targets a lane and pipeline shape (1-3).
   template <class F>
-  void dispatch(F&& f) const;
+  static void dispatch(int targets_per_lane, int stages, F&& f);
   // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
-  int p_ = -1, terms_ = 0, table_size_ = 0, warps_ = 0, targets_per_lane_ = 0, stages_ = 1;
-  std::size_t shared_bytes_ = 0;
-  gpu::DeviceBuffer<int> plan_, map_;  // warp units; operator entry -> signed derivative index
+  int p_ = -1, terms_ = 0, table_size_ = 0;
+  std::vector<Slice> slices_;          // the group kernel's launches (none: another kernel runs)
+  gpu::DeviceBuffer<int> map_;         // operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries

@@ -77,9 +77,14 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
 // (farfield/offset_order.h) copies the moments of degree <= q and the table's columns whose
 // chunk_order (the quad's first row degree plus the column's) is <= q, and each unit sums the
 // columns n < terms(q - its quad's first row degree) (the table holds zeros where |n| + |k| > q).
+// Each offset's table is table_stride entries; the block copies its slice of table_size entries
+// from table_begin (the whole table, or the rows of one slice where the whole does not fit in
+// shared memory: M2LOperators runs a launch per slice, each adding its rows' locals into L).
 template <int D, class T, int TL, int Stages>
 __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
-                                                     int table_size, const int* __restrict__ plan,
+                                                     int table_stride, int table_begin, int table_size,
+                                                     int first_quad,
+                                                     const int* __restrict__ plan,
                                                      const T* __restrict__ ops, OffsetOrders orders,
                                                      const unsigned char* __restrict__ chunk_order,
                                                      const T* __restrict__ M, T* __restrict__ L) {
@@ -170,7 +175,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     const int u = active[i];
     int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
     for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
-    const T* table = ops + std::size_t(o) * table_size;
+    const T* table = ops + std::size_t(o) * table_stride + table_begin;
     const int q = order_of(i);
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
     const std::uint32_t at = shared_address(to);
@@ -178,7 +183,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       for (int e = tid * kPer; e < table_size; e += threads * kPer) copy_async<16>(at + e * sizeof(T), table + e, 16);
     } else {
       for (int e = tid * kPer; e < table_size; e += threads * kPer)
-        if (chunk_order[e / 4] <= q) copy_async<16>(at + e * sizeof(T), table + e, 16);
+        if (chunk_order[(table_begin + e) / 4] <= q) copy_async<16>(at + e * sizeof(T), table + e, 16);
     }
   };
   // A warp per slot: one source's moments, coalesced; a missing source's are zeros. The addresses
@@ -269,7 +274,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   __syncthreads();
 #pragma unroll
   for (int v = 0; v < U; ++v) {
-    const int q = unit[v] & 0xff, n0 = (unit[v] >> 8) & 0xfff, n1 = (unit[v] >> 20) & 0xfff;
+    const int q = (unit[v] & 0xff) + first_quad, n0 = (unit[v] >> 8) & 0xfff, n1 = (unit[v] >> 20) & 0xfff;
     if (n1 == n0) continue;
 #pragma unroll
     for (int j = 0; j < 4; ++j)
