@@ -23,6 +23,8 @@
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
+#   slices    M2L in slices of its row quads against the fallback it replaced (3D float p = 14, double
+#             p = 12, fmm-adaptive p = 14) -> RESULTS/fmm-m2l-slices/<device>{,-direct}.csv
 #   sparse    fmm in double on 3D uniform 2^20 at levels 7 and 8, orders 8 and 10 (the sparse factor
 #             of farfield/order.h at large N) -> RESULTS/fmm-sparse/<device>.csv
 #   depth-error  the error against the tree's depth in 3D, fmm-adaptive on eight inputs (orders 6..12)
@@ -132,6 +134,22 @@ for s in $sections; do
       done
       "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order 6,8,10,0 \
         --sample 1000 --output "$out" || true
+      ;;
+    slices)
+      # M2L's sibling-group kernel in slices of its row quads (farfield/m2l_gpu.h) against the
+      # farfield::m2l fallback those orders ran before (NEARFIELD_M2L=direct): fmm on 3D uniform 2^22
+      # at level 5, float p = 14 and double p = 12; fmm-adaptive on galaxies 2^22 at leaf size 64 (a
+      # tree of 12 levels), p = 14 -> RESULTS/fmm-m2l-slices/<device>.csv and <device>-direct.csv
+      for variant in "" direct; do
+        out="$RESULTS/fmm-m2l-slices/$device${variant:+-$variant}.csv"
+        fresh "$out"
+        NEARFIELD_M2L=$variant "$NF" bench --kernel fmm --dist uniform --dim 3 --n 4194304 --level 5 --order 14 \
+          --reps 3 --output "$out"
+        NEARFIELD_M2L=$variant "$NF" bench --kernel fmm --dist uniform --dim 3 --n 4194304 --level 5 --order 12 \
+          --precision double --reps 3 --output "$out"
+        NEARFIELD_M2L=$variant "$NF" bench --kernel fmm-adaptive --dist galaxies --dim 3 --n 4194304 --level auto \
+          --leaf-size 64 --order 14 --reps 3 --output "$out"
+      done
       ;;
     sparse)
       # The sparse factor at large N (farfield/order.h: sparse_factor; the CPU's rows at N = 100 to

@@ -22,10 +22,11 @@
 //! Lanes hold one target each, or two where that keeps as many blocks on an SM (the occupancy
 //! query decides; with two, each broadcast entry feeds two products, but the block's moments
 //! double). Orders whose operator table does not fit beside the moments, or whose row quads
-//! outnumber the warps' units (3D double above p = 10, 3D float above p = 13), run the kernel
+//! outnumber the warps' units (3D float p = 14..18, 3D double p = 12 and 13), run the kernel
 //! once per *slice* of row quads: each launch copies only its rows' part of every offset's table
 //! and adds its rows' locals into L (the moments are copied once per slice). Orders whose moments
-//! alone do not fit (3D float p = 20, 3D double above p = 13) use farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
+//! leave no room for one row quad's entries (3D float p = 19 and 20, 3D double from p = 14) use
+//! farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset). NEARFIELD_M2L=direct|group1|group2|thread forces a
 //! variant (comparisons; thread only up to kWideMaxOrder).
 
