@@ -69,9 +69,10 @@ inline double depth_factor(int dim, int level) {
 //! How much more than the table a sparse tree errs in 3D: N particles over a leaf level with far
 //! more boxes than a calibrated input's err more, the fewer particles there are and the more boxes
 //! they spread over. Measured on 3D uniform inputs, the worst calibrated one (cpu-fmm in double
-//! against float64 all pairs, N = 100 to 131072, orders 8 to 12: scripts/fmm-sparse.sh,
-//! results/fmm-sparse/) against x = N^2 / 8^level (N times the particles a box): from x = 1e5 up
-//! the error stays below the table (0.41x to 0.86x; 0.99x at 9.8e4), and below it grows about as x^-0.25 over four decades: 1.5x at x = 8192 (N = 2048,
+//! against float64 all pairs, N = 100 to 131072, orders 8 to 12: scripts/fmm-sparse.sh; fmm at
+//! 2^20, levels 7 and 8: scripts/fmm-bench.sh sparse, H200; results/fmm-sparse/) against x = N^2 /
+//! 8^level (N times the particles a box): from x = 1e5 up the error stays below the table (0.41x
+//! to 0.86x; 0.99x at 9.8e4; 2^20 at level 8, x = 65536: 0.89x), and below it grows about as x^-0.25 over four decades: 1.5x at x = 8192 (N = 2048,
 //! level 3), 2.2x at 1526 (N = 20000, level 6), 3.6x at 128 (N = 2048, level 5), 8.1x at 19.5
 //! (N = 100, level 3). An order chosen from the table alone had erred 1.8e-4 at --accuracy 1e-4
 //! (N = 2048, level 4, p = 10). The factor (kSparseScale / x)^kSparseSlope is the power law that
