@@ -21,7 +21,8 @@ sparse trees (RESULTS/fmm-sparse/, scripts/fmm-sparse.sh and scripts/fmm-bench.s
 row's error over the table at its order, r, against x = N^2 / 8^level. For each slope s = 0.10,
 0.15, .., 0.50 the scale is the smallest that bounds every row of r >= 1, max x r^(1/s); the slope
 kept is the one whose factor (scale / x)^s overshoots those rows least (the largest factor / r),
-its scale rounded up to 2 significant digits. The 2D rows must stay within the depth factor
+its scale rounded up to 2 significant digits; kSparseLeastX, the smallest x of any row rounded down
+to 2 digits, where the factor stops growing. Only double rows count (the truncation alone). The 2D rows must stay within the depth factor
 (1 up to level 5, 1 + 0.8 (level - 5) past it): 2D takes no sparse factor.
 
 Usage: fit_error_model.py RESULTS_DIR               prints the tables as C++ initializers
@@ -126,8 +127,9 @@ def sparse_rows(results, tables):
     out = {"2": [], "3": []}
     for f in sorted(glob.glob(os.path.join(results, "fmm-sparse", "*.csv"))):
         for r in csv.DictReader(open(f)):
-            if r.get("kernel") not in ("fmm", "cpu-fmm") or not r.get("p") or not r.get("rel_l2"):
-                continue
+            if (r.get("kernel") not in ("fmm", "cpu-fmm") or r.get("precision") != "double" or not r.get("p")
+                    or not r.get("rel_l2")):
+                continue  # the truncation alone: float rows would add float32's rounding
             dim, n, level, p = r["dim"], int(r["n"]), int(r["level"]), int(r["p"])
             x = n * n / 2.0 ** (int(dim) * level)
             out[dim].append((x, float(r["rel_l2"]) / tables[dim][p - 1], level, f"N = {n}, level {level}, p = {p}"))
@@ -135,10 +137,14 @@ def sparse_rows(results, tables):
 
 
 def sparse_fit(rows3):
-    """(slope, scale, worst overshoot) bounding the 3D rows of r >= 1, or None without any."""
+    """(slope, scale, worst overshoot, least x) bounding the 3D rows of r >= 1, or None without
+    any; least x: the smallest x measured, rounded down to 2 significant digits (below it the
+    factor stays at its value there)."""
     over = [(x, r) for x, r, _, _ in rows3 if r >= 1]
     if not over:
         return None
+    least = min(x for x, _, _, _ in rows3)
+    least_digits = 10 ** (math.floor(math.log10(least)) - 1)
     best = None
     for step in range(2, 11):
         s = step * 0.05
@@ -147,7 +153,7 @@ def sparse_fit(rows3):
         if best is None or overshoot < best[2] - 1e-12:
             best = (round(s, 2), scale, overshoot)
     digits = 10 ** (math.floor(math.log10(best[1])) - 1)
-    return best[0], math.ceil(best[1] / digits) * digits, best[2]
+    return best[0], math.ceil(best[1] / digits) * digits, best[2], math.floor(least / least_digits) * least_digits
 
 
 def depth_factor_2d(level):
@@ -164,7 +170,7 @@ def tables_in(path):
     m = re.search(r"kAdaptiveMargin3\s*=\s*([0-9.eE+-]+)\s*;", text)
     if m:
         found["adaptive3"] = float(m.group(1))
-    for key in ("kSparseSlope", "kSparseScale"):
+    for key in ("kSparseSlope", "kSparseScale", "kSparseLeastX"):
         m = re.search(key + r"\s*=\s*([0-9.eE+-]+)\s*;", text)
         if m:
             found[key] = float(m.group(1))
@@ -189,7 +195,7 @@ def main():
             print(f"  kAdaptiveMargin3 = {margin[0]:.2f};")
         if factor:
             print(f"3D sparse factor from fmm-sparse, {len(sparse['3'])} rows (overshoot at most {factor[2]:.2f}x)")
-            print(f"  kSparseSlope = {factor[0]:g};\n  kSparseScale = {factor[1]:g};")
+            print(f"  kSparseSlope = {factor[0]:g};\n  kSparseScale = {factor[1]:g};\n  kSparseLeastX = {factor[3]:g};")
         for w, r in above_2d:
             print(f"2D {w}: {r:.2f}x the table, above the depth factor")
         return
@@ -209,11 +215,13 @@ def main():
         print(f"3D adaptive margin: {sys.argv[3]} holds {have.get('adaptive3')}\n    the rows give {margin[0]}")
         bad = True
     if factor is None:
-        print(f"3D sparse factor: no rows of error at least the table's under {sys.argv[1]}/fmm-sparse")
+        print(f"3D sparse factor: no double rows of error at least the table's under {sys.argv[1]}/fmm-sparse"
+              + ("" if "2" in fitted and "3" in fitted else " (no calibration tables to measure them against)"))
         bad = True
-    elif (have.get("kSparseSlope"), have.get("kSparseScale")) != (factor[0], factor[1]):
+    elif (have.get("kSparseSlope"), have.get("kSparseScale"), have.get("kSparseLeastX")) != factor[:2] + factor[3:]:
         print(f"3D sparse factor: {sys.argv[3]} holds slope {have.get('kSparseSlope')}, scale "
-              f"{have.get('kSparseScale')}\n    the rows give {factor[0]:g}, {factor[1]:g}")
+              f"{have.get('kSparseScale')}, least x {have.get('kSparseLeastX')}\n    the rows give {factor[0]:g}, "
+              f"{factor[1]:g}, {factor[3]:g}")
         bad = True
     for w, r in above_2d:
         print(f"2D {w}: {r:.2f}x the table, above the depth factor (2D would need a sparse factor)")
@@ -222,7 +230,7 @@ def main():
         print("error_model: order.h differs from the measured rows. The tables: rerun scripts/fmm-order.sh (FIT_ONLY=1 "
               "fits the rows there) and copy its tables into src/farfield/order.h; the margin kAdaptiveMargin3: "
               "rerun scripts/fmm-bench.sh depth-error and copy the value this script prints; the sparse factor: rerun "
-              "scripts/fmm-sparse.sh (and fmm-bench.sh sparse) and copy kSparseSlope and kSparseScale")
+              "scripts/fmm-sparse.sh (and fmm-bench.sh sparse) and copy kSparseSlope, kSparseScale and kSparseLeastX")
         sys.exit(1)
     print(f"error_model: the 2D and 3D tables, the 3D adaptive margin and the sparse factor of {sys.argv[3]} are the fit of the rows "
           f"under {sys.argv[1]}")

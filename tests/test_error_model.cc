@@ -14,6 +14,7 @@
 #include "measure/validation.h"
 #include "methods/force_method.h"
 #include "methods/registry.h"
+#include "tree/box_rule.h"
 
 namespace ff = nf::farfield;
 
@@ -71,7 +72,8 @@ TEST_CASE("validate: cpu-fmm on a sparse 3D tree reaches the default accuracy; a
 }
 
 TEST_CASE("an accuracy the highest order cannot reach on a sparse tree is refused, naming the particles") {
-  // 3D, level 7: 1.92e-6 for many particles (depth factor 1), 1.75e-5 for 5000 (sparse factor 9.1).
+  // 3D, level 7: 1.92e-6 for many particles (depth factor 1), 1.56e-5 for 5000 (the sparse factor's
+  // largest, 8.1, at x = kSparseLeastX: 5000^2 / 8^7 = 11.9 is below it).
   CHECK_NOTHROW(nf::check_accuracy_reachable(3, 7, 5e-6, false, 0));
   CHECK_NOTHROW(nf::check_accuracy_reachable(3, 7, 5e-6, false, 100000000));
   try {
@@ -81,6 +83,14 @@ TEST_CASE("an accuracy the highest order cannot reach on a sparse tree is refuse
     CHECK(std::string(e.what()).find("5000 particles") != std::string::npos);
   }
   CHECK_NOTHROW(nf::check_accuracy_reachable(3, 7, 2e-5, false, 5000));
+  // The factor stops at the least x measured: one particle at level 3 had been refused 1e-4.
+  CHECK(ff::sparse_factor(3, 1, 3) == doctest::Approx(std::pow(ff::kSparseScale / ff::kSparseLeastX, ff::kSparseSlope)));
+  CHECK(ff::sparse_factor(3, 1, 12) == ff::sparse_factor(3, 1, 3));
+  CHECK(ff::sparse_factor(3, 100, 3) < 8.1);  // measured 8.05x at N = 100, level 3 (x = 19.5)
+  for (int level = 2; level <= nf::max_level(3); ++level) {
+    CAPTURE(level);
+    CHECK_NOTHROW(nf::check_accuracy_reachable(3, level, ff::kDefaultAccuracy, false, 1));
+  }
 }
 
 TEST_CASE("a sweep refuses a point whose particles the accuracy cannot reach before its first point") {
@@ -95,4 +105,14 @@ TEST_CASE("a sweep refuses a point whose particles the accuracy cannot reach bef
   CHECK(r.err.find("5000 particles") != std::string::npos);
   CHECK(r.err.find("leaf level 7") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("v.csv")));
+  // The same from a file, its particles known once it is read: refused before level 2 runs.
+  REQUIRE(nf::test::run_cli({"generate", "--dist", "uniform", "--dim", "3", "--n", "5000", "--output",
+                             dir.file("in.csv")}).code == 0);
+  const nf::test::CliResult f = nf::test::run_cli({"validate", "--input", dir.file("in.csv"), "--kernel", "cpu-fmm",
+                                                   "--level", "2,7", "--accuracy", "5e-6", "--output",
+                                                   dir.file("f.csv")});
+  INFO(f.out << f.err);
+  CHECK(f.code != 0);
+  CHECK(f.err.find("5000 particles") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.file("f.csv")));
 }

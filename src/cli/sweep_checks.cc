@@ -49,7 +49,7 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
 
 }  // namespace
 
-void check_sweep_accuracy(const SweepConfig& c, int dim) {
+void check_sweep_accuracy(const SweepConfig& c, int dim, std::uint64_t particles) {
   const std::vector<std::string> kernels = sweep_kernels(c);
   if (std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).far_field(); }))
     return;
@@ -59,7 +59,7 @@ void check_sweep_accuracy(const SweepConfig& c, int dim) {
   for (const std::string& name : kernels) {
     const KernelInfo& k = find_kernel(name);
     if (!k.far_field()) continue;
-    for (std::int64_t level : parse_levels(c)) check_accuracy_reachable(dim, int(level), accuracy, k.adaptive());
+    for (std::int64_t level : parse_levels(c)) check_accuracy_reachable(dim, int(level), accuracy, k.adaptive(), particles);
   }
 }
 
@@ -69,7 +69,7 @@ void check_sweep(const SweepConfig& c, bool validation) {
   parse_levels(c);
   parse_sample(c);
   if (!c.tree && c.in.input.empty())
-    for (std::int64_t dim : parse_int_list(c.in.dim, "dim")) check_sweep_accuracy(c, int(dim));
+    for (std::int64_t dim : parse_int_list(c.in.dim, "dim")) check_sweep_accuracy(c, int(dim), 0);
   if (c.tree) {
     gpu::require(c.label.empty() ? "bench --tree" : "experiment " + c.label + " (mode = tree, the GPU tree build)");
   } else {

@@ -2,6 +2,8 @@
 //! The checks a sweep passes before any work starts, so a request that cannot finish is refused
 //! at once instead of after minutes of CPU kernels.
 
+#include <cstdint>
+
 #include "cli/sweep.h"
 
 namespace nf::cli {
@@ -15,7 +17,8 @@ void check_sweep(const SweepConfig& c, bool validation = false);
 //! Refuses an --accuracy that a full method of the sweep, its order from the accuracy, cannot reach
 //! at one of the listed levels in `dim` dimensions (the error model's best grows with the level):
 //! checked for every level before the first point (generated inputs in check_sweep, a file's once
-//! it is read), not when the sweep reaches that level.
-void check_sweep_accuracy(const SweepConfig& c, int dim);
+//! it is read), not when the sweep reaches that level. `particles`: the file's count (0 for
+//! generated inputs, whose points check_sweep checks with their own counts: the sparse factor).
+void check_sweep_accuracy(const SweepConfig& c, int dim, std::uint64_t particles);
 
 }  // namespace nf::cli

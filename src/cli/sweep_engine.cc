@@ -68,7 +68,8 @@ std::vector<SweepPoint> sweep_points(const SweepConfig& c) {
 LoadedPoint load_point(const SweepConfig& c, SweepPoint pt, const std::vector<std::string>& kernels,
                        std::ostream& out) {
   LoadedPoint at{pt, load_input(pt.in, pt.n, pt.level, pt.ppb), {}};
-  if (!c.in.input.empty()) check_sweep_accuracy(c, at.particles.dim);  // a file's dimension, now known
+  // A file's dimension and particle count (the model's sparse factor), now known.
+  if (!c.in.input.empty()) check_sweep_accuracy(c, at.particles.dim, at.particles.size());
   MethodSetup& s = at.setup;
   s.softening = c.softening;
   s.domain = resolve_domain(at.particles, c.domain, pt.distribution());

@@ -83,12 +83,17 @@ inline double depth_factor(int dim, int level) {
 //! is 2.7); the factor is never below 1, and 2D, whose rows stayed within the table at the same N
 //! and boxes where its depth factor is 1 (0.47x at most; 0.90x at level 6, where the depth factor
 //! is 1.8), takes none.
+//! Below the least x measured, kSparseLeastX (N = 100 at level 3), x is taken as that: a pair's
+//! truncation error has a worst case (the one-box separation's), so the ratio cannot grow without
+//! bound, and a power law carried past its data had refused --accuracy 1e-4 for one particle at
+//! level 3 (factor 80) and held an explicit order 2 to a tolerance of 8.9 (N = 100, level 8).
 inline constexpr double kSparseSlope = 0.25;
 inline constexpr double kSparseScale = 82000;
+inline constexpr double kSparseLeastX = 19;
 
 inline double sparse_factor(int dim, double particles, int level) {
   if (dim != 3 || level < 2 || !(particles > 0)) return 1.0;
-  const double x = particles * particles / std::ldexp(1.0, 3 * level);
+  const double x = std::max(kSparseLeastX, particles * particles / std::ldexp(1.0, 3 * level));
   return x >= kSparseScale ? 1.0 : std::pow(kSparseScale / x, kSparseSlope);
 }
 

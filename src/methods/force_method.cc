@@ -231,7 +231,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
   // A full method's boxes must hold its float32 bodies (checked again at each prepare: positions move).
   // An accuracy below the model's error at the highest order (at this leaf level) had run at
   // p = kMaxOrder without a word, and validate then failed it.
-  if (k.far_field() && s.order == 0 && s.accuracy > 0) check_accuracy_reachable(like.dim, s.level, s.accuracy, k.adaptive(), like.size());
+  if (k.far_field() && s.order == 0)
+    check_accuracy_reachable(like.dim, s.level, s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy, k.adaptive(),
+                             like.size());
   if (k.far_field() && like.size() > 0 && s.level >= 0) {
     const Domain d = s.domain ? *s.domain : default_domain(like);
     check_float_resolution(d, like.dim, s.level, s.precision);
