@@ -168,7 +168,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // M2L's kernels: the default (a thread per target up to 3D float p = 8: farfield/m2l_thread_gpu.h)
   // and the sibling-group kernel at every order it runs, in slices of its row quads where the
   // operator table does not fit beside the moments (3D double p = 12, 3D float p = 14), and
-  // farfield::m2l where the moments alone do not (3D double p = 14 and 20, float p = 20).
+  // farfield::m2l where the moments leave no room for a slice (3D double p = 14 and 20, float p = 20).
   // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8);
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).

@@ -1,5 +1,5 @@
-// The older M2L kernel on the GPU (farfield/passes_gpu.h: m2l), for orders whose sibling-group
-// tables (m2l_gpu.h) do not fit in shared memory, and NEARFIELD_M2L=direct.
+// The older M2L kernel on the GPU (farfield/passes_gpu.h: m2l), for orders whose moments leave no
+// room in shared memory for a slice of the sibling-group tables (m2l_gpu.h), and NEARFIELD_M2L=direct.
 #include <algorithm>
 #include <stdexcept>
 #include <string>

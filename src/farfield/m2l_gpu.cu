@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/m2l_group_kernel.cuh"
+#include "farfield/m2l_group_plan.h"
 #include "farfield/m2l_thread_gpu.h"
 #include "farfield/multi_index.h"
 #include "farfield/op_counts.h"
@@ -22,165 +23,8 @@
 namespace nf::farfield {
 namespace {
 
-constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
+using namespace m2l_plan;
 static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits");
-
-// A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1
-// << 20 (first: the plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to
-// kMaxOrder), and the quad's first entry in the plan's part of the operator table with the degree
-// of its first row, start | degree << 26.
-int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
-
-// The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
-// covers the quads first .. last - 1 (all of them, or one slice), its table offsets counted from
-// quad first's.
-template <int D>
-struct Quads {
-  std::vector<int> columns, start, degree;
-  int table_size = 0, first = 0, last = 0;
-  explicit Quads(int p) {
-    const int count = (terms<D>(p) + 3) / 4;
-    for (int q = 0; q < count; ++q) {
-      degree.push_back(multi_index<D>(4 * q).degree());
-      columns.push_back(terms<D>(p - degree.back()));
-      start.push_back(table_size);
-      table_size += 4 * columns.back();
-    }
-    last = count;
-  }
-  // The quads q0 .. q1 - 1 (a slice).
-  Quads range(int q0, int q1) const {
-    Quads r = *this;
-    r.first = q0, r.last = q1;
-    return r;
-  }
-  int end(int q) const { return q + 1 < int(start.size()) ? start[std::size_t(q) + 1] : table_size; }
-  // Where quad q's entries start within the covered quads' part of the table.
-  int offset(int q) const { return start[std::size_t(q)] - start[std::size_t(first)]; }
-  // Columns of quad q that an offset of order o sums (those n with |n| <= o - degree).
-  int columns_at(int q, int o) const {
-    const int left = o - degree[std::size_t(q)];
-    return left < 0 ? 0 : std::min(columns[std::size_t(q)], terms<D>(left));
-  }
-};
-
-// The offsets' orders as a weighted list (order, how many of a full level's list offsets take it:
-// farfield::offset_order_weights), the orders no offset takes left out.
-template <int D>
-std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
-  const OffsetOrderWeights weight = offset_order_weights(D, orders);
-  std::vector<std::pair<int, double>> classes;
-  for (int o = 0; o <= kMaxOrder; ++o)
-    if (weight[std::size_t(o)] > 0) classes.emplace_back(o, weight[std::size_t(o)]);
-  return classes;
-}
-
-// A plan of the quads' columns for `warps` warps of at most U units each: the quads cut into pieces
-// of about `piece` columns, each piece given (largest first) to the warp where it adds least to the
-// per-order loads' spread (sum over orders of weight x piece's columns x the warp's load at that
-// order). Its cost: the sum over orders of weight x the largest warp load, the columns the block's
-// slowest warp sums per offset. False where the pieces need more than warps x U units.
-template <int D>
-bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int warps, int U, int piece,
-                std::vector<int>& plan, double& cost) {
-  struct Piece {
-    int q, n0, n1;
-    std::vector<double> cols;  // per class
-    double weighted = 0;
-  };
-  const std::size_t K = classes.size();
-  std::vector<Piece> pieces;
-  for (int q = quads.first; q < quads.last; ++q) {
-    const int c = quads.columns[std::size_t(q)], k = std::max(1, (c + piece - 1) / piece);
-    for (int i = 0; i < k; ++i) {
-      Piece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
-      for (std::size_t j = 0; j < K; ++j) {
-        pc.cols[j] = std::max(0, std::min(pc.n1, quads.columns_at(q, classes[j].first)) - pc.n0);
-        pc.weighted += classes[j].second * pc.cols[j];
-      }
-      pieces.push_back(std::move(pc));
-    }
-  }
-  if (pieces.size() > std::size_t(warps) * U) return false;
-  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.weighted > b.weighted; });
-  std::vector<std::vector<double>> load(std::size_t(warps), std::vector<double>(K, 0.0));
-  std::vector<int> units(std::size_t(warps), 0);
-  plan.assign(std::size_t(2) * warps * U, 0);
-  for (const Piece& pc : pieces) {
-    int best = -1;
-    double best_add = 0;
-    for (int w = 0; w < warps; ++w) {
-      if (units[std::size_t(w)] == U) continue;
-      double add = 0;
-      for (std::size_t j = 0; j < K; ++j) add += classes[j].second * pc.cols[j] * load[std::size_t(w)][j];
-      if (best < 0 || add < best_add) best = w, best_add = add;
-    }
-    const std::size_t slot = std::size_t(best) * U + std::size_t(units[std::size_t(best)]++);
-    plan[2 * slot] = pack_unit(pc.q - quads.first, pc.n0, pc.n1);
-    plan[2 * slot + 1] = quads.offset(pc.q) | quads.degree[std::size_t(pc.q)] << 26;
-    for (std::size_t j = 0; j < K; ++j) load[std::size_t(best)][j] += pc.cols[j];
-  }
-  cost = 0;
-  for (std::size_t j = 0; j < K; ++j) {
-    double most = 0;
-    for (const auto& l : load) most = std::max(most, l[j]);
-    cost += classes[j].second * most;
-  }
-  return true;
-}
-
-// The contiguous plan (the plan before the orders per offset): the quads' columns in order, every
-// warp taking about the same number of them (a quad split between neighbouring warps where it
-// crosses a share), the share raised until U units a warp suffice; warps from about 1.25 quads'
-// worth of units a warp (at least 8) up to kMaxWarps. 0 warps where none fits.
-template <int D>
-int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
-  const std::vector<int>& columns = quads.columns;
-  long total = 0;
-  for (int q = quads.first; q < quads.last; ++q) total += columns[std::size_t(q)];
-  for (int warps = std::max(8, (5 * (quads.last - quads.first) + 4 * U - 1) / (4 * U)); warps <= kMaxWarps; ++warps)
-    for (long share = (total + warps - 1) / warps; share <= total; share += std::max(1L, share / 10)) {
-      plan.assign(std::size_t(2) * warps * U, 0);
-      int w = 0, u = 0;
-      long load = 0;
-      bool fits = true;
-      for (std::size_t q = std::size_t(quads.first); q < std::size_t(quads.last) && fits; ++q) {
-        for (int n = 0; n < columns[q];) {
-          const long take = std::min<long>(columns[q] - n, share - load);
-          if (take <= 0 || u == U) {
-            if (++w == warps) {
-              fits = false;
-              break;
-            }
-            u = 0, load = 0;
-            continue;
-          }
-          const std::size_t slot = std::size_t(w) * U + u;
-          plan[2 * slot] = pack_unit(int(q) - quads.first, n, n + int(take));
-          plan[2 * slot + 1] = quads.offset(int(q)) | quads.degree[q] << 26;
-          ++u, load += take, n += int(take);
-        }
-      }
-      if (fits) return warps;
-    }
-  return 0;
-}
-
-// The cheapest balanced plan over 8..kMaxWarps warps and a few piece sizes (fewer warps on ties); 0 warps
-// where none fits.
-template <int D>
-int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan) {
-  int warps = 0;
-  double best = 0;
-  std::vector<int> trial;
-  for (int w = 8; w <= kMaxWarps; ++w)
-    for (int piece : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096}) {
-      double cost = 0;
-      if (!plan_units<D>(quads, classes, w, U, piece, trial, cost)) continue;
-      if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
-    }
-  return warps;
-}
 
 // Pipeline shapes (the kernel's Stages): 1, one offset's moments and table at a time; 2, the next
 // offset's moments and table copied while this one is summed; 3 (where 2 do not fit), the next
@@ -348,25 +192,21 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
                      balanced ? "balanced" : "contiguous");
     } else if (force != "direct") {
       // Slices: the row quads cut, in order, where the next would pass the table's room beside one
-      // target a lane's moments in the shape (1: one stage; 3: the moments' two), or the units of
-      // kMaxWarps warps; the shape of fewer slices (each copies every moment again), one stage on a tie.
-      const int U = kUnits<1>;
-      const int most = env_int("NEARFIELD_M2L_STAGES", 3);
+      // target a lane's moments in one stage, or the units of kMaxWarps warps (the moments' two
+      // stages, shape 3, leave room for about one quad at 3D float p = 14: one stage). Each slice
+      // copies every moment again.
+      const int U = kUnits<1>, best_stages = 1;
+      const long room = (long(optin) - long(shared_bytes<D, T>(1, 1, terms_, 0))) / long(sizeof(T));
       std::vector<std::pair<int, int>> best_cut;  // (first quad, last quad + 1) per slice
-      int best_stages = 0;
-      for (int stages : {1, 3}) {
-        if (stages > most) continue;
-        const long room = (long(optin) - long(shared_bytes<D, T>(1, stages, terms_, 0))) / long(sizeof(T));
-        std::vector<std::pair<int, int>> cut;
-        bool fits = room > 0;
-        for (int q = 0; q < count && fits;) {
-          int q1 = q;
-          while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * U) ++q1;
-          if (q1 == q) fits = false;  // one quad's entries alone pass the room
-          cut.emplace_back(q, q1);
-          q = q1;
+      for (int q = 0; q < count && room > 0;) {
+        int q1 = q;
+        while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * U) ++q1;
+        if (q1 == q) {  // one quad's entries alone pass the room: the fallback
+          best_cut.clear();
+          break;
         }
-        if (fits && (best_stages == 0 || cut.size() < best_cut.size())) best_cut = cut, best_stages = stages;
+        best_cut.emplace_back(q, q1);
+        q = q1;
       }
       for (const auto& [q0, q1] : best_cut) {
         const Quads<D> part = quads.range(q0, q1);
@@ -480,6 +320,9 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     const std::uint32_t splits =
         std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
     dispatch(sl.targets_per_lane, sl.stages, [&](auto kernel) {
+      // The limit is the kernel instance's, for the whole process: another order's operators (a
+      // Python Tree keeps one prepared method per order) may have set it lower since this reset.
+      NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));
       kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes>>>(level, over, list, terms_, table_size_, sl.begin,
                                                                        sl.size, sl.first_quad, sl.plan.data(), ops,
                                                                        orders_, chunk_order_.data(), M, L);
