@@ -3,6 +3,7 @@
 // once with the bytes needed and available, and nothing is written; runs that fit go ahead.
 #include "core/errors.h"
 #include "core/host_memory.h"
+#include "farfield/m2l_group_plan.h"
 #include "farfield/order.h"
 #include "methods/auto_level.h"
 #include "methods/full_level_rule.h"
@@ -80,6 +81,25 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   MemoryNeed small_leaves;
   add_method_memory(small_leaves, find_kernel("fmm-adaptive"), a, 3, 16777216, 1);
   CHECK(small_leaves.gpu_bytes() > adaptive.gpu_bytes());
+  // GPU M2L by sibling groups keeps operator tables (7^3 a level of an order's table entries, levels
+  // 0..leaf); the thread kernel (p = 6) and the older kernel (float p = 20: the moments leave no
+  // room) keep none.
+  for (int order : {6, 10, 14, 18, 20}) {
+    CAPTURE(order);
+    MethodSetup t;
+    t.level = 5, t.order = order;
+    MemoryNeed m;
+    add_method_memory(m, find_kernel("fmm"), t, 3, 1000000, 1);
+    double tables = 0;
+    for (const auto& part : m.gpu)
+      if (part.what == "M2L's operator tables") tables = part.bytes;
+    if (order == 6 || order == 20) {
+      CHECK(tables == 0);
+    } else {
+      CHECK(tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::group_table_entries(3, order) * 4.0));
+      CHECK(farfield::m2l_plan::group_table_entries(3, order) >= (order + 1) * (order + 2) * (order + 3) / 6);
+    }
+  }
   // Small runs fit.
   CHECK_NOTHROW(check_memory(need_of("cpu-serial", 3, 100000, 4, Precision::f32), "a small run"));
   CHECK(available_host_memory() > 0);

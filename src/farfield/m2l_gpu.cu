@@ -26,16 +26,12 @@ namespace {
 using namespace m2l_plan;
 static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits");
 
-// Pipeline shapes (the kernel's Stages): 1, one offset's moments and table at a time; 2, the next
-// offset's moments and table copied while this one is summed; 3 (where 2 do not fit), the next
-// offset's moments copied during the sums and its table after them, into the one table buffer.
+static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3), "the plans' candidate counts");
+
+// The kernel's dynamic shared memory (m2l_group_plan.h: group_shared_bytes).
 template <int D, class T>
 std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
-  const int TB = 32 * tl, S = TB + 2;
-  const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
-  const std::size_t operands = stages == 3 ? 2 * moments + table_size : stages * (moments + table_size);
-  return operands * sizeof(T) + (TB + std::size_t(kCandidates<D>) * TB) * sizeof(std::uint32_t) +
-         2 * kCandidates<D> * sizeof(int);  // the active candidates and their orders
+  return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size);
 }
 
 // A positive integer from the environment variable `name`, or `otherwise`.

@@ -4,6 +4,7 @@
 //! row quads. Host code, used by m2l_gpu.cu.
 
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,32 @@
 namespace nf::farfield::m2l_plan {
 
 constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a thread
+
+// The candidate source offsets of a sibling group: c - 3 .. c + 2 per axis, 6^d of them (the
+// kernel's kCandidates, m2l_group_kernel.cuh).
+constexpr int candidates(int dim) { return dim == 3 ? 216 : 36; }
+
+// The group kernel's dynamic shared memory for `tl` targets a lane, pipeline shape `stages` (1, one
+// offset's moments and table at a time; 2, the next offset's moments and table copied while this
+// one is summed; 3, where 2 do not fit, the next offset's moments copied during the sums and its
+// table after them, into the one table buffer), `terms` moments and `table_size` table entries a
+// stage, of `scalar` bytes each: the operands, the slots' target ids, a source id per (candidate,
+// slot), and the active candidates and their orders.
+inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size) {
+  const int TB = 32 * tl, S = TB + 2;
+  const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
+  const std::size_t operands = stages == 3 ? 2 * moments + std::size_t(table_size)
+                                           : std::size_t(stages) * (moments + std::size_t(table_size));
+  return operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
+}
+
+// Whether the group kernel runs order p, whole or in slices, where a block may take `optin` bytes:
+// one target a lane's moments and one row quad's entries (the first, the widest) fit in one stage
+// (else the older kernel runs, which keeps no operator tables).
+inline bool group_kernel_fits(int dim, int scalar, int p, std::size_t optin) {
+  const int t = dim == 2 ? terms<2>(p) : terms<3>(p);
+  return group_shared_bytes(dim, scalar, 1, 1, t, 4 * t) <= optin;
+}
 
 // A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1
 // << 20 (first: the plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to
@@ -169,6 +196,12 @@ int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& 
       if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
     }
   return warps;
+}
+
+// The entries of an offset's operator table at order p (all of its row quads), for the memory
+// estimate (methods/memory_estimate.cc).
+inline int group_table_entries(int dim, int p) {
+  return dim == 2 ? Quads<2>(p).table_size : Quads<3>(p).table_size;
 }
 
 }  // namespace nf::farfield::m2l_plan

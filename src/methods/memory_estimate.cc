@@ -8,6 +8,7 @@
 #include "core/gpu_runtime.h"
 #include "core/host_memory.h"
 #include "farfield/lists.h"
+#include "farfield/m2l_group_plan.h"
 #include "farfield/m2l_thread_orders.h"
 #include "farfield/multi_index.h"
 #include "methods/adaptive_method.h"
@@ -110,6 +111,14 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // grouped by order and keeps a count word a box (bounded by all levels' lists and boxes).
     if (k.gpu() && farfield::thread_lists_by_order(dim, int(scalar), full.order))
       parts.push_back({"M2L's lists by order", 4.0 * list * boxes + 8.0 * boxes});
+    // Above those orders M2L runs by sibling groups (farfield/m2l_gpu.h), whole or in slices, and
+    // keeps each level's operator tables, 7^D of an order's table entries, for levels 0..leaf:
+    // 0.19 GB a level at 3D float p = 18. Where its moments leave no room in a block's shared
+    // memory (227 KB here, Hopper's limit) the older kernel runs and keeps none.
+    if (k.gpu() && full.order > most &&
+        farfield::m2l_plan::group_kernel_fits(dim, int(scalar), full.order, std::size_t(227) * 1024))
+      parts.push_back({"M2L's operator tables", (level + 1.0) * std::pow(7.0, dim) *
+                                                     farfield::m2l_plan::group_table_entries(dim, full.order) * scalar});
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
                    threads);
