@@ -26,6 +26,8 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
     const GenerateOptions g = generator_options(pt.in, pt.n, pt.level, pt.ppb);
     check_generate_options(g);  // a lattice's N, galaxies in 2D, ...: before the first point, not at this one
     const auto n = static_cast<std::uint64_t>(generated_count(g));
+    // The accuracy with this point's particles (the model's sparse factor, farfield/order.h).
+    check_sweep_accuracy(c, g.dim, n, {pt.level});
     for (const std::string& name : kernels) {
       const KernelInfo& k = find_kernel(name);
       for (Precision precision : parse_precisions(c))
@@ -37,10 +39,6 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
             s.mask = validation || c.mask == "near" ? Mask::near : Mask::all;
             if (k.far_field()) s.order = order, s.accuracy = c.accuracy, s.near = c.near;
             if (k.adaptive()) s.leaf_size = c.leaf_size;
-            // The accuracy with this point's particles (the model's sparse factor, farfield/order.h).
-            if (k.far_field() && order == 0)
-              check_accuracy_reachable(g.dim, pt.level, c.accuracy > 0 ? c.accuracy : farfield::kDefaultAccuracy,
-                                       k.adaptive(), n);
             check_run_memory(k, s, g.dim, n, generated_bytes(g), validation, gpus);
           }
     }
@@ -49,7 +47,7 @@ void check_sweep_memory(const SweepConfig& c, bool validation) {
 
 }  // namespace
 
-void check_sweep_accuracy(const SweepConfig& c, int dim, std::uint64_t particles) {
+void check_sweep_accuracy(const SweepConfig& c, int dim, std::uint64_t particles, std::vector<int> levels) {
   const std::vector<std::string> kernels = sweep_kernels(c);
   if (std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).far_field(); }))
     return;
@@ -59,7 +57,9 @@ void check_sweep_accuracy(const SweepConfig& c, int dim, std::uint64_t particles
   for (const std::string& name : kernels) {
     const KernelInfo& k = find_kernel(name);
     if (!k.far_field()) continue;
-    for (std::int64_t level : parse_levels(c)) check_accuracy_reachable(dim, int(level), accuracy, k.adaptive(), particles);
+    if (levels.empty())
+      for (std::int64_t level : parse_levels(c)) levels.push_back(int(level));
+    for (int level : levels) check_accuracy_reachable(dim, level, accuracy, k.adaptive(), particles);
   }
 }
 

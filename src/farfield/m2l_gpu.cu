@@ -191,20 +191,20 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // target a lane's moments in one stage, or the units of kMaxWarps warps (the moments' two
       // stages, shape 3, leave room for about one quad at 3D float p = 14: one stage). Each slice
       // copies every moment again.
-      const int U = kUnits<1>, best_stages = 1;
+      const int U = kUnits<1>;
       const long room = (long(optin) - long(shared_bytes<D, T>(1, 1, terms_, 0))) / long(sizeof(T));
-      std::vector<std::pair<int, int>> best_cut;  // (first quad, last quad + 1) per slice
+      std::vector<std::pair<int, int>> cut;  // (first quad, last quad + 1) per slice
       for (int q = 0; q < count && room > 0;) {
         int q1 = q;
         while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * U) ++q1;
         if (q1 == q) {  // one quad's entries alone pass the room: the fallback
-          best_cut.clear();
+          cut.clear();
           break;
         }
-        best_cut.emplace_back(q, q1);
+        cut.emplace_back(q, q1);
         q = q1;
       }
-      for (const auto& [q0, q1] : best_cut) {
+      for (const auto& [q0, q1] : cut) {
         const Quads<D> part = quads.range(q0, q1);
         const int w = balanced ? best_plan<D>(part, classes, U, plan) : contiguous_plan<D>(part, U, plan);
         if (w == 0) {  // not planned: the fallback
@@ -213,15 +213,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         }
         Slice sl;
         sl.begin = quads.start[std::size_t(q0)], sl.size = quads.end(q1 - 1) - sl.begin, sl.first_quad = q0;
-        sl.warps = w, sl.targets_per_lane = 1, sl.stages = best_stages;
-        sl.shared_bytes = shared_bytes<D, T>(1, best_stages, terms_, sl.size);
+        sl.warps = w, sl.targets_per_lane = 1, sl.stages = 1;
+        sl.shared_bytes = shared_bytes<D, T>(1, 1, terms_, sl.size);
         sl.plan = gpu::DeviceBuffer<int>(plan);
         slices_.push_back(std::move(sl));
       }
       if (std::getenv("NEARFIELD_M2L_VERBOSE") && grouped())
-        std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape %d, %s plan\n", D,
-                     sizeof(T) == 4 ? "float" : "double", p, slices_.size(), best_stages,
-                     balanced ? "balanced" : "contiguous");
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape 1, %s plan\n", D,
+                     sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous");
     }
     if (grouped()) {
       // map[e]: +-(index(n + k) + 1), the sign (-1)^|n|; 0 where the entry is padding.
@@ -246,12 +245,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         }
       map_ = gpu::DeviceBuffer<int>(map);
       degree_ = gpu::DeviceBuffer<unsigned char>(degree);
-      chunk_order_ = gpu::DeviceBuffer<unsigned char>(chunk_order);
-      std::size_t most_bytes = 0;  // the slices share one kernel instance: its largest need
-      for (const Slice& sl : slices_) most_bytes = std::max(most_bytes, sl.shared_bytes);
-      dispatch(slices_[0].targets_per_lane, slices_[0].stages, [&](auto kernel) {
-        NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most_bytes)));
-      });
+      chunk_order_ = gpu::DeviceBuffer<unsigned char>(chunk_order);  // (apply sets each launch's memory limit)
     }
     p_ = p;
   }
