@@ -10,9 +10,12 @@
 # errors of both to $OUT/m2l-errors.txt.
 # VARIANTS="A B" (default "group thread") names the two compared, B over A: group
 # (NEARFIELD_M2L=group), thread (the thread kernel as it runs by default), unstaged (the thread
-# kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself).
+# kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself), tensor (the
+# sibling groups on the tensor cores, NEARFIELD_M2L=tensor, float only).
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
-# the others (all: both); full2d only 2D uniform 2^22 at level 9, whose levels are all full (float
+# the others (all: both); high the group kernel's float orders (3D uniform 2^24 at level 5, p = 10
+# to 14 and 16, and level 6, p = 10 and 12; Plummer 2^24 at level 7, p = 10, 12; 2D clusters 2^22 at
+# level 9, p = 13, 14, 16, 20; errors at 3D p = 9..14 and 2D p = 13..20); full2d only 2D uniform 2^22 at level 9, whose levels are all full (float
 # and double, p = 4, 6, 8: the staged curve of methods/full_level_rule.h in 2D). At 3D float p = 8
 # both take the orders per offset (the default).
 # Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
@@ -23,10 +26,10 @@ read -r -a variants <<< "${VARIANTS:-group thread}"
 [ "${#variants[@]}" = 2 ] && [ "${variants[0]}" != "${variants[1]}" ] ||
   { echo "m2l-compare.sh: VARIANTS names two different variants" >&2; exit 2; }
 for v in "${variants[@]}"; do
-  case "$v" in group | thread | unstaged) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged)" >&2; exit 2 ;; esac
+  case "$v" in group | thread | unstaged | tensor) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged, tensor)" >&2; exit 2 ;; esac
 done
 cases="${M2L_CASES:-all}"
-case "$cases" in all | low | wide | full2d) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low, wide or full2d" >&2; exit 2 ;; esac
+case "$cases" in all | low | wide | full2d | high) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low, wide, full2d or high" >&2; exit 2 ;; esac
 # The environment of variant $1, for env(1); NEARFIELD_M2L_STAGED set empty (the default rule)
 # unless the variant sets it, so that the caller's own value cannot blur the comparison.
 variant_env() {
@@ -34,6 +37,7 @@ variant_env() {
     group) echo NEARFIELD_M2L=group NEARFIELD_M2L_STAGED= ;;
     thread) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED= ;;
     unstaged) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED=off ;;
+    tensor) echo NEARFIELD_M2L=tensor NEARFIELD_M2L_STAGED= ;;
   esac
 }
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
@@ -70,6 +74,18 @@ if [ "$cases" = low ] || [ "$cases" = all ]; then
   run "$work/c2.bin" 9 4,6,8,10,12 float 5
   run "$work/c2.bin" 9 4,6,8 double 3
 fi
+# The group kernel's float orders.
+if [ "$cases" = high ]; then
+  "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+  run "$work/u3.bin" 5 10,11,12,13,14,16 float 3
+  run "$work/u3.bin" 6 10,12 float 3
+  rm -f "$work/u3.bin"
+  "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+  run "$work/p3.bin" 7 10,12 float 3
+  rm -f "$work/p3.bin"
+  "$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
+  run "$work/c2.bin" 9 13,14,16,20 float 3
+fi
 # The wide variant.
 if [ "$cases" = wide ] || [ "$cases" = all ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
@@ -82,10 +98,14 @@ if [ "$cases" = wide ] || [ "$cases" = all ]; then
   run "$work/u3s.bin" 6 5,6 double 3
 fi
 # Errors: both variants on the same sampled targets (3D Plummer and uniform 10^5, 2D clusters).
+error_cases=("--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7,8"
+             "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double"
+             "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12")
+[ "$cases" != high ] || error_cases=("--dist plummer --dim 3 --n 100000 --level 4 --order 9,10,12,14"
+                                     "--dist uniform --dim 3 --n 100000 --level 4 --order 9,10,12,14"
+                                     "--dist clusters --dim 2 --n 100000 --level 7 --order 13,16,20")
 for v in "${variants[@]}"; do
-  for c in "--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7,8" \
-           "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double" \
-           "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12"; do
+  for c in "${error_cases[@]}"; do
     [ "$cases" != wide ] || [[ "$c" != *clusters* ]] || continue
     [ "$cases" != full2d ] || [[ "$c" == *clusters* ]] || continue
     echo "== $v: validate $c" >> "$OUT/m2l-errors.txt"

@@ -172,6 +172,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8);
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
+  // "tensor": M2L's sibling groups on the tensor cores (NEARFIELD_M2L=tensor, float only).
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
@@ -183,7 +184,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
       shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
-                              "thread-staged", "p2m-threads", "shifts-thread"})
+                              "thread-staged", "p2m-threads", "shifts-thread", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 4, 5, 6, 7, 8, 11, 12, 14, farfield::kMaxOrder}) {
@@ -207,8 +208,12 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         if (wide && prec == Precision::f64 && order > 6) continue;  // double's wide variant ends at p = 6
         if (wide && (c.p.dim != 3 || order < 6 || order > 8)) continue;
         if (every && (order != 8 || prec != Precision::f32)) continue;
+        // "tensor": the sibling groups on the tensor cores (float only; 3D up to p = 14 here, 3D
+        // p = 20 does not fit), at every order of the list, low ones too.
+        const bool tensor = variant && std::string(variant) == "tensor";
+        if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 14))) continue;
         const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !staging;
-        if (m2l_variant && !wide && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
+        if (m2l_variant && !wide && !tensor && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
         m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
@@ -287,14 +292,20 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
   // L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread: by default these
   // levels are too small for it) and M2L's moments staged on every level at the orders that stage
   // (p = 3, and 8 in 2D; NEARFIELD_M2L_STAGED=on: by default few adaptive levels fill 3/4).
-  for (const char* near : {"mutual", "one-sided"})
+  // "tensor": M2L's sibling groups on the tensor cores over the split parents (float, p = 8 and 12).
+  for (const char* variant : {"mutual", "one-sided", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 8, 12}) {
+        const bool tensor = std::string(variant) == "tensor";
+        if (tensor && (prec != Precision::f32 || order == 3)) continue;
+        const char* near = tensor ? "mutual" : variant;
         CAPTURE(near);
+        CAPTURE(tensor);
         CAPTURE(c.what);
         CAPTURE(to_string(prec));
         CAPTURE(order);
+        test::EnvScope m2l("NEARFIELD_M2L", tensor ? "tensor" : nullptr);
         test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", near);
         test::EnvScope shifts("NEARFIELD_SHIFTS", std::string(near) == "one-sided" ? "thread" : nullptr);
         test::EnvScope staged("NEARFIELD_M2L_STAGED", std::string(near) == "one-sided" ? "on" : nullptr);
@@ -399,4 +410,13 @@ TEST_CASE("fmm refuses an unknown NEARFIELD_M2L or NEARFIELD_M2L_STAGED" * docte
   cpu->prepare(p);
   cpu->evaluate();
   CHECK(distance(m->accelerations(), cpu->accelerations()) <= 2e-6);
+  // The tensor-core kernel runs float only, and only orders it fits (3D p = 20 has more row tiles
+  // than its warps' units): a forced one that cannot run says so.
+  env.set("tensor");
+  MethodSetup d = s;
+  d.precision = Precision::f64;
+  CHECK_THROWS_AS(make_method(find_kernel("fmm"), d, p)->prepare(p), UsageError);
+  MethodSetup high = s;
+  high.order = farfield::kMaxOrder;
+  CHECK_THROWS_AS(make_method(find_kernel("fmm"), high, p)->prepare(p), UsageError);
 }

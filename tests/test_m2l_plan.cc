@@ -2,10 +2,16 @@
 // table and for slices of its row quads (the orders whose table does not fit in shared memory),
 // every column of every covered quad is summed by exactly one unit, the packed quad index is
 // relative to the plan's first quad and fits its 8 bits, and the table offset is relative to the
-// first quad's entries.
+// first quad's entries. The tensor-core kernel's plans over row tiles and its index map: every
+// k-step of every tile summed once, and the map's entries, read as the kernel reads them, give the
+// truncated M2L sums of a float64 evaluation at every order an offset takes.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <map>
+#include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,4 +77,65 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
       CHECK(covered == count);
     }
   }
+}
+
+TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map gives the truncated sums") {
+  auto run = [](auto dim) {
+    constexpr int D = decltype(dim)::value, U = 4;  // kTensorUnits
+    for (int p : D == 3 ? std::vector<int>{1, 4, 8, 9, 12, 14, 16} : std::vector<int>{1, 5, 13, 16, 20}) {
+      CAPTURE(D);
+      CAPTURE(p);
+      const mp::Quads<D> tiles(p, 16, 8, 1);
+      const ff::OffsetOrders orders = ff::offset_orders(D, p);
+      const auto classes = mp::order_classes<D>(orders);
+      std::vector<int> plan;
+      const int w = mp::best_plan<D>(tiles, classes, U, plan);
+      check_plan(tiles, plan, w, U);
+      const std::vector<std::uint32_t> map = mp::tensor_map<D>(p, tiles);
+      const int t = ff::terms<D>(p), rows = (t + 7) / 8 * 8;
+      std::mt19937 rng(std::uint32_t(100 * D + p));
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<double> deriv(static_cast<std::size_t>(t)), moments(static_cast<std::size_t>(rows));
+      for (double& d : deriv) d = u(rng);
+      for (const auto& [q, weight] : classes) {
+        CAPTURE(q);
+        // The kernel's signed table at order q: D_i (0 above degree q), then -D_i, then a zero.
+        std::vector<double> dz(std::size_t(2 * t + 1), 0.0);
+        for (int i = 0; i < t; ++i)
+          if (ff::multi_index<D>(i).degree() <= q) dz[std::size_t(i)] = deriv[std::size_t(i)], dz[std::size_t(t + i)] = -deriv[std::size_t(i)];
+        // Moments of degree <= q; the rows past them hold stale values (never zero in the kernel).
+        for (int n = 0; n < rows; ++n) moments[std::size_t(n)] = n < ff::terms<D>(q) ? u(rng) : 1e3 * u(rng);
+        std::vector<double> L(std::size_t(rows) + 16, 0.0);
+        for (std::size_t r = 0; r < tiles.columns.size(); ++r) {
+          const int steps = tiles.columns_at(int(r), q);  // the kernel's k-steps at order q
+          for (int s = 0; s < steps; ++s)
+            for (int lane = 0; lane < 32; ++lane) {
+              const std::size_t at = 2 * ((std::size_t(tiles.start[r]) + std::size_t(s)) * 32 + std::size_t(lane));
+              const int k = 16 * int(r) + lane / 4, n = 8 * s + lane % 4;
+              const std::uint32_t w0 = map.at(at), w1 = map.at(at + 1);
+              CHECK(n + 4 < rows);
+              auto m = [&](int c) { return c < rows ? moments[std::size_t(c)] : 0.0; };
+              L[std::size_t(k)] += dz.at(w0 & 0xffff) * m(n);
+              L[std::size_t(k + 8)] += dz.at(w0 >> 16) * m(n);
+              L[std::size_t(k)] += dz.at(w1 & 0xffff) * m(n + 4);
+              L[std::size_t(k + 8)] += dz.at(w1 >> 16) * m(n + 4);
+            }
+        }
+        for (int k = 0; k < t; ++k) {
+          const ff::MultiIndex mk = ff::multi_index<D>(k);
+          double want = 0;
+          for (int n = 0; n < ff::terms<D>(q); ++n) {
+            const ff::MultiIndex mn = ff::multi_index<D>(n);
+            if (mn.degree() + mk.degree() > q) continue;
+            want += (mn.degree() % 2 ? -1.0 : 1.0) * deriv[std::size_t(ff::index<D>(mn + mk))] * moments[std::size_t(n)];
+          }
+          CAPTURE(k);
+          CHECK(std::abs(L[std::size_t(k)] - want) <= 1e-12 * (1 + std::abs(want)));
+        }
+        for (int k = t; k < rows + 16; ++k) CHECK(L[std::size_t(k)] == 0.0);  // rows past the terms
+      }
+    }
+  };
+  run(std::integral_constant<int, 2>{});
+  run(std::integral_constant<int, 3>{});
 }

@@ -97,8 +97,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
   const char* forced = std::getenv("NEARFIELD_M2L");
   const std::string force = forced ? forced : "";
   if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
-      force != "direct")
-    throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2 or direct");
+      force != "direct" && force != "tensor")
+    throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2, direct or tensor");
+  if (force == "tensor" && !std::is_same_v<T, float>)
+    throw UsageError("NEARFIELD_M2L=tensor: the tensor-core kernel runs float only (this run is double)");
   // The thread kernel stages each step's moments through shared memory by the warp on well-filled
   // levels (m2l_thread_gpu.h); NEARFIELD_M2L_STAGED=on|off forces it on every level or none.
   const char* staged = std::getenv("NEARFIELD_M2L_STAGED");
@@ -120,6 +122,20 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // 2^24 level 7 p = 7 86.4 / 17.2, p = 8 70.5 / 25.2; double uniform 2^22 level 6 p = 5
     // 19.4 / 7.5, p = 6 30.2 / 13.9).
     threaded_ = p >= 1 && p <= kWideMaxOrder<D, T> && (force.empty() || force == "thread");
+    tensor_.clear();
+    if constexpr (std::is_same_v<T, float>) {
+      if (!threaded_ && (force == "tensor" || (force.empty() && tensor_by_default(D, p)))) {
+        if (tensor_.reset(p, orders)) {
+          if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+            std::fprintf(stderr, "m2l: %dD float p = %d: sibling groups on the tensor cores\n", D, p);
+          p_ = p;
+          return;
+        }
+        if (force == "tensor")
+          throw UsageError("NEARFIELD_M2L=tensor: order " + std::to_string(p) + " in " + std::to_string(D) +
+                           "D does not fit the tensor-core kernel (its moments in shared memory, or its row tiles)");
+      }
+    }
     if (threaded_) {
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
@@ -269,6 +285,8 @@ void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening)
     derivatives_.at(std::size_t(l)) = tables_.data() + std::size_t(l) * per_level;
   }
   derivative_tables<D, T>(p, eps2, tables_.data() + 2 * per_level);
+  if constexpr (std::is_same_v<T, float>)
+    if (tensor_.ready()) tensor_.prepare(tables_.data(), per_level, K);
   if (!grouped()) return;
   const dim3 grid(gpu::div_up(std::uint32_t(table_size_ / 4), 256), kOffsets<D>, unsigned(K - 1));
   expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_,
@@ -291,11 +309,10 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
                      thread_classes_.data());
     return;
   }
-  if (!grouped()) {
+  if (!grouped() && !tensor()) {
     m2l<D, T>(level, list, p_, orders_, derivatives_.at(std::size_t(l)), M, L);
     return;
   }
-  const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
   // An adaptive level's groups are formed over its split parents; NEARFIELD_M2L_GROUPS=all forms
   // them over every kept parent, as before (comparisons).
   DeviceLevel over = parents;
@@ -304,11 +321,21 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
   // (NEARFIELD_M2L_SPLITS forces a count): level 4 of a 3D tree has 128 blocks of TB = 32.
   const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
+  auto splits_for = [&](int tb) {
+    const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
+    return std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (tensor()) {
+      tensor_.apply(l, level, over, list, M, L, splits_for(32));
+      return;
+    }
+  }
+  const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
   for (const Slice& sl : slices_) {
     const int tb = 32 * sl.targets_per_lane;
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
-    const std::uint32_t splits =
-        std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
+    const std::uint32_t splits = splits_for(tb);
     dispatch(sl.targets_per_lane, sl.stages, [&](auto kernel) {
       // The limit is the kernel instance's, for the whole process: another order's operators (a
       // Python Tree keeps one prepared method per order) may have set it lower since this reset.

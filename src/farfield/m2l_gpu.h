@@ -27,13 +27,15 @@
 //! and adds its rows' locals into L (the moments are copied once per slice). Orders whose moments
 //! leave no room for one row quad's entries (3D float p = 19 and 20, 3D double from p = 14) use
 //! farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
-//! was measured faster (M2LOperators::reset). NEARFIELD_M2L=direct|group1|group2|thread forces a
-//! variant (comparisons; thread only up to kWideMaxOrder).
+//! was measured faster (M2LOperators::reset); in float, the same sibling groups on the tensor cores
+//! (m2l_tensor_gpu.h) where that was measured faster. NEARFIELD_M2L=direct|group1|group2|thread|tensor
+//! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only).
 
 #include <vector>
 
 #include "core/gpu_runtime.h"
 #include "farfield/lists_gpu.h"
+#include "farfield/m2l_tensor_gpu.h"
 #include "farfield/m2l_thread_gpu.h"
 #include "farfield/offset_order.h"
 #include "tree/levels_gpu.h"
@@ -56,6 +58,8 @@ class M2LOperators {
   bool grouped() const { return !slices_.empty(); }
   //! Whether the thread-per-target kernel runs at this order.
   bool threaded() const { return threaded_; }
+  //! Whether the tensor-core kernel runs at this order (float only: farfield/m2l_tensor_gpu.h).
+  bool tensor() const { return tensor_.ready(); }
 
  private:
   // One launch of the group kernel: the row quads whose table entries are begin .. begin + size - 1
@@ -83,6 +87,7 @@ class M2LOperators {
   gpu::DeviceBuffer<T> thread_scratch_;  // the thread kernel's padded rows (m2l_thread_scratch)
   gpu::DeviceBuffer<std::uint32_t> thread_classes_;  // its lists grouped by order (m2l_thread_class_words)
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
+  M2LTensor<D> tensor_;                // planned where the tensor-core kernel runs (float)
 };
 
 }  // namespace nf::farfield

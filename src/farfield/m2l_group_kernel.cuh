@@ -65,50 +65,25 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB (on an
-// adaptive level: of the split parents listed from there, DeviceLevel::split), and the
-// share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
-// fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
-// lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
-// sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
-// offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
-// once); the list of candidates that have a source. With 2 stages the next offset's operands are
-// copied while the current one is computed. An offset R of order q = orders.at(R) below p
-// (farfield/offset_order.h) copies the moments of degree <= q and the table's columns whose
-// chunk_order (the quad's first row degree plus the column's) is <= q, and each unit sums the
-// columns n < terms(q - its quad's first row degree) (the table holds zeros where |n| + |k| > q).
-// Each offset's table is table_stride entries; the block copies its slice of table_size entries
-// from table_begin (the whole table, or the rows of one slice where the whole does not fit in
-// shared memory: M2LOperators runs a launch per slice, each adding its rows' locals into L).
-template <int D, class T, int TL, int Stages>
-__global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
-                                                     int table_stride, int table_begin, int table_size,
-                                                     int first_quad,
-                                                     const int* __restrict__ plan,
-                                                     const T* __restrict__ ops, OffsetOrders orders,
-                                                     const unsigned char* __restrict__ chunk_order,
-                                                     const T* __restrict__ M, T* __restrict__ L) {
-  constexpr int TB = 32 * TL, S = TB + 2, C = 1 << D, U = kUnits<TL>, kCand = kCandidates<D>;
-  extern __shared__ __align__(16) unsigned char smem[];
-  const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
-  const int stage_size = moments_size + table_size;
-  T* stages = reinterpret_cast<T*>(smem);
-  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
-  const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
-  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
-  std::uint32_t* source = target + TB;
-  int* active = reinterpret_cast<int*>(source + kCand * TB);
-  int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
-  __shared__ int active_count;
-  __shared__ int term_count[kMaxOrder + 1];  // terms<D>(d): the coefficients of degree <= d
-  for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
+// The block's sibling group (shared by group_kernel and the tensor-core kernel,
+// m2l_tensor_kernel.cuh): child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB
+// (on an adaptive level: of the split parents listed from there, DeviceLevel::split). Finds the slots'
+// targets (target[TB]), per (candidate, slot) the source's id (source[kCandidates * TB]), the
+// candidates that have a source and their orders (active, active_order, active_count; all shared),
+// the child's position cc and this block's share [share_begin, share_end) of the active candidates
+// (blockIdx.y of gridDim.y). False, for the whole block, where it has no parents.
+template <int D, int TB>
+__device__ __forceinline__ bool find_group(const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list,
+                                           const OffsetOrders& orders, std::uint32_t* target, std::uint32_t* source,
+                                           int* active, int* active_order, int& active_count, std::uint32_t (&cc)[D],
+                                           int& share_begin, int& share_end) {
+  constexpr int C = 1 << D, kCand = kCandidates<D>;
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
   // The parents whose children are targets: every box of a uniform level, the split ones of an
   // adaptive level (their count known on the device only: the grid covers every box).
   const std::uint32_t parent_count = parents.split ? *parents.split_count : parents.boxes;
-  if (first_parent >= parent_count) return;  // the whole block
-  std::uint32_t cc[D];
+  if (first_parent >= parent_count) return false;  // the whole block
   morton_coords<D>(c, cc);
 
   for (int s = tid; s < TB; s += threads) {
@@ -160,8 +135,71 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     if (lane == 0) active_count = count;
   }
   __syncthreads();
-  const int share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
-  const int share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
+  share_begin = int(blockIdx.y) * active_count / int(gridDim.y);
+  share_end = int(blockIdx.y + 1) * active_count / int(gridDim.y);
+  return true;
+}
+
+// Adds each slot's locals, Lt[n * stride + slot] for n < terms, to its target's in L: a warp a
+// slot, atomically where a group's offsets were shared among blocks (gridDim.y > 1).
+template <class T, int TB>
+__device__ __forceinline__ void add_locals(const std::uint32_t* target, const T* Lt, int stride, int terms, T* L) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (int s = warp; s < TB; s += warps) {
+    const std::uint32_t t = target[s];
+    if (t == kNoBox) continue;
+    T* out = L + std::size_t(t) * terms;
+    if (gridDim.y == 1) {
+      for (int n = lane; n < terms; n += 32) out[n] += Lt[n * stride + s];
+    } else {
+      for (int n = lane; n < terms; n += 32) atomicAdd(out + n, Lt[n * stride + s]);
+    }
+  }
+}
+
+// One block: child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB (on an
+// adaptive level: of the split parents listed from there, DeviceLevel::split), and the
+// share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
+// fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
+// lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
+// sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
+// offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
+// once); the list of candidates that have a source. With 2 stages the next offset's operands are
+// copied while the current one is computed. An offset R of order q = orders.at(R) below p
+// (farfield/offset_order.h) copies the moments of degree <= q and the table's columns whose
+// chunk_order (the quad's first row degree plus the column's) is <= q, and each unit sums the
+// columns n < terms(q - its quad's first row degree) (the table holds zeros where |n| + |k| > q).
+// Each offset's table is table_stride entries; the block copies its slice of table_size entries
+// from table_begin (the whole table, or the rows of one slice where the whole does not fit in
+// shared memory: M2LOperators runs a launch per slice, each adding its rows' locals into L).
+template <int D, class T, int TL, int Stages>
+__global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
+                                                     int table_stride, int table_begin, int table_size,
+                                                     int first_quad,
+                                                     const int* __restrict__ plan,
+                                                     const T* __restrict__ ops, OffsetOrders orders,
+                                                     const unsigned char* __restrict__ chunk_order,
+                                                     const T* __restrict__ M, T* __restrict__ L) {
+  constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL>, kCand = kCandidates<D>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
+  const int stage_size = moments_size + table_size;
+  T* stages = reinterpret_cast<T*>(smem);
+  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
+  const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
+  std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
+  std::uint32_t* source = target + TB;
+  int* active = reinterpret_cast<int*>(source + kCand * TB);
+  int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
+  __shared__ int active_count;
+  __shared__ int term_count[kMaxOrder + 1];  // terms<D>(d): the coefficients of degree <= d
+  for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
+  const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
+  std::uint32_t cc[D];
+  int share_begin = 0, share_end = 0;
+  if (!find_group<D, TB>(level, parents, list, orders, target, source, active, active_order, active_count, cc,
+                         share_begin, share_end))
+    return;
 
   auto order_of = [&](int i) { return active_order[i]; };
   const int full_order = orders[4];  // p: the nearest offsets' order
@@ -283,16 +321,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
         for (int i = 0; i < TL; ++i) atomicAdd(Lt + (4 * q + j) * S + lane * TL + i, acc[v][j][i]);
   }
   __syncthreads();
-  for (int s = warp; s < TB; s += warps) {
-    const std::uint32_t t = target[s];
-    if (t == kNoBox) continue;
-    T* out = L + std::size_t(t) * terms;
-    if (gridDim.y == 1) {
-      for (int n = lane; n < terms; n += 32) out[n] += Lt[n * S + s];
-    } else {
-      for (int n = lane; n < terms; n += 32) atomicAdd(out + n, Lt[n * S + s]);
-    }
-  }
+  add_locals<T, TB>(target, Lt, S, terms, L);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -49,18 +50,21 @@ inline int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
 // covers the quads first .. last - 1 (all of them, or one slice), its table offsets counted from
-// quad first's.
+// quad first's. The tensor-core kernel (m2l_tensor_kernel.cuh) plans the same way over row *tiles*
+// of 16 rows whose columns are counted in k-steps of 8 (Quads(p, 16, 8, 1): its "table offset" is
+// then the tile's first k-step in its index map).
 template <int D>
 struct Quads {
   std::vector<int> columns, start, degree;
   int table_size = 0, first = 0, last = 0;
-  explicit Quads(int p) {
-    const int count = (terms<D>(p) + 3) / 4;
+  int rows = 4, width = 1;  // rows a quad (tile); columns counted in groups of `width`
+  explicit Quads(int p, int rows_ = 4, int width_ = 1, int per_column = 4) : rows(rows_), width(width_) {
+    const int count = (terms<D>(p) + rows - 1) / rows;
     for (int q = 0; q < count; ++q) {
-      degree.push_back(multi_index<D>(4 * q).degree());
-      columns.push_back(terms<D>(p - degree.back()));
+      degree.push_back(multi_index<D>(rows * q).degree());
+      columns.push_back((terms<D>(p - degree.back()) + width - 1) / width);
       start.push_back(table_size);
-      table_size += 4 * columns.back();
+      table_size += per_column * columns.back();
     }
     last = count;
   }
@@ -76,7 +80,7 @@ struct Quads {
   // Columns of quad q that an offset of order o sums (those n with |n| <= o - degree).
   int columns_at(int q, int o) const {
     const int left = o - degree[std::size_t(q)];
-    return left < 0 ? 0 : std::min(columns[std::size_t(q)], terms<D>(left));
+    return left < 0 ? 0 : std::min(columns[std::size_t(q)], (terms<D>(left) + width - 1) / width);
   }
 };
 
@@ -196,6 +200,46 @@ int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& 
       if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
     }
   return warps;
+}
+
+// The tensor-core kernel's index map at order p (m2l_tensor_kernel.cuh): for row tile r (rows 16 r
+// .. 16 r + 15 of tiles = Quads(p, 16, 8, 1)), k-step s (columns 8 s .. 8 s + 7) and lane l (g = l /
+// 4, t = l % 4), two words at 2 ((tiles.start[r] + s) 32 + l): A(16 r + g, 8 s + t) | A(16 r + g + 8,
+// 8 s + t) << 16, then the same rows at column 8 s + t + 4, the lane's four entries of the m16n8k8
+// A fragment. A(k, n) indexes the signed derivatives: index(n + k), plus terms where |n| is odd
+// (the entry is -D_{n+k}), or 2 terms (a zero) where k or n passes the terms or |n| + |k| passes p.
+template <int D>
+std::vector<std::uint32_t> tensor_map(int p, const Quads<D>& tiles) {
+  const int t = terms<D>(p);
+  const std::uint32_t zero = std::uint32_t(2 * t);
+  auto entry = [&](int k, int n) -> std::uint32_t {
+    if (k >= t || n >= t) return zero;
+    const MultiIndex mk = multi_index<D>(k), mn = multi_index<D>(n);
+    if (mk.degree() + mn.degree() > p) return zero;
+    return std::uint32_t(index<D>(mn + mk) + (mn.degree() % 2 ? t : 0));
+  };
+  std::vector<std::uint32_t> map(std::size_t(tiles.table_size) * 64);
+  for (std::size_t r = 0; r < tiles.columns.size(); ++r)
+    for (int s = 0; s < tiles.columns[r]; ++s)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int k = 16 * int(r) + lane / 4, n = 8 * s + lane % 4;
+        const std::size_t at = 2 * ((std::size_t(tiles.start[r]) + std::size_t(s)) * 32 + std::size_t(lane));
+        map[at] = entry(k, n) | entry(k + 8, n) << 16;
+        map[at + 1] = entry(k, n + 4) | entry(k + 8, n + 4) << 16;
+      }
+  return map;
+}
+
+// Whether float order p runs M2L on the tensor cores by default (m2l_tensor_gpu.h; where it fits).
+inline bool tensor_by_default(int dim, int p) {
+  (void)dim, (void)p;
+  return false;
+}
+
+// The entries of an offset's signed derivative table on the tensor cores (m2l_tensor_kernel.cuh):
+// the terms, their negatives and a zero, rounded up to 4.
+inline int tensor_table_entries(int dim, int p) {
+  return (2 * (dim == 2 ? terms<2>(p) : terms<3>(p)) + 1 + 3) & ~3;
 }
 
 // The entries of an offset's operator table at order p (all of its row quads), for the memory
