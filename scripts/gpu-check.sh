@@ -78,9 +78,14 @@ cases+=("fmm-adaptive M2L staged everywhere, 3D p = 5|NEARFIELD_M2L_STAGED=on va
 # enough to split the lists, 3D float p = 8 (the lists grouped by order per offset, split too) and
 # 3D double p = 5.
 # The sibling-group kernel in slices of its row quads (the operator table does not fit beside the
-# moments): 3D float p = 14 and 3D double p = 12, on level 3 (at level 4 the two cases had taken
-# racecheck about 5 minutes).
-cases+=("fmm M2L in slices, 3D float p = 14|validate --dist plummer --dim 3 --n 1000 --level 3 --kernel fmm --order 14")
+# moments): 3D float p = 14 (forced: the tensor cores run it by default) and 3D double p = 12, on
+# level 3 (at level 4 the two cases had taken racecheck about 5 minutes).
+cases+=("fmm M2L in slices, 3D float p = 14|NEARFIELD_M2L=group validate --dist plummer --dim 3 --n 1000 --level 3 --kernel fmm --order 14")
+# M2L's sibling groups on the tensor cores (3D float p = 13..16 by default; forced at p = 10 and in 2D
+# on an adaptive tree, over its split boxes).
+cases+=("fmm M2L on tensor cores, 3D p = 14|validate --dist plummer --dim 3 --n 1000 --level 3 --kernel fmm --order 14")
+cases+=("fmm M2L on tensor cores, forced, 3D p = 10|NEARFIELD_M2L=tensor validate --dist uniform --dim 3 --n 3000 --level 4 --kernel fmm --order 10")
+cases+=("fmm-adaptive M2L on tensor cores, forced, 2D p = 14|NEARFIELD_M2L=tensor validate --dist clusters --dim 2 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 14")
 cases+=("fmm M2L in slices, 3D double p = 12|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 12 --precision double")
 cases+=("fmm thread-per-target M2L, wide, 3D p = 7|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 7")
 cases+=("fmm thread-per-target M2L, wide by order, 3D p = 8|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 8")

@@ -7,9 +7,10 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "farfield/derivatives.h"
 #include "farfield/lists.h"
 #include "farfield/lists_gpu.h"
-#include "farfield/derivatives.h"
+#include "farfield/m2l_group_plan.h"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
 #include "helpers.h"
@@ -165,9 +166,10 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   const std::vector<Case> cases = {{test::make("plummer", 3, 6000, 61), 4},
                                    {test::make("clusters", 2, 5000, 62), 6},
                                    {test::make("uniform", 3, 4000, 63), 3}};
-  // M2L's kernels: the default (a thread per target up to 3D float p = 8: farfield/m2l_thread_gpu.h)
+  // M2L's kernels: the default (a thread per target up to 3D float p = 8: farfield/m2l_thread_gpu.h;
+  // the tensor cores at 3D float p = 14: farfield/m2l_tensor_gpu.h)
   // and the sibling-group kernel at every order it runs, in slices of its row quads where the
-  // operator table does not fit beside the moments (3D double p = 12, 3D float p = 14), and
+  // operator table does not fit beside the moments (3D double p = 12, 3D float p = 14, forced), and
   // farfield::m2l where the moments leave no room for a slice (3D double p = 14 and 20, float p = 20).
   // NEARFIELD_M2L=thread at 3D p = 6..8 also runs the wide variant (double p = 6, float p = 7, 8);
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
@@ -213,7 +215,11 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool tensor = variant && std::string(variant) == "tensor";
         if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 14))) continue;
         const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !staging;
-        if (m2l_variant && !wide && !tensor && order > (c.p.dim == 2 ? 12 : 8)) continue;  // the group kernel is the default there
+        // The group kernel is the default above those orders, but not where the tensor cores are
+        // (float 3D p = 13..16: there "group" runs it in slices, p = 14).
+        const bool group_forced = variant && std::string(variant) == "group" && prec == Precision::f32 &&
+                                  farfield::m2l_plan::tensor_by_default(c.p.dim, order);
+        if (m2l_variant && !wide && !tensor && !group_forced && order > (c.p.dim == 2 ? 12 : 8)) continue;
         m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);

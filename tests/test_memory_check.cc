@@ -82,24 +82,39 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   add_method_memory(small_leaves, find_kernel("fmm-adaptive"), a, 3, 16777216, 1);
   CHECK(small_leaves.gpu_bytes() > adaptive.gpu_bytes());
   // GPU M2L by sibling groups keeps operator tables (7^3 a level of an order's table entries, levels
-  // 0..leaf); the thread kernel (p = 6) and the older kernel (float p = 20: the moments leave no
-  // room) keep none.
-  for (int order : {6, 10, 14, 18, 20}) {
+  // 0..leaf); on the tensor cores (3D float p = 13..16) signed derivative tables instead (7^3 a level
+  // of 2 terms + 1, rounded up to 4); the thread kernel (p = 6) and the older kernel (float p = 20:
+  // the moments leave no room) keep neither.
+  for (int order : {6, 10, 13, 14, 16, 17, 18, 20}) {
     CAPTURE(order);
     MethodSetup t;
     t.level = 5, t.order = order;
     MemoryNeed m;
     add_method_memory(m, find_kernel("fmm"), t, 3, 1000000, 1);
-    double tables = 0;
-    for (const auto& part : m.gpu)
+    double tables = 0, signed_tables = 0;
+    for (const auto& part : m.gpu) {
       if (part.what == "M2L's operator tables") tables = part.bytes;
+      if (part.what == "M2L's signed derivative tables") signed_tables = part.bytes;
+    }
+    const bool tensor = order >= 13 && order <= 16;
     if (order == 6 || order == 20) {
       CHECK(tables == 0);
+      CHECK(signed_tables == 0);
+    } else if (tensor) {
+      CHECK(tables == 0);
+      const int t = (order + 1) * (order + 2) * (order + 3) / 6;
+      CHECK(farfield::m2l_plan::tensor_table_entries(3, order) == (2 * t + 1 + 3) / 4 * 4);
+      CHECK(signed_tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::tensor_table_entries(3, order) * 4.0));
     } else {
+      CHECK(signed_tables == 0);
       CHECK(tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::group_table_entries(3, order) * 4.0));
       CHECK(farfield::m2l_plan::group_table_entries(3, order) >= (order + 1) * (order + 2) * (order + 3) / 6);
     }
   }
+  // The tensor-core kernel fits 3D float p = 16 (61 row tiles, one buffer of 162 KB) but not p = 17
+  // (72 tiles: more than 16 warps' 64 units).
+  CHECK(farfield::m2l_plan::tensor_kernel_fits(3, 16, std::size_t(227) * 1024));
+  CHECK(!farfield::m2l_plan::tensor_kernel_fits(3, 17, std::size_t(227) * 1024));
   // Small runs fit.
   CHECK_NOTHROW(check_memory(need_of("cpu-serial", 3, 100000, 4, Precision::f32), "a small run"));
   CHECK(available_host_memory() > 0);

@@ -14,7 +14,7 @@ from .fmm_common import AUTO_TARGET, FIGURE_ORDER, NEAR_FACTORS, FMA_PER_SM_CLOC
 from .fmm_growth import scaling_part, accuracy_part
 from .fmm_adaptive import adaptive_part, depth_error_part, leaf_part
 from .fmm_orders import orders_part
-from .fmm_thread import thread_part
+from .fmm_thread import tensor_part, thread_part
 
 
 
@@ -408,6 +408,7 @@ def fmm_hopper(report):
                       ("Stages and their rates", stages_part),
                       ("M2L's orders per offset", orders_part),
                       ("M2L at low orders: a thread per target", thread_part),
+                      ("M2L on tensor cores", tensor_part),
                       ("The near-field kernel inside the method", near_part),
                       ("Against N, beside all pairs", scaling_part),
                       ("Error against the order", accuracy_part),

@@ -230,10 +230,31 @@ std::vector<std::uint32_t> tensor_map(int p, const Quads<D>& tiles) {
   return map;
 }
 
-// Whether float order p runs M2L on the tensor cores by default (m2l_tensor_gpu.h; where it fits).
-inline bool tensor_by_default(int dim, int p) {
-  (void)dim, (void)p;
-  return false;
+// Whether float order p runs M2L on the tensor cores by default (m2l_tensor_gpu.h; where it fits):
+// 3D p = 13..16, where it was measured faster than the sibling-group kernel (H200, 3D uniform 2^24
+// at level 5, M2L tensor / group: p = 13 0.72, 14 0.68, 16 0.69; fmm-adaptive on Plummer 2^24 at p =
+// 14, 0.67; p = 15 lies between measured orders and was not run itself). Not below: p = 12 1.09-1.14,
+// p = 10 and 11 1.6-2.1; not in 2D, 1.17-1.36 at p = 13..20 (results/fmm-m2l-tensor/).
+inline bool tensor_by_default(int dim, int p) { return dim == 3 && p >= 13 && p <= 16; }
+
+// The tensor-core kernel's row tiles (16 rows) at most: kMaxWarps warps of kTensorUnits = 4 units
+// (m2l_tensor_kernel.cuh), each tile at least one unit.
+constexpr int kTensorMaxTiles = kMaxWarps * 4;
+
+// Its dynamic shared memory at order p with `stages` operand buffers: each the moments of 32 slots
+// (rows of terms rounded up to 8) and the signed derivatives, then the slots' target ids, a source
+// id per (candidate, slot) and the active candidates with their orders.
+inline std::size_t tensor_shared_bytes(int dim, int p, int stages) {
+  const int t = dim == 2 ? terms<2>(p) : terms<3>(p), rows = (t + 7) & ~7, dz = (2 * t + 1 + 3) & ~3;
+  return std::size_t(stages) * std::size_t(rows * 32 + dz) * 4 + std::size_t(32 + candidates(dim) * 32) * 4 +
+         2 * std::size_t(candidates(dim)) * 4;
+}
+
+// Whether it runs order p where a block may take `optin` bytes: one operand buffer fits and its row
+// tiles do not outnumber the warps' units.
+inline bool tensor_kernel_fits(int dim, int p, std::size_t optin) {
+  const int t = dim == 2 ? terms<2>(p) : terms<3>(p);
+  return tensor_shared_bytes(dim, p, 1) <= optin && (t + 15) / 16 <= kTensorMaxTiles;
 }
 
 // The entries of an offset's signed derivative table on the tensor cores (m2l_tensor_kernel.cuh):

@@ -17,6 +17,7 @@ namespace nf::farfield {
 namespace {
 
 using namespace m2l_plan;
+static_assert(kTensorMaxTiles == kMaxWarps * kTensorUnits, "the plans' tile limit");
 
 // dz[o][e] of level blockIdx.z (both tables at that many level strides): for e < terms, D_e of
 // offset o (index sum_a (R_a + 3) 7^a), zero where |e| passes the offset's order; for terms <= e <
@@ -42,9 +43,7 @@ __global__ void signed_kernel(int terms, int dz_stride, std::size_t per_level, c
 
 template <int D>
 std::size_t M2LTensor<D>::shared_bytes(int p, int stages) {
-  const int t = terms<D>(p), rows = (t + 7) & ~7, dz = (2 * t + 1 + 3) & ~3, cand = candidates(D);
-  return std::size_t(stages) * std::size_t(rows * kTensorTargets + dz) * 4 +
-         std::size_t(kTensorTargets + cand * kTensorTargets) * 4 + 2 * std::size_t(cand) * 4;
+  return tensor_shared_bytes(D, p, stages);
 }
 
 template <int D>

@@ -114,11 +114,18 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
     // Above those orders M2L runs by sibling groups (farfield/m2l_gpu.h), whole or in slices, and
     // keeps each level's operator tables, 7^D of an order's table entries, for levels 0..leaf:
     // 0.19 GB a level at 3D float p = 18. Where its moments leave no room in a block's shared
-    // memory (227 KB here, Hopper's limit) the older kernel runs and keeps none.
-    if (k.gpu() && full.order > most &&
-        farfield::m2l_plan::group_kernel_fits(dim, int(scalar), full.order, std::size_t(227) * 1024))
-      parts.push_back({"M2L's operator tables", (level + 1.0) * std::pow(7.0, dim) *
-                                                     farfield::m2l_plan::group_table_entries(dim, full.order) * scalar});
+    // memory (227 KB here, Hopper's limit) the older kernel runs and keeps none. At the float
+    // orders that run on the tensor cores (farfield/m2l_tensor_gpu.h) the groups keep each level's
+    // signed derivative tables instead, 7^D of 2 terms + 1 entries (rounded up to 4).
+    namespace plan = farfield::m2l_plan;
+    const std::size_t optin = std::size_t(227) * 1024;
+    if (k.gpu() && full.order > most && scalar == 4.0 && plan::tensor_by_default(dim, full.order) &&
+        plan::tensor_kernel_fits(dim, full.order, optin))
+      parts.push_back({"M2L's signed derivative tables",
+                       (level + 1.0) * std::pow(7.0, dim) * plan::tensor_table_entries(dim, full.order) * 4.0});
+    else if (k.gpu() && full.order > most && plan::group_kernel_fits(dim, int(scalar), full.order, optin))
+      parts.push_back({"M2L's operator tables",
+                       (level + 1.0) * std::pow(7.0, dim) * plan::group_table_entries(dim, full.order) * scalar});
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
                    threads);
