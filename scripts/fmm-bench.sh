@@ -139,9 +139,11 @@ for s in $sections; do
       # M2L's sibling-group kernel in slices of its row quads (farfield/m2l_gpu.h) against the
       # farfield::m2l fallback those orders ran before (NEARFIELD_M2L=direct): fmm on 3D uniform 2^22
       # at level 5, float p = 14 and double p = 12; fmm-adaptive on galaxies 2^22 at leaf size 64 (a
-      # tree of 12 levels), p = 14 -> RESULTS/fmm-m2l-slices/<device>.csv and <device>-direct.csv
-      for variant in "" direct; do
-        out="$RESULTS/fmm-m2l-slices/$device${variant:+-$variant}.csv"
+      # tree of 12 levels), p = 14 -> RESULTS/fmm-m2l-slices/<device>.csv and <device>-direct.csv (the
+      # group kernel forced: the tensor cores run float p = 14 by default since 53abe15)
+      for variant in group direct; do
+        out="$RESULTS/fmm-m2l-slices/$device.csv"
+        [ "$variant" = direct ] && out="$RESULTS/fmm-m2l-slices/$device-direct.csv"
         fresh "$out"
         NEARFIELD_M2L=$variant "$NF" bench --kernel fmm --dist uniform --dim 3 --n 4194304 --level 5 --order 14 \
           --reps 3 --output "$out"
@@ -149,6 +151,20 @@ for s in $sections; do
           --precision double --reps 3 --output "$out"
         NEARFIELD_M2L=$variant "$NF" bench --kernel fmm-adaptive --dist galaxies --dim 3 --n 4194304 --level auto \
           --leaf-size 64 --order 14 --reps 3 --output "$out"
+      done
+      # Many slices (farfield::m2l_plan::kMostSlices): 3D uniform 2^22 at level 5, float p = 17 (10
+      # slices) and double p = 13 (5), the sibling-group kernel (forced: NEARFIELD_M2L=group) against
+      # the older kernel, two alternating rounds -> <device>-many.csv, <device>-many-direct.csv
+      for round in 1 2; do
+        for variant in group direct; do
+          out="$RESULTS/fmm-m2l-slices/$device-many.csv"
+          [ "$variant" = direct ] && out="$RESULTS/fmm-m2l-slices/$device-many-direct.csv"
+          [ "$round" = 1 ] && fresh "$out"
+          NEARFIELD_M2L=$variant "$NF" bench --kernel fmm --dist uniform --dim 3 --n 4194304 --seed 1 --level 5 \
+            --order 17 --reps 3 --warmup 1 --output "$out"
+          NEARFIELD_M2L=$variant "$NF" bench --kernel fmm --dist uniform --dim 3 --n 4194304 --seed 1 --level 5 \
+            --order 13 --precision double --reps 3 --warmup 1 --output "$out"
+        done
       done
       ;;
     sparse)

@@ -14,7 +14,7 @@
 # sibling groups on the tensor cores, NEARFIELD_M2L=tensor, float only).
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
 # the others (all: both); high the group kernel's float orders (3D uniform 2^24 at level 5, p = 10
-# to 14 and 16, and level 6, p = 10 and 12; Plummer 2^24 at level 7, p = 10, 12; 2D clusters 2^22 at
+# to 16, and level 6, p = 10 and 12; Plummer 2^24 at level 7, p = 10, 12; 2D clusters 2^22 at
 # level 9, p = 13, 14, 16, 20; errors at 3D p = 9..14 and 2D p = 13..20); full2d only 2D uniform 2^22 at level 9, whose levels are all full (float
 # and double, p = 4, 6, 8: the staged curve of methods/full_level_rule.h in 2D). At 3D float p = 8
 # both take the orders per offset (the default).
@@ -77,7 +77,7 @@ fi
 # The group kernel's float orders.
 if [ "$cases" = high ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
-  run "$work/u3.bin" 5 10,11,12,13,14,16 float 3
+  run "$work/u3.bin" 5 10,11,12,13,14,15,16 float 3
   run "$work/u3.bin" 6 10,12 float 3
   rm -f "$work/u3.bin"
   "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null

@@ -139,3 +139,31 @@ TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map give
   run(std::integral_constant<int, 2>{});
   run(std::integral_constant<int, 3>{});
 }
+
+TEST_CASE("M2L group slices: as many as the room asks, none past kMostSlices") {
+  // Hopper's opt-in shared memory less the kernel's static arrays (about 100 bytes).
+  const std::size_t optin = 232448 - 128;
+  struct Case {
+    int p, scalar, slices;
+  };
+  // 3D float p = 14..17 in 2, 3, 5, 10 slices; p = 18 would take 29 (the older kernel runs); 3D
+  // double p = 12 and 13 in slices, p = 14 none (one quad alone passes the room).
+  for (const Case& c : {Case{14, 4, 2}, Case{15, 4, 3}, Case{16, 4, 5}, Case{17, 4, 10}, Case{18, 4, 0},
+                        Case{12, 8, 2}, Case{13, 8, 5}, Case{14, 8, 0}}) {
+    CAPTURE(c.p);
+    CAPTURE(c.scalar);
+    const mp::Quads<3> quads(c.p);
+    const auto cut = mp::slice_cuts<3>(quads, optin, c.scalar, ff::terms<3>(c.p), 10);
+    CHECK(int(cut.size()) == c.slices);
+    int next = 0;  // the slices cover the quads in order
+    for (const auto& [q0, q1] : cut) {
+      CHECK(q0 == next);
+      CHECK(q1 > q0);
+      next = q1;
+    }
+    if (!cut.empty()) CHECK(next == int(quads.columns.size()));
+    CHECK(mp::group_kernel_fits(3, c.scalar, c.p, optin) == (c.slices > 0));
+  }
+  CHECK(mp::group_kernel_fits(3, 4, 13, optin));  // whole, in one stage
+  CHECK(mp::slice_cuts<3>(mp::Quads<3>(20), optin, 4, ff::terms<3>(20), 10).empty());
+}

@@ -25,6 +25,7 @@ namespace {
 
 using namespace m2l_plan;
 static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits");
+static_assert(kUnits<1> == 10, "group_kernel_fits (m2l_group_plan.h) plans slices of 10 units a warp");
 
 static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3), "the plans' candidate counts");
 
@@ -206,20 +207,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // Slices: the row quads cut, in order, where the next would pass the table's room beside one
       // target a lane's moments in one stage, or the units of kMaxWarps warps (the moments' two
       // stages, shape 3, leave room for about one quad at 3D float p = 14: one stage). Each slice
-      // copies every moment again.
+      // copies every moment again; past kMostSlices the older kernel runs (slice_cuts).
       const int U = kUnits<1>;
-      const long room = (long(optin) - long(shared_bytes<D, T>(1, 1, terms_, 0))) / long(sizeof(T));
-      std::vector<std::pair<int, int>> cut;  // (first quad, last quad + 1) per slice
-      for (int q = 0; q < count && room > 0;) {
-        int q1 = q;
-        while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * U) ++q1;
-        if (q1 == q) {  // one quad's entries alone pass the room: the fallback
-          cut.clear();
-          break;
-        }
-        cut.emplace_back(q, q1);
-        q = q1;
-      }
+      const std::vector<std::pair<int, int>> cut =
+          slice_cuts<D>(quads, std::size_t(optin), int(sizeof(T)), terms_, U);
       for (const auto& [q0, q1] : cut) {
         const Quads<D> part = quads.range(q0, q1);
         const int w = balanced ? best_plan<D>(part, classes, U, plan) : contiguous_plan<D>(part, U, plan);

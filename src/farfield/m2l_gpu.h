@@ -22,11 +22,12 @@
 //! Lanes hold one target each, or two where that keeps as many blocks on an SM (the occupancy
 //! query decides; with two, each broadcast entry feeds two products, but the block's moments
 //! double). Orders whose operator table does not fit beside the moments, or whose row quads
-//! outnumber the warps' units (3D float p = 14..18, 3D double p = 12 and 13), run the kernel
+//! outnumber the warps' units (3D float p = 14..17, 3D double p = 12 and 13), run the kernel
 //! once per *slice* of row quads: each launch copies only its rows' part of every offset's table
 //! and adds its rows' locals into L (the moments are copied once per slice). Orders whose moments
-//! leave no room for one row quad's entries (3D float p = 19 and 20, 3D double from p = 14) use
-//! farfield::m2l instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
+//! leave no room for one row quad's entries (3D float p = 19 and 20, 3D double from p = 14), or
+//! that would take more than m2l_plan::kMostSlices slices (3D float p = 18), use farfield::m2l
+//! instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset); in float, the same sibling groups on the tensor cores
 //! (m2l_tensor_gpu.h) where that was measured faster. NEARFIELD_M2L=direct|group1|group2|thread|tensor
 //! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only).

@@ -34,13 +34,6 @@ inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, i
   return operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
 
-// Whether the group kernel runs order p, whole or in slices, where a block may take `optin` bytes:
-// one target a lane's moments and one row quad's entries (the first, the widest) fit in one stage
-// (else the older kernel runs, which keeps no operator tables).
-inline bool group_kernel_fits(int dim, int scalar, int p, std::size_t optin) {
-  const int t = dim == 2 ? terms<2>(p) : terms<3>(p);
-  return group_shared_bytes(dim, scalar, 1, 1, t, 4 * t) <= optin;
-}
 
 // A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1
 // << 20 (first: the plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to
@@ -83,6 +76,42 @@ struct Quads {
     return left < 0 ? 0 : std::min(columns[std::size_t(q)], (terms<D>(left) + width - 1) / width);
   }
 };
+
+// The most slices a plan takes: past them the older kernel runs. Each slice gathers every moment
+// again: H200, fmm on 3D uniform 2^22 at level 5, M2L ms slices / older kernel, float p = 17 (10
+// slices) 86.1 / 168.4, p = 18 (29 slices) 190.4 / 183.6; double p = 13 (5 slices) 62.3 / 99.8.
+constexpr int kMostSlices = 16;
+
+// The slices of order p's row quads, (first quad, last quad + 1) each, where a block may take
+// `optin` bytes of `scalar`-byte values: cut in order where the next quad would pass the room
+// beside one target a lane's `terms` moments in one stage, or `units` x kMaxWarps quads. None where
+// one quad alone passes the room or more than kMostSlices would be needed.
+template <int D>
+std::vector<std::pair<int, int>> slice_cuts(const Quads<D>& quads, std::size_t optin, int scalar, int terms, int units) {
+  const long room = (long(optin) - long(group_shared_bytes(D, scalar, 1, 1, terms, 0))) / long(scalar);
+  const int count = int(quads.columns.size());
+  std::vector<std::pair<int, int>> cut;
+  for (int q = 0; q < count && room > 0;) {
+    int q1 = q;
+    while (q1 < count && quads.end(q1) - quads.start[std::size_t(q)] <= room && q1 - q < kMaxWarps * units) ++q1;
+    if (q1 == q) return {};  // one quad's entries alone pass the room
+    cut.emplace_back(q, q1);
+    q = q1;
+  }
+  if (int(cut.size()) > kMostSlices) return {};
+  return cut;
+}
+
+// Whether the group kernel runs order p, whole or in slices, where a block may take `optin` bytes
+// (else the older kernel runs, which keeps no operator tables): one stage of the whole table beside
+// one target a lane's moments, or at most kMostSlices slices of it (units: kUnits<1> = 10).
+inline bool group_kernel_fits(int dim, int scalar, int p, std::size_t optin) {
+  auto fits = [&](auto quads, int t) {
+    return group_shared_bytes(dim, scalar, 1, 1, t, quads.table_size) <= optin ||
+           !slice_cuts(quads, optin, scalar, t, 10).empty();
+  };
+  return dim == 2 ? fits(Quads<2>(p), terms<2>(p)) : fits(Quads<3>(p), terms<3>(p));
+}
 
 // The offsets' orders as a weighted list (order, how many of a full level's list offsets take it:
 // farfield::offset_order_weights), the orders no offset takes left out.
@@ -233,7 +262,7 @@ std::vector<std::uint32_t> tensor_map(int p, const Quads<D>& tiles) {
 // Whether float order p runs M2L on the tensor cores by default (m2l_tensor_gpu.h; where it fits):
 // 3D p = 13..16, where it was measured faster than the sibling-group kernel (H200, 3D uniform 2^24
 // at level 5, M2L tensor / group: p = 13 0.72, 14 0.68, 16 0.69; fmm-adaptive on Plummer 2^24 at p =
-// 14, 0.67; p = 15 lies between measured orders and was not run itself). Not below: p = 12 1.09-1.14,
+// 14, 0.67; p = 15, measured apart, 0.66). Not below: p = 12 1.09-1.14,
 // p = 10 and 11 1.6-2.1; not in 2D, 1.17-1.36 at p = 13..20 (results/fmm-m2l-tensor/).
 inline bool tensor_by_default(int dim, int p) { return dim == 3 && p >= 13 && p <= 16; }
 
