@@ -84,6 +84,7 @@ cases+=("fmm M2L in slices, 3D float p = 14|NEARFIELD_M2L=group validate --dist 
 # M2L's sibling groups on the tensor cores (3D float p = 13..16 by default; forced at p = 10 and in 2D
 # on an adaptive tree, over its split boxes).
 cases+=("fmm M2L on tensor cores, 3D p = 14|validate --dist plummer --dim 3 --n 1000 --level 3 --kernel fmm --order 14")
+cases+=("fmm M2L on tensor cores, one buffer, 3D p = 16|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 16")
 cases+=("fmm M2L on tensor cores, forced, 3D p = 10|NEARFIELD_M2L=tensor validate --dist uniform --dim 3 --n 3000 --level 4 --kernel fmm --order 10")
 cases+=("fmm-adaptive M2L on tensor cores, forced, 2D p = 14|NEARFIELD_M2L=tensor validate --dist clusters --dim 2 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 14")
 cases+=("fmm M2L in slices, 3D double p = 12|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 12 --precision double")

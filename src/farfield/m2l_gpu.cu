@@ -93,7 +93,8 @@ template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
   const OffsetOrders orders = offset_orders(D, p);
-  // The kernel choice is checked before any state changes, and p_ is recorded only once the new
+  // The kernel choice is checked before any state changes (a forced tensor-core kernel that does
+  // not fit this order is refused after the plan was cleared), and p_ is recorded only once the new
   // plan is complete: a caller that catches an error and prepares again re-plans.
   const char* forced = std::getenv("NEARFIELD_M2L");
   const std::string force = forced ? forced : "";

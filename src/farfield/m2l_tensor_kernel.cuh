@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
 
   constexpr int LS = TB + 1;  // the locals [row][slot], in stage 0
   float* Lt = stages;
-  for (int i = tid; i < rows * LS; i += threads) Lt[i] = 0.0f;
+  for (int i = tid; i < terms * LS; i += threads) Lt[i] = 0.0f;  // rows past the terms are never read
   __syncthreads();
 #pragma unroll
   for (int v = 0; v < U; ++v) {

@@ -19,7 +19,8 @@
 //!   multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums' products
 //!   come from per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
 //! - m2l: the older kernel, for orders whose moments leave no room in shared memory for a slice of
-//!   the sibling-group tables (m2l_gpu.h: 3D float p = 19, 20, double from p = 14): one
+//!   the sibling-group tables (m2l_gpu.h: 3D float p = 19, 20, double from p = 14) or that would
+//!   take more than m2l_plan::kMostSlices slices (3D float p = 18): one
 //!   block per 32 (16, 8, 4 for large expansions) target boxes, one lane per target box;
 //!   for each of the 7^D offsets between boxes of a level, the derivative tensor of that offset
 //!   (precomputed per level: derivative_tables) and the moments of each target's source at that

@@ -113,8 +113,9 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
       parts.push_back({"M2L's lists by order", 4.0 * list * boxes + 8.0 * boxes});
     // Above those orders M2L runs by sibling groups (farfield/m2l_gpu.h), whole or in slices, and
     // keeps each level's operator tables, 7^D of an order's table entries, for levels 0..leaf:
-    // 0.19 GB a level at 3D float p = 18. Where its moments leave no room in a block's shared
-    // memory (227 KB here, Hopper's limit) the older kernel runs and keeps none. At the float
+    // 0.14 GB a level at 3D float p = 17. Where its moments leave no room in a block's shared
+    // memory (227 KB here, Hopper's limit), or it would take more than kMostSlices slices (3D float
+    // p = 18), the older kernel runs and keeps none. At the float
     // orders that run on the tensor cores (farfield/m2l_tensor_gpu.h) the groups keep each level's
     // signed derivative tables instead, 7^D of 2 terms + 1 entries (rounded up to 4).
     namespace plan = farfield::m2l_plan;
