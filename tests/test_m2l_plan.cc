@@ -97,7 +97,8 @@ TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map give
       std::uniform_real_distribution<double> u(-1, 1);
       std::vector<double> deriv(static_cast<std::size_t>(t)), moments(static_cast<std::size_t>(rows));
       for (double& d : deriv) d = u(rng);
-      for (const auto& [q, weight] : classes) {
+      for (const auto& order_class : classes) {
+        const int q = order_class.first;  // (a structured binding cannot be captured in C++17)
         CAPTURE(q);
         // The kernel's signed table at order q: D_i (0 above degree q), then -D_i, then a zero.
         std::vector<double> dz(std::size_t(2 * t + 1), 0.0);
