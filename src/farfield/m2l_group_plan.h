@@ -50,8 +50,8 @@ template <int D>
 struct Quads {
   std::vector<int> columns, start, degree;
   int table_size = 0, first = 0, last = 0;
-  int rows = 4, width = 1;  // rows a quad (tile); columns counted in groups of `width`
-  explicit Quads(int p, int rows_ = 4, int width_ = 1, int per_column = 4) : rows(rows_), width(width_) {
+  int width = 1;  // columns counted in groups of `width`
+  explicit Quads(int p, int rows = 4, int width_ = 1, int per_column = 4) : width(width_) {
     const int count = (terms<D>(p) + rows - 1) / rows;
     for (int q = 0; q < count; ++q) {
       degree.push_back(multi_index<D>(rows * q).degree());
@@ -270,13 +270,19 @@ inline bool tensor_by_default(int dim, int p) { return dim == 3 && p >= 13 && p 
 // (m2l_tensor_kernel.cuh), each tile at least one unit.
 constexpr int kTensorMaxTiles = kMaxWarps * 4;
 
+// The entries of an offset's signed derivative table on the tensor cores (m2l_tensor_kernel.cuh):
+// the terms, their negatives and a zero, rounded up to 4.
+inline int tensor_table_entries(int dim, int p) {
+  return (2 * (dim == 2 ? terms<2>(p) : terms<3>(p)) + 1 + 3) & ~3;
+}
+
 // Its dynamic shared memory at order p with `stages` operand buffers: each the moments of 32 slots
 // (rows of terms rounded up to 8) and the signed derivatives, then the slots' target ids, a source
 // id per (candidate, slot) and the active candidates with their orders.
 inline std::size_t tensor_shared_bytes(int dim, int p, int stages) {
-  const int t = dim == 2 ? terms<2>(p) : terms<3>(p), rows = (t + 7) & ~7, dz = (2 * t + 1 + 3) & ~3;
-  return std::size_t(stages) * std::size_t(rows * 32 + dz) * 4 + std::size_t(32 + candidates(dim) * 32) * 4 +
-         2 * std::size_t(candidates(dim)) * 4;
+  const int t = dim == 2 ? terms<2>(p) : terms<3>(p), rows = (t + 7) & ~7;
+  return std::size_t(stages) * std::size_t(rows * 32 + tensor_table_entries(dim, p)) * 4 +
+         std::size_t(32 + candidates(dim) * 32) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
 
 // Whether it runs order p where a block may take `optin` bytes: one operand buffer fits and its row
@@ -284,12 +290,6 @@ inline std::size_t tensor_shared_bytes(int dim, int p, int stages) {
 inline bool tensor_kernel_fits(int dim, int p, std::size_t optin) {
   const int t = dim == 2 ? terms<2>(p) : terms<3>(p);
   return tensor_shared_bytes(dim, p, 1) <= optin && (t + 15) / 16 <= kTensorMaxTiles;
-}
-
-// The entries of an offset's signed derivative table on the tensor cores (m2l_tensor_kernel.cuh):
-// the terms, their negatives and a zero, rounded up to 4.
-inline int tensor_table_entries(int dim, int p) {
-  return (2 * (dim == 2 ? terms<2>(p) : terms<3>(p)) + 1 + 3) & ~3;
 }
 
 // The entries of an offset's operator table at order p (all of its row quads), for the memory

@@ -42,11 +42,6 @@ __global__ void signed_kernel(int terms, int dz_stride, std::size_t per_level, c
 }  // namespace
 
 template <int D>
-std::size_t M2LTensor<D>::shared_bytes(int p, int stages) {
-  return tensor_shared_bytes(D, p, stages);
-}
-
-template <int D>
 bool M2LTensor<D>::reset(int p, const OffsetOrders& orders) {
   clear();
   const std::size_t optin = std::size_t(gpu::shared_memory_optin()) - gpu::static_shared_bytes(tensor_kernel<D, 1>);
@@ -55,7 +50,7 @@ bool M2LTensor<D>::reset(int p, const OffsetOrders& orders) {
   const char* most_env = std::getenv("NEARFIELD_M2L_STAGES");
   const int most = most_env && std::atoi(most_env) > 0 ? std::min(std::atoi(most_env), kTensorStages) : kTensorStages;
   int stages = most;
-  while (stages > 0 && shared_bytes(p, stages) > optin) --stages;
+  while (stages > 0 && tensor_shared_bytes(D, p, stages) > optin) --stages;
   if (stages == 0) return false;
   const Quads<D> tiles(p, 16, 8, 1);  // row tiles of 16, columns in k-steps of 8, start: first k-step
   std::vector<int> plan;
@@ -68,8 +63,8 @@ bool M2LTensor<D>::reset(int p, const OffsetOrders& orders) {
   plan_ = gpu::DeviceBuffer<int>(plan);
   map_ = gpu::DeviceBuffer<std::uint32_t>(map);
   degree_ = gpu::DeviceBuffer<unsigned char>(degree);
-  terms_ = t, rows_ = (t + 7) & ~7, dz_stride_ = (2 * t + 1 + 3) & ~3, warps_ = warps, stages_ = stages;
-  shared_bytes_ = shared_bytes(p, stages_);
+  terms_ = t, rows_ = (t + 7) & ~7, dz_stride_ = tensor_table_entries(D, p), warps_ = warps, stages_ = stages;
+  shared_bytes_ = tensor_shared_bytes(D, p, stages_);
   orders_ = orders;
   p_ = p;  // last: a caller that catches an error plans again
   return true;

@@ -41,8 +41,6 @@ class M2LTensor {
   //! each group's offsets shared among `splits` blocks (then added to L atomically).
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const float* M,
              float* L, unsigned splits);
-  //! The shared memory a block takes at order p with `stages` operand buffers (1 to 4).
-  static std::size_t shared_bytes(int p, int stages);
 
  private:
   int p_ = -1, terms_ = 0, rows_ = 0, dz_stride_ = 0, warps_ = 0, stages_ = 1;
