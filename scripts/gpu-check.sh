@@ -95,6 +95,12 @@ cases+=("fmm thread-per-target M2L, wide, 3D double p = 5|validate --dist plumme
 # threads), on fmm's and fmm-adaptive's levels (leading VAR=value words set the environment).
 cases+=("fmm shifts a thread per child, 3D p = 4|NEARFIELD_SHIFTS=thread validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
 cases+=("fmm-adaptive shifts a thread per child, 3D p = 6|NEARFIELD_SHIFTS=thread validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 6")
+# P2M's tiles (farfield/p2m_tiles.cuh): boxes of many chunks taken from the list that the thread
+# per small box leaves (3D float p = 4: 5 tiles, 6 particle groups a warp), the 3D double tiles of
+# p = 20 (five tiles a lane, 132 KB of shared memory), and 2D float p = 13 by a block per box.
+cases+=("fmm P2M tiles, the list of large boxes, 3D p = 4|validate --dist plummer --dim 3 --n 20000 --level 3 --kernel fmm --order 4")
+cases+=("fmm P2M tiles, 3D double p = 20|validate --dist plummer --dim 3 --n 2000 --level 2 --kernel fmm --order 20 --precision double")
+cases+=("fmm P2M tiles, 2D p = 13|validate --dist clusters --dim 2 --n 20000 --level 4 --kernel fmm --order 13")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")
 for tool in memcheck racecheck; do
