@@ -41,14 +41,26 @@ struct Shape {
   // neighbouring rows fall in different banks.
   static constexpr int kStride = (kRow / kVector) % 2 ? kRow : kRow + kVector;
   static constexpr int kTerms = terms<D>(P);
+  // Tiles by x chunk k (a0 = 4k): the column quads whose first column has tail degree <= P - 4k.
+  __host__ __device__ static constexpr int chunk_tiles(int k) { return (columns<D>(P - 4 * k) + 3) / 4; }
   static constexpr int tiles() {
     int n = 0;
-    for (int c0 = 0; c0 < kCols; c0 += 4) n += (P - column_degree<D>(c0)) / 4 + 1;
+    for (int k = 0; 4 * k <= P; ++k) n += chunk_tiles(k);
     return n;
   }
   static constexpr int kTiles = tiles();
-  static constexpr int kGroups = kTiles >= 32 ? 1 : 32 / kTiles;       // particle groups a warp
-  static constexpr int kItems = (kGroups * kTiles + 31) / 32;          // tiles a lane
+  // Particle groups a warp: the G that keeps the most lanes busy, at most kMostItems tiles a lane
+  // (16 accumulators each); the smaller G where two are as good.
+  static constexpr int kMostItems = sizeof(T) == 4 ? 4 : 2;
+  static constexpr int items(int g) { return (g * kTiles + 31) / 32; }
+  static constexpr int groups() {
+    int best = 1;
+    for (int g = 2; g <= 32 && items(g) <= kMostItems; ++g)
+      if (g * kTiles * items(best) > best * kTiles * items(g)) best = g;  // busy share g / items(g) larger
+    return best;
+  }
+  static constexpr int kGroups = groups();
+  static constexpr int kItems = items(kGroups);                        // tiles a lane
   static constexpr int kWarps = 2;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kSlots = kWarps * kGroups;                      // partial sums a term
@@ -79,15 +91,16 @@ __device__ __forceinline__ void store4(T* p, const T (&v)[4]) {
   }
 }
 
-//! Tile t: x exponents a0 .. a0 + 3 of columns c0 .. c0 + 3.
-template <int D, int P>
-__device__ inline void tile_at(int t, int& a0, int& c0) {
-  for (c0 = 0;; c0 += 4) {
-    const int n = (P - column_degree<D>(c0)) / 4 + 1;
-    if (t < n) break;
-    t -= n;
-  }
-  a0 = 4 * t;
+//! Tile t (in Shape's order): x exponents a0 .. a0 + 3 of columns c0 .. c0 + 3.
+template <int D, class T, int P>
+__device__ __forceinline__ void tile_at(int t, int& a0, int& c0) {
+  using S = Shape<D, T, P>;
+  a0 = 0;
+#pragma unroll
+  for (int k = 0; 4 * k < P; ++k)
+    if (t >= S::chunk_tiles(k)) t -= S::chunk_tiles(k), a0 += 4;
+    else break;
+  c0 = 4 * t;
 }
 
 //! A particle's row at `row`: r in box units.
@@ -137,7 +150,7 @@ __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uin
   for (int k = 0; k < S::kItems; ++k) {
     const int w = lane + 32 * k;
     group[k] = w < S::kGroups * S::kTiles ? w / S::kTiles : -1;
-    tile_at<D, P>(w % S::kTiles, a0[k], c0[k]);
+    tile_at<D, T, P>(w % S::kTiles, a0[k], c0[k]);
 #pragma unroll
     for (int u = 0; u < 4; ++u)
 #pragma unroll
@@ -175,11 +188,13 @@ __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uin
   for (int k = 0; k < S::kItems; ++k) {
     if (group[k] < 0) continue;
     T* part = smem + (warp * S::kGroups + group[k]) * S::kTerms;
+    int s = column_degree<D>(c0[k]);
 #pragma unroll
     for (int v = 0; v < 4; ++v) {
       const int col = c0[k] + v;
       if (col >= S::kCols) break;
-      const int s = column_degree<D>(col), l = col - columns<D>(s - 1);
+      if (col >= columns<D>(s)) ++s;  // every tail degree has a column: one step a column at most
+      const int l = col - columns<D>(s - 1);
 #pragma unroll
       for (int u = 0; u < 4; ++u)
         if (a0[k] + u + s <= P) part[row_start<D>(a0[k] + u + s, s) + l] = acc[k][u][v];
