@@ -1,44 +1,52 @@
 #!/usr/bin/env bash
-# Times two builds of nearfield against each other on the GPU machine, alternated twice in one call
-# (the same inputs, bench rows of 3 repetitions after one warm-up): the medians of each build's 6
-# rows of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L + L2P) and of the evaluation (median_ms),
-# by case, to stdout and $OUT/builds-compare.txt; the rows to $OUT/builds-NAME.csv (NAME: the
-# directory's last component). Each row names the commit its binary was built from.
-# Cases (3D float): fmm on uniform 2^24 at level 5 (p = 8, 10) and 6 (p = 4, 6, 8, 10), Plummer
-# 2^24 at level 7 (p = 6, 8, 10); fmm-adaptive on Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8),
-# automatic leaf size. CASES=small: uniform 2^22 at level 6 (p = 8) and fmm-adaptive on Plummer 2^22
+# Times builds of nearfield (or one build under several settings) against each other on the GPU
+# machine, alternated twice in one call (the same inputs, bench rows of 3 repetitions after one
+# warm-up): the medians of each variant's 6 rows of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L +
+# L2P) and of the evaluation (median_ms), by case, to stdout and $OUT/builds-compare.txt; the rows to
+# $OUT/builds-NAME.csv. A variant is BIN_DIR or BIN_DIR@VAR=value (the variable set for its runs);
+# NAME is the directory's last component, then @value. Each row names the commit its binary was
+# built from; the last column compares the upward pass of the last variant with the first's.
+# Cases (float): fmm on 3D uniform 2^24 at level 5 (p = 8, 10, 12, 14) and 6 (p = 8, 10, 12), 3D
+# Plummer 2^24 at level 7 (p = 6, 8, 10), 2D uniform 2^22 at level 7 (p = 8, 14); fmm-adaptive on 3D
+# Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8), automatic leaf size. CASES=small: uniform 2^22 at level 6 (p = 8) and fmm-adaptive on Plummer 2^22
 # (p = 10) only.
-# Usage: scripts/builds-compare.sh BEFORE_BIN_DIR AFTER_BIN_DIR
+# Usage: scripts/builds-compare.sh VARIANT VARIANT [VARIANT...]
 set -uo pipefail
-[ $# -eq 2 ] || { echo "usage: scripts/builds-compare.sh BEFORE_BIN_DIR AFTER_BIN_DIR" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: scripts/builds-compare.sh BIN_DIR[@VAR=value] BIN_DIR[@VAR=value] ..." >&2; exit 2; }
 OUT="${OUT:-$PWD/builds-compare-out}"
 mkdir -p "$OUT"
 work="$(mktemp -d)"
-names=()
-for bin in "$1" "$2"; do
+names=() bins=() envs=()
+for v in "$@"; do
+  bin="${v%%@*}" env=""
+  [ "$bin" = "$v" ] || env="${v#*@}"
   [ -x "$bin/nearfield" ] || { echo "builds-compare.sh: no nearfield in $bin" >&2; exit 2; }
-  names+=("$(basename "$bin")")
+  name="$(basename "$bin")${env:+@${env#*=}}"
+  for n in "${names[@]}"; do
+    [ "$n" != "$name" ] || { echo "builds-compare.sh: two variants named $name" >&2; exit 2; }
+  done
+  names+=("$name") bins+=("$bin") envs+=("$env")
+  rm -f "$OUT/builds-$name.csv"
+  [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 done
-[ "${names[0]}" != "${names[1]}" ] || { echo "builds-compare.sh: the two directories need different names" >&2; exit 2; }
-for n in "${names[@]}"; do rm -f "$OUT/builds-$n.csv"; done
-lib="$2/lib"; [ -d "$lib" ] || lib="$1/lib"
-[ -d "$lib" ] && export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-"$2/nearfield" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
-"$2/nearfield" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+"${bins[0]}/nearfield" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+"${bins[0]}/nearfield" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+"${bins[0]}/nearfield" generate --dist uniform --dim 2 --n 4194304 --seed 1 --output "$work/u2.bin" > /dev/null
 for round in 1 2; do
-  for bin in "$1" "$2"; do
-    name="$(basename "$bin")"
-    b() { "$bin/nearfield" bench "$@" --reps 3 --warmup 1 --output "$OUT/builds-$name.csv" > /dev/null \
-            2>> "$OUT/errors.log" || echo "failed: $name $*" >> "$OUT/errors.log"; }
+  for i in "${!names[@]}"; do
+    name="${names[$i]}" bin="${bins[$i]}" env="${envs[$i]}"
+    b() { env ${env:+"$env"} "$bin/nearfield" bench "$@" --reps 3 --warmup 1 --output "$OUT/builds-$name.csv" \
+            > /dev/null 2>> "$OUT/errors.log" || echo "failed: $name $*" >> "$OUT/errors.log"; }
     if [ "${CASES:-}" = small ]; then
       b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 6 --order 8
       b --kernel fmm-adaptive --dist plummer --dim 3 --n 4194304 --level auto --order 10
     else
-      b --kernel fmm --input "$work/u3.bin" --level 5 --order 8,10
-      b --kernel fmm --input "$work/u3.bin" --level 6 --order 4,6,8,10
+      b --kernel fmm --input "$work/u3.bin" --level 5 --order 8,10,12,14
+      b --kernel fmm --input "$work/u3.bin" --level 6 --order 8,10,12
       b --kernel fmm --input "$work/p3.bin" --level 7 --order 6,8,10
       b --kernel fmm-adaptive --input "$work/p3.bin" --level auto --order 10,12
       b --kernel fmm-adaptive --input "$work/u3.bin" --level auto --order 8
+      b --kernel fmm --input "$work/u2.bin" --level 7 --order 8,14
     fi
   done
 done
@@ -51,13 +59,13 @@ for n in names:
     path = os.path.join(out, f"builds-{n}.csv")
     for r in csv.DictReader(open(path)) if os.path.exists(path) else []:
         d = os.path.basename(r["distribution"])
-        d = {"u3.bin": "uniform", "p3.bin": "plummer"}.get(d, d)
+        d = {"u3.bin": "uniform", "p3.bin": "plummer", "u2.bin": "uniform 2D"}.get(d, d)
         key = (r["kernel"], d, r["n"], r["level"], int(r["p"]))
         rows.setdefault(key, {}).setdefault(n, []).append(r)
 commits = {n: sorted({r["git_commit"] for k in rows for r in rows[k].get(n, [])}) for n in names}
 print("builds: " + ", ".join(f"{n} ({' '.join(commits[n])})" for n in names))
 print("medians of upward / M2L / downward / evaluation ms, each build's rows")
-print("| kernel | input | N | level | p | " + " | ".join(names) + " | upward after / before |")
+print("| kernel | input | N | level | p | " + " | ".join(names) + f" | upward {names[-1]} / {names[0]} |")
 print("|" + " --- |" * (6 + len(names)))
 med = lambda rs, c: statistics.median(float(r[c]) for r in rs)
 for key in sorted(rows):
@@ -69,6 +77,6 @@ for key in sorted(rows):
             continue
         cells.append(" / ".join(f"{med(rs, c):.3g}" for c in ("upward_ms", "m2l_ms", "downward_ms", "median_ms")))
         up.append(med(rs, "upward_ms"))
-    ratio = f"{up[1] / up[0]:.2f}" if len(up) == 2 else "-"
+    ratio = f"{up[-1] / up[0]:.2f}" if len(up) == len(names) else "-"
     print(f"| {' | '.join(str(k) for k in key)} | {' | '.join(cells)} | {ratio} |")
 PY
