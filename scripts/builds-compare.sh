@@ -4,7 +4,7 @@
 # warm-up): the medians of each variant's 6 rows of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L +
 # L2P) and of the evaluation (median_ms), by case, to stdout and $OUT/builds-compare.txt; the rows to
 # $OUT/builds-NAME.csv. A variant is BIN_DIR or BIN_DIR@VAR=value (the variable set for its runs);
-# NAME is the directory's last component, then @value. Each row names the commit its binary was
+# NAME is the directory's last component, then -value. Each row names the commit its binary was
 # built from; the last column compares the upward pass of the last variant with the first's.
 # Cases (float): fmm on 3D uniform 2^24 at level 5 (p = 8, 10, 12, 14) and 6 (p = 8, 10, 12), 3D
 # Plummer 2^24 at level 7 (p = 6, 8, 10), 2D uniform 2^22 at level 7 (p = 8, 14); fmm-adaptive on 3D
@@ -21,7 +21,7 @@ for v in "$@"; do
   bin="${v%%@*}" env=""
   [ "$bin" = "$v" ] || env="${v#*@}"
   [ -x "$bin/nearfield" ] || { echo "builds-compare.sh: no nearfield in $bin" >&2; exit 2; }
-  name="$(basename "$bin")${env:+@${env#*=}}"
+  name="$(basename "$bin")${env:+-${env#*=}}"
   for n in "${names[@]}"; do
     [ "$n" != "$name" ] || { echo "builds-compare.sh: two variants named $name" >&2; exit 2; }
   done

@@ -177,9 +177,6 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // "tensor": M2L's sibling groups on the tensor cores (NEARFIELD_M2L=tensor, float only).
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
-  // "p2m-many": P2M's tiles with many particle groups a warp (NEARFIELD_P2M_GROUPS=many; by default
-  // only on levels of at least 256 particles a box on average, which these are not, and on
-  // fmm-adaptive's leaves and P2M's list of large boxes).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
   // by default only on levels of more children than the GPU's resident threads).
   // "thread-unstaged" / "thread-staged": the thread kernel at the orders where it can stage (3D float
@@ -187,9 +184,9 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;
   // by default only on levels of at least 3/4 of the children).
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
-      p2m_groups("NEARFIELD_P2M_GROUPS"), shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
+      shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
-                              "thread-staged", "p2m-threads", "p2m-many", "shifts-thread", "tensor"})
+                              "thread-staged", "p2m-threads", "shifts-thread", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 4, 5, 6, 7, 8, 11, 12, 14, 16, farfield::kMaxOrder}) {
@@ -200,7 +197,6 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool every = variant && std::string(variant) == "thread-full";
         const bool wide = variant && (std::string(variant) == "thread" || every);
         const bool p2m_threads = variant && std::string(variant) == "p2m-threads";
-        const bool p2m_many = variant && std::string(variant) == "p2m-many";
         const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
         const bool unstaged = variant && std::string(variant) == "thread-unstaged";
         const bool forced_staged = variant && std::string(variant) == "thread-staged";
@@ -221,7 +217,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         // p = 20 does not fit), at every order of the list, low ones too.
         const bool tensor = variant && std::string(variant) == "tensor";
         if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 16))) continue;
-        const bool m2l_variant = variant && !p2m_threads && !p2m_many && !shifts_thread && !staging;
+        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !staging;
         // The group kernel is the default above those orders, but not where the tensor cores are
         // (float 3D p = 13..16: there "group" runs it in slices, p = 14).
         const bool group_forced = variant && std::string(variant) == "group" && prec == Precision::f32 &&
@@ -230,7 +226,6 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
-        p2m_groups.set(p2m_many ? "many" : nullptr);
         shifts.set(shifts_thread ? "thread" : nullptr);
         full.set(every ? "full" : nullptr);
         CAPTURE(variant ? variant : "default");
@@ -374,7 +369,7 @@ TEST_CASE("fmm refuses a wrong value of the passes' comparison variables before 
   s.order = 4;
   for (const auto& [name, value] : std::vector<std::pair<const char*, const char*>>{
            {"NEARFIELD_SHIFTS", "thraed"}, {"NEARFIELD_P2M_SMALL", "no"}, {"NEARFIELD_P2M_SMALL_MAX", "shift-thread"},
-           {"NEARFIELD_P2M_SMALL_MAX", "0"}, {"NEARFIELD_P2M_SMALL_MAX", "-1"}, {"NEARFIELD_P2M_GROUPS", "lots"}}) {
+           {"NEARFIELD_P2M_SMALL_MAX", "0"}, {"NEARFIELD_P2M_SMALL_MAX", "-1"}}) {
     CAPTURE(name);
     CAPTURE(value);
     test::EnvScope env(name, value);

@@ -31,10 +31,7 @@ __host__ __device__ constexpr int column_degree(int c) {
   return s;
 }
 
-//! Many = false: as many particle groups a warp as its tiles fit in once (one group from 32 tiles
-//! on); true: the groups that keep the most lanes busy with up to 4 tiles a lane (2 in double),
-//! more partial sums to add at a box's end, for boxes of many chunks.
-template <int D, class T, int P, bool Many>
+template <int D, class T, int P>
 struct Shape {
   static constexpr int kRowX = (P + 4) & ~3;                // m x^a / a!, a = 0 .. P, zero padded
   static constexpr int kCols = columns<D>(P);
@@ -52,19 +49,12 @@ struct Shape {
     return n;
   }
   static constexpr int kTiles = tiles();
-  // Particle groups a warp (Many: the G that keeps the most lanes busy, at most kMostItems tiles a
-  // lane, 16 accumulators each; the smaller G where two are as good).
-  static constexpr int kMostItems = sizeof(T) == 4 ? 4 : 2;
-  static constexpr int items(int g) { return (g * kTiles + 31) / 32; }
-  static constexpr int groups() {
-    if (!Many) return kTiles >= 32 ? 1 : 32 / kTiles;
-    int best = 1;
-    for (int g = 2; g <= 32 && items(g) <= kMostItems; ++g)
-      if (g * kTiles * items(best) > best * kTiles * items(g)) best = g;  // busy share g / items(g) larger
-    return best;
-  }
-  static constexpr int kGroups = groups();
-  static constexpr int kItems = items(kGroups);                        // tiles a lane
+  // Particle groups a warp: as many as the tiles fit in once (one from 32 tiles on). Groups that
+  // kept more lanes busy with up to 4 tiles a lane (3D float p = 8: 7 groups, 93% of the lanes
+  // against 53%) lost or tied on every input timed, boxes of 64 to 512 particles and adaptive
+  // leaves (docs/design.md §16, "P2M and L2P").
+  static constexpr int kGroups = kTiles >= 32 ? 1 : 32 / kTiles;
+  static constexpr int kItems = (kGroups * kTiles + 31) / 32;         // tiles a lane
   static constexpr int kWarps = 2;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kSlots = kWarps * kGroups;                      // partial sums a term
@@ -98,7 +88,7 @@ __device__ __forceinline__ void store4(T* p, const T (&v)[4]) {
 //! Tile t (in Shape's order): x exponents a0 .. a0 + 3 of columns c0 .. c0 + 3.
 template <int D, class T, int P>
 __device__ __forceinline__ void tile_at(int t, int& a0, int& c0) {
-  using S = Shape<D, T, P, false>;  // the tiles do not depend on the groups
+  using S = Shape<D, T, P>;
   a0 = 0;
 #pragma unroll
   for (int k = 0; 4 * k < P; ++k)
@@ -110,7 +100,7 @@ __device__ __forceinline__ void tile_at(int t, int& a0, int& c0) {
 //! A particle's row at `row`: r in box units.
 template <int D, class T, int P>
 __device__ __forceinline__ void write_row(T* row, T m, const T (&r)[D]) {
-  using S = Shape<D, T, P, false>;
+  using S = Shape<D, T, P>;
   T f[D][P + 1];  // r_a^j / j!
 #pragma unroll
   for (int a = 0; a < D; ++a) {
@@ -142,10 +132,10 @@ __device__ __forceinline__ void write_row(T* row, T m, const T (&r)[D]) {
 
 //! M[b] += the moments of box b's particles first .. last (centre c, side `side`), by the block;
 //! `smem` holds Shape::shared_bytes(). Every thread calls it; it ends with a barrier.
-template <int D, class T, int P, bool Many>
+template <int D, class T, int P>
 __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uint32_t first, std::uint32_t last,
                                     const double (&c)[D], double side, T* __restrict__ M, T* smem) {
-  using S = Shape<D, T, P, Many>;
+  using S = Shape<D, T, P>;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   T* rows = smem + warp * 32 * S::kStride;
   int a0[S::kItems], c0[S::kItems], group[S::kItems];

@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restric
 // `work` (null: the box blockIdx.x): the boxes p2m_small_kernel left, work[2 ..] (work[0] of them),
 // taken one at a time from the counter work[1] by the resident blocks. A block sums a box's
 // moments in tiles (farfield/p2m_tiles.cuh).
-template <int D, class T, int P, bool Many>
-__global__ void __launch_bounds__(p2m_tiles::Shape<D, T, P, Many>::kThreads)
+template <int D, class T, int P>
+__global__ void __launch_bounds__(p2m_tiles::Shape<D, T, P>::kThreads)
     p2m_kernel(const Body<T>* __restrict__ sorted, DeviceLevel leaf, LeafGeometry g, T* __restrict__ M,
                std::uint32_t* __restrict__ work) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(p2m_tiles::Shape<D, T, P, Many>::kThreads)
     double c[D];
     leaf_centre<D>(leaf.key[b], g, c);
     const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
-    p2m_tiles::box<D, T, P, Many>(sorted, first, last, c, g.side, M + std::size_t(b) * terms<D>(P),
+    p2m_tiles::box<D, T, P>(sorted, first, last, c, g.side, M + std::size_t(b) * terms<D>(P),
                             reinterpret_cast<T*>(smem));
   }
 }
@@ -150,11 +150,9 @@ void check_pass_variables() {
     return std::string(v ? v : "");
   };
   const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
-                    max = value("NEARFIELD_P2M_SMALL_MAX"), groups = value("NEARFIELD_P2M_GROUPS");
+                    max = value("NEARFIELD_P2M_SMALL_MAX");
   if (!shifts.empty() && shifts != "block" && shifts != "thread")
     throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected block or thread");
-  if (!groups.empty() && groups != "few" && groups != "many")
-    throw UsageError("NEARFIELD_P2M_GROUPS=" + groups + ": expected few or many");
   if (!small.empty() && small != "off" && small != "on")
     throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
   if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||
@@ -164,12 +162,12 @@ void check_pass_variables() {
 
 // A block per box of `leaf` (work null) or, with `work`, as many blocks as the GPU holds at once,
 // each taking the next box of the list.
-template <int D, class T, int P, bool Many>
+template <int D, class T, int P>
 void launch_p2m_tiles(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, T* M,
                       std::uint32_t* work) {
-  using S = p2m_tiles::Shape<D, T, P, Many>;
+  using S = p2m_tiles::Shape<D, T, P>;
   constexpr std::size_t bytes = S::shared_bytes();
-  const auto kernel = p2m_kernel<D, T, P, Many>;
+  const auto kernel = p2m_kernel<D, T, P>;
   gpu::require_shared_memory(bytes, gpu::static_shared_bytes(kernel),
                              "--order " + std::to_string(P) + " (" + std::to_string(D) + "D, " +
                                  (sizeof(T) == 4 ? "float" : "double") + "): P2M");
@@ -183,18 +181,6 @@ void launch_p2m_tiles(const Body<T>* sorted, const DeviceLevel& leaf, const Leaf
   }
   kernel<<<blocks, S::kThreads, bytes>>>(sorted, leaf, g, M, work);
   NF_CUDA(cudaGetLastError());
-}
-
-// Whether P2M's tiles take many particle groups a warp (farfield/p2m_tiles.cuh, Shape): on levels of
-// at least kManyGroupsMean particles a box on average, or of an unknown count (fmm-adaptive's
-// leaves). NEARFIELD_P2M_GROUPS=few|many forces one (comparisons; read at each call).
-constexpr std::uint64_t kManyGroupsMean = 256;
-
-static bool many_groups(std::uint64_t particles, std::uint32_t boxes) {
-  const char* v = std::getenv("NEARFIELD_P2M_GROUPS");
-  if (v && std::string(v) == "few") return false;
-  if (v && std::string(v) == "many") return true;
-  return particles == 0 || particles >= kManyGroupsMean * boxes;
 }
 
 template <int D, class T>
@@ -217,10 +203,7 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
   if (p > kThreadBoxMaxOrder<D, T> || small_off || !workspace || particles == 0 ||
       particles > std::uint64_t(limit) * leaf.boxes) {
     dispatch_fixed_order(p, [&](auto order) {
-      if (many_groups(particles, leaf.boxes))
-        launch_p2m_tiles<D, T, decltype(order)::value, true>(sorted, leaf, g, M, nullptr);
-      else
-        launch_p2m_tiles<D, T, decltype(order)::value, false>(sorted, leaf, g, M, nullptr);
+      launch_p2m_tiles<D, T, decltype(order)::value>(sorted, leaf, g, M, nullptr);
     });
     return;
   }
@@ -233,7 +216,7 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
         p2m_small_kernel<D, T, decltype(order)::value>
             <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work, limit);
         NF_CUDA(cudaGetLastError());
-        launch_p2m_tiles<D, T, decltype(order)::value, true>(sorted, leaf, g, M, work);  // the boxes > limit
+        launch_p2m_tiles<D, T, decltype(order)::value>(sorted, leaf, g, M, work);
       },
       std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
 }
