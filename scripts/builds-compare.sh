@@ -4,8 +4,10 @@
 # warm-up): the medians of each variant's 6 rows of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L +
 # L2P) and of the evaluation (median_ms), by case, to stdout and $OUT/builds-compare.txt; the rows to
 # $OUT/builds-NAME.csv. A variant is BIN_DIR or BIN_DIR@VAR=value (the variable set for its runs);
-# NAME is the directory's last component, then -value. Each row names the commit its binary was
-# built from; the last column compares the upward pass of the last variant with the first's.
+# NAME is the directory's last component, then -value (two variants of one name are refused: give
+# the builds directories of different names). Each row names the commit its binary was built from;
+# the last column compares the upward pass of the last variant with the first's. Every binary finds
+# its libraries in the first variant's BIN_DIR/lib (one LD_LIBRARY_PATH for all).
 # Cases (float): fmm on 3D uniform 2^24 at level 5 (p = 8, 10, 12, 14) and 6 (p = 8, 10, 12), 3D
 # Plummer 2^24 at level 7 (p = 6, 8, 10), 2D uniform 2^22 at level 7 (p = 8, 14); fmm-adaptive on 3D
 # Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8), automatic leaf size. CASES=small: uniform 2^22 at level 6 (p = 8) and fmm-adaptive on Plummer 2^22
@@ -21,17 +23,27 @@ for v in "$@"; do
   bin="${v%%@*}" env=""
   [ "$bin" = "$v" ] || env="${v#*@}"
   [ -x "$bin/nearfield" ] || { echo "builds-compare.sh: no nearfield in $bin" >&2; exit 2; }
+  case "$env" in
+    "" | [A-Za-z_]*=*) ;;
+    *) echo "builds-compare.sh: '$v': expected BIN_DIR@VAR=value" >&2; exit 2 ;;
+  esac
   name="$(basename "$bin")${env:+-${env#*=}}"
+  name="${name//[^A-Za-z0-9._-]/_}"
   for n in "${names[@]}"; do
     [ "$n" != "$name" ] || { echo "builds-compare.sh: two variants named $name" >&2; exit 2; }
   done
   names+=("$name") bins+=("$bin") envs+=("$env")
   rm -f "$OUT/builds-$name.csv"
-  [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 done
-"${bins[0]}/nearfield" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
-"${bins[0]}/nearfield" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
-"${bins[0]}/nearfield" generate --dist uniform --dim 2 --n 4194304 --seed 1 --output "$work/u2.bin" > /dev/null
+rm -f "$OUT/errors.log"
+[ -d "${bins[0]}/lib" ] && export LD_LIBRARY_PATH="${bins[0]}/lib:${LD_LIBRARY_PATH:-}"
+if [ "${CASES:-}" != small ]; then
+  for input in "uniform 3 16777216 u3" "plummer 3 16777216 p3" "uniform 2 4194304 u2"; do
+    set -- $input
+    "${bins[0]}/nearfield" generate --dist "$1" --dim "$2" --n "$3" --seed 1 --output "$work/$4.bin" > /dev/null ||
+      { echo "builds-compare.sh: generate $input failed" >&2; exit 1; }
+  done
+fi
 for round in 1 2; do
   for i in "${!names[@]}"; do
     name="${names[$i]}" bin="${bins[$i]}" env="${envs[$i]}"

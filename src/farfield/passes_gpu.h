@@ -6,10 +6,9 @@
 //!
 //! - p2m: on levels of at most 96 particles a box on average, a thread per box of at most 96 (its
 //!   moments in registers, the order a template argument; 3D float up to p = 6, 2D float 11, 3D
-//!   double 4, 2D double 7), then a block per larger box from a queue; else a block per box: its
-//!   particles' per-axis powers in shared memory, a block's threads of particles at a time; each
-//!   thread sums four terms of one (y, z) exponent pair (four consecutive x exponents) over its
-//!   share of the particles.
+//!   double 4, 2D double 7), then a block per larger box from a queue; else a block per box: each
+//!   warp puts 32 particles' rows of x factors and (y, z) column products in shared memory, and
+//!   each lane sums its tiles of 4 x exponents by 4 columns over them (farfield/p2m_tiles.cuh).
 //! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, up
 //!   to kThreadBoxMaxOrder, a thread per child (farfield/shifts_thread.cuh: the shift one axis at
 //!   a time in registers); otherwise one block per parent box. A child sits +-1/4 of its parent's

@@ -98,7 +98,8 @@ struct FullMethodRates {
 //!   1.17e12 at 6, 1.51e12 at 8, 1.74e12 at 10; at level 5, with 8 times the particles a leaf, 0.9e12
 //!   to 2.7e12), then scaled by 1.75, the mean speed-up of the passes' time with P2M by units and L2P
 //!   at a fixed order (3D uniform 2^24 level 6 p = 5, 8, 10: 1.51x, 1.94x, 1.82x; fmm-adaptive on
-//!   Plummer 2^24 p = 10: 1.73x; the double rate below was not remeasured); M2L per
+//!   Plummer 2^24 p = 10: 1.73x; the double rate below was not remeasured; not refitted since P2M's
+//!   tiles, which made the upward pass 0.46x to 1.05x as long: results/fmm-p2m-tiles); M2L per
 //!   computed slot 0.146, 0.227, 0.639 and 2.154 ns at p = 4, 6, 8, 10 (210, 924, 3003, 8008
 //!   multiply-adds a translation): the means over 3D uniform, Plummer and clusters of 2^22 at
 //!   levels 6 to 8 (results/fmm-levels at f7952a2): every row there within 0.92x to 1.15x of them
