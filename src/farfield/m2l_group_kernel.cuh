@@ -9,6 +9,7 @@
 #include "farfield/lists_gpu.h"
 #include "farfield/multi_index.h"
 #include "farfield/offset_order.h"
+#include "farfield/vector4.cuh"
 #include "tree/levels_gpu.h"
 #include "tree/morton.h"
 
@@ -24,17 +25,6 @@ constexpr int kCandidates = D == 3 ? 216 : 36;
 // Units a warp owns: their accumulators (4 rows x TL targets each) live in registers.
 template <int TL>
 constexpr int kUnits = TL == 2 ? 6 : 10;
-
-template <class T>
-__device__ __forceinline__ void load4(const T* p, T (&t)[4]) {
-  if constexpr (sizeof(T) == 4) {
-    const float4 v = *reinterpret_cast<const float4*>(p);
-    t[0] = v.x, t[1] = v.y, t[2] = v.z, t[3] = v.w;
-  } else {
-    const double2 a = reinterpret_cast<const double2*>(p)[0], b = reinterpret_cast<const double2*>(p)[1];
-    t[0] = a.x, t[1] = a.y, t[2] = b.x, t[3] = b.y;
-  }
-}
 
 template <class T, int TL>
 __device__ __forceinline__ void load_targets(const T* p, T (&m)[TL]) {
