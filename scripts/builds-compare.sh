@@ -6,12 +6,15 @@
 # $OUT/builds-NAME.csv. A variant is BIN_DIR or BIN_DIR@VAR=value (the variable set for its runs);
 # NAME is the directory's last component, then -value (two variants of one name are refused: give
 # the builds directories of different names). Each row names the commit its binary was built from;
-# the last column compares the upward pass of the last variant with the first's. Every binary finds
+# the last two columns compare the upward and the downward pass of the last variant with the first's. Every binary finds
 # its libraries in the first variant's BIN_DIR/lib (one LD_LIBRARY_PATH for all).
 # Cases (float): fmm on 3D uniform 2^24 at level 5 (p = 8, 10, 12, 14) and 6 (p = 8, 10, 12), 3D
 # Plummer 2^24 at level 7 (p = 6, 8, 10), 2D uniform 2^22 at level 7 (p = 8, 14); fmm-adaptive on 3D
 # Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8), automatic leaf size. CASES=small: uniform 2^22 at level 6 (p = 8) and fmm-adaptive on Plummer 2^22
-# (p = 10) only.
+# (p = 10) only. CASES=shifts (M2M and L2L): 3D uniform 2^24 at level 6 (p = 4, 6, 8, 10, 12) and
+# 5 (p = 10, 14), 3D Plummer 2^24 at level 7 (p = 6, 10), 3D uniform 2^22 at level 8 (p = 4, 8), 3D
+# double uniform 2^22 at level 6 (p = 4, 8, 12) and 2^18 at level 4 (p = 16, 20), 2D uniform 2^22 at level 7 (p = 8, 14) and
+# fmm-adaptive on 3D Plummer 2^24 (p = 12).
 # Usage: scripts/builds-compare.sh VARIANT VARIANT [VARIANT...]
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: scripts/builds-compare.sh BIN_DIR[@VAR=value] BIN_DIR[@VAR=value] ..." >&2; exit 2; }
@@ -52,6 +55,15 @@ for round in 1 2; do
     if [ "${CASES:-}" = small ]; then
       b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 6 --order 8
       b --kernel fmm-adaptive --dist plummer --dim 3 --n 4194304 --level auto --order 10
+    elif [ "${CASES:-}" = shifts ]; then
+      b --kernel fmm --input "$work/u3.bin" --level 6 --order 4,6,8,10,12
+      b --kernel fmm --input "$work/u3.bin" --level 5 --order 10,14
+      b --kernel fmm --input "$work/p3.bin" --level 7 --order 6,10
+      b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 8 --order 4,8
+      b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 6 --order 4,8,12 --precision double
+      b --kernel fmm --dist uniform --dim 3 --n 262144 --level 4 --order 16,20 --precision double
+      b --kernel fmm --input "$work/u2.bin" --level 7 --order 8,14
+      b --kernel fmm-adaptive --input "$work/p3.bin" --level auto --order 12
     else
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 8,10,12,14
       b --kernel fmm --input "$work/u3.bin" --level 6 --order 8,10,12
@@ -72,16 +84,17 @@ for n in names:
     for r in csv.DictReader(open(path)) if os.path.exists(path) else []:
         d = os.path.basename(r["distribution"])
         d = {"u3.bin": "uniform", "p3.bin": "plummer", "u2.bin": "uniform 2D"}.get(d, d)
-        key = (r["kernel"], d, r["n"], r["level"], int(r["p"]))
+        key = (r["kernel"], d, r["n"], r["level"], r["precision"], int(r["p"]))
         rows.setdefault(key, {}).setdefault(n, []).append(r)
 commits = {n: sorted({r["git_commit"] for k in rows for r in rows[k].get(n, [])}) for n in names}
 print("builds: " + ", ".join(f"{n} ({' '.join(commits[n])})" for n in names))
 print("medians of upward / M2L / downward / evaluation ms, each build's rows")
-print("| kernel | input | N | level | p | " + " | ".join(names) + f" | upward {names[-1]} / {names[0]} |")
-print("|" + " --- |" * (6 + len(names)))
+print("| kernel | input | N | level | precision | p | " + " | ".join(names) +
+      f" | upward {names[-1]} / {names[0]} | downward {names[-1]} / {names[0]} |")
+print("|" + " --- |" * (8 + len(names)))
 med = lambda rs, c: statistics.median(float(r[c]) for r in rs)
 for key in sorted(rows):
-    cells, up = [], []
+    cells, up, down = [], [], []
     for n in names:
         rs = rows[key].get(n)
         if not rs:
@@ -89,6 +102,7 @@ for key in sorted(rows):
             continue
         cells.append(" / ".join(f"{med(rs, c):.3g}" for c in ("upward_ms", "m2l_ms", "downward_ms", "median_ms")))
         up.append(med(rs, "upward_ms"))
-    ratio = f"{up[-1] / up[0]:.2f}" if len(up) == len(names) else "-"
-    print(f"| {' | '.join(str(k) for k in key)} | {' | '.join(cells)} | {ratio} |")
+        down.append(med(rs, "downward_ms"))
+    ratio = lambda v: f"{v[-1] / v[0]:.2f}" if len(v) == len(names) else "-"
+    print(f"| {' | '.join(str(k) for k in key)} | {' | '.join(cells)} | {ratio(up)} | {ratio(down)} |")
 PY

@@ -178,7 +178,9 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
-  // by default only on levels of more children than the GPU's resident threads).
+  // by default only on levels of more children than the GPU's resident threads; the line kernel,
+  // the default on these small levels, runs everywhere else). "shifts-block": the block per parent
+  // that sums the parity classes from tables (NEARFIELD_SHIFTS=block), at p = 3, 8, 14 and 20.
   // "thread-unstaged" / "thread-staged": the thread kernel at the orders where it can stage (3D float
   // p <= 6, 3D double <= 4, 2D <= 8; p = 4 and 5 only there), each lane reading its sources' moments
   // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;
@@ -186,7 +188,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
       shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
-                              "thread-staged", "p2m-threads", "shifts-thread", "tensor"})
+                              "thread-staged", "p2m-threads", "shifts-thread", "shifts-block", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 4, 5, 6, 7, 8, 11, 12, 14, 16, farfield::kMaxOrder}) {
@@ -198,6 +200,8 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool wide = variant && (std::string(variant) == "thread" || every);
         const bool p2m_threads = variant && std::string(variant) == "p2m-threads";
         const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
+        const bool shifts_block = variant && std::string(variant) == "shifts-block";
+        if (shifts_block && order != 3 && order != 8 && order != 14 && order != farfield::kMaxOrder) continue;
         const bool unstaged = variant && std::string(variant) == "thread-unstaged";
         const bool forced_staged = variant && std::string(variant) == "thread-staged";
         const bool staging = unstaged || forced_staged;
@@ -217,7 +221,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         // p = 20 does not fit), at every order of the list, low ones too.
         const bool tensor = variant && std::string(variant) == "tensor";
         if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 16))) continue;
-        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !staging;
+        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !shifts_block && !staging;
         // The group kernel is the default above those orders, but not where the tensor cores are
         // (float 3D p = 13..16: there "group" runs it in slices, p = 14).
         const bool group_forced = variant && std::string(variant) == "group" && prec == Precision::f32 &&
@@ -226,7 +230,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
-        shifts.set(shifts_thread ? "thread" : nullptr);
+        shifts.set(shifts_thread ? "thread" : shifts_block ? "block" : nullptr);
         full.set(every ? "full" : nullptr);
         CAPTURE(variant ? variant : "default");
         CAPTURE(c.p.dim);

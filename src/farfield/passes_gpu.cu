@@ -151,8 +151,8 @@ void check_pass_variables() {
   };
   const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
                     max = value("NEARFIELD_P2M_SMALL_MAX");
-  if (!shifts.empty() && shifts != "block" && shifts != "thread")
-    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected block or thread");
+  if (!shifts.empty() && shifts != "block" && shifts != "thread" && shifts != "line")
+    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected thread, line or block");
   if (!small.empty() && small != "off" && small != "on")
     throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
   if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||

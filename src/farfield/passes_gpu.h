@@ -11,12 +11,15 @@
 //!   each lane sums its tiles of 4 x exponents by 4 columns over them (farfield/p2m_tiles.cuh).
 //! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, up
 //!   to kThreadBoxMaxOrder, a thread per child (farfield/shifts_thread.cuh: the shift one axis at
-//!   a time in registers); otherwise one block per parent box. A child sits +-1/4 of its parent's
-//!   side from it per axis, so the shift's factors differ between children only by signs that depend on the
-//!   parities of the shift's multi-index; the children are combined first under each parity's
-//!   signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one shift's
-//!   multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums' products
-//!   come from per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
+//!   a time in registers); otherwise a block per 32 consecutive children (fewer at high orders),
+//!   each lane shifting one line of terms along one axis of one child at a time in its registers
+//!   (farfield/shifts_line.cuh, farfield/shift_lines.h). Kept for comparisons
+//!   (NEARFIELD_SHIFTS=block): one block per parent box. A child sits +-1/4 of its parent's
+//!   side from it per axis, so the shift's factors differ between children only by signs that
+//!   depend on the parities of the shift's multi-index; the children are combined first under each
+//!   parity's signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one
+//!   shift's multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums'
+//!   products come from per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
 //! - m2l: the older kernel, for orders whose moments leave no room in shared memory for a slice of
 //!   the sibling-group tables (m2l_gpu.h: 3D float p = 19, 20, double from p = 14) or that would
 //!   take more than m2l_plan::kMostSlices slices (3D float p = 18): one
@@ -74,7 +77,7 @@ static_assert(kThreadBoxMaxOrder<3, float> == 6 && kThreadBoxMaxOrder<2, float> 
               kThreadBoxMaxOrder<3, double> == 4 && kThreadBoxMaxOrder<2, double> == 7);
 
 //! Refuses (UsageError) a value of the passes' comparison variables other than these, before any
-//! work: NEARFIELD_SHIFTS=block|thread, NEARFIELD_P2M_SMALL=off|on, NEARFIELD_P2M_SMALL_MAX=a
+//! work: NEARFIELD_SHIFTS=thread|line|block, NEARFIELD_P2M_SMALL=off|on, NEARFIELD_P2M_SMALL_MAX=a
 //! positive count (a typo had run the defaults under the variant's name). Shifts::reset calls it.
 void check_pass_variables();
 

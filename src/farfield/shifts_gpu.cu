@@ -14,6 +14,7 @@
 #include "farfield/passes_gpu.h"
 #include "tree/adaptive.h"
 #include "farfield/shift_tables.h"
+#include "farfield/shifts_line.cuh"
 #include "farfield/shifts_thread.cuh"
 #include "tree/morton.h"
 
@@ -22,19 +23,24 @@ namespace {
 
 constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory without an opt-in
 
-// Whether a shift at order p over `children` boxes takes a thread per box (thread_shifts): at the
-// orders it runs at, where the children fill the GPU's resident threads (below that a block per
-// parent keeps more of it busy).
-// NEARFIELD_SHIFTS=block|thread forces one where it runs (comparisons; read at each call, as the
-// tests set it).
+// Which kernel shifts `children` boxes at order p: a thread per child (thread_shifts) at the
+// orders it runs at, where the children fill the GPU's resident threads; otherwise a line at a time
+// (line_shifts: a block per 32 children, or fewer at high orders). The block per parent that sums
+// the parity classes from tables (below) is kept for comparisons.
+// NEARFIELD_SHIFTS=thread|line|block forces one where it runs (thread up to its orders, the others
+// everywhere; comparisons; read at each call, as the tests set it).
+enum class ShiftKernel { thread, line, table };
+
 template <int D, class T>
-bool thread_shifts_at(int p, std::uint32_t children) {
-  if (p < 1 || p > kThreadBoxMaxOrder<D, T>) return false;
+ShiftKernel shift_kernel_at(int p, std::uint32_t children) {
+  const bool thread_order = p >= 1 && p <= kThreadBoxMaxOrder<D, T>;
   const char* v = std::getenv("NEARFIELD_SHIFTS");
-  if (v && std::string(v) == "block") return false;
-  if (v && std::string(v) == "thread") return true;
+  const std::string forced = v ? v : "";
+  if (forced == "block") return ShiftKernel::table;
+  if (forced == "line") return ShiftKernel::line;
+  if (forced == "thread") return thread_order ? ShiftKernel::thread : ShiftKernel::line;
   static const std::uint64_t resident = std::uint64_t(gpu::sm_count()) * 2048;
-  return children >= resident;
+  return thread_order && children >= resident ? ShiftKernel::thread : ShiftKernel::line;
 }
 
 // 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
@@ -204,8 +210,11 @@ void Shifts<D, T>::reset(int p) {
   p_ = p, terms_ = terms<D>(p);
   up_.upload(balance(m2m_lists<D>(p)));
   down_.upload(balance(l2l_lists<D>(p)));
-  // A block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB sm_86/89
-  // card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first pass.
+  // The tables' block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB
+  // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first
+  // pass, where that kernel is forced (the line kernel's rows take at most 48 KB).
+  const char* forced = std::getenv("NEARFIELD_SHIFTS");
+  if (!forced || std::string(forced) != "block") return;
   const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   try {
@@ -221,8 +230,16 @@ void Shifts<D, T>::reset(int p) {
 
 template <int D, class T>
 void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const {
-  if (coarse.boxes == 0) return;
-  if (thread_shifts_at<D, T>(p_, fine.boxes) && fine.parent && fine.boxes) {
+  if (coarse.boxes == 0 || fine.boxes == 0) return;
+  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes);
+  if (kernel == ShiftKernel::line) {
+    const int per_block = line_shifts::children_per_block<T>(terms_);
+    line_shifts::m2m_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
+                                    line_shifts::row_bytes<T>(terms_)>>>(fine, coarse, p_, M_fine, M_coarse);
+    NF_CUDA(cudaGetLastError());
+    return;
+  }
+  if (kernel == ShiftKernel::thread) {
     dispatch_fixed_order(
         p_,
         [&](auto order) {
@@ -244,7 +261,15 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
 template <int D, class T>
 void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const {
   if (fine.boxes == 0 || coarse.boxes == 0) return;
-  if (thread_shifts_at<D, T>(p_, fine.boxes) && fine.parent) {
+  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes);
+  if (kernel == ShiftKernel::line) {
+    const int per_block = line_shifts::children_per_block<T>(terms_);
+    line_shifts::l2l_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
+                                    line_shifts::row_bytes<T>(terms_)>>>(coarse, fine, p_, L_coarse, L_fine);
+    NF_CUDA(cudaGetLastError());
+    return;
+  }
+  if (kernel == ShiftKernel::thread) {
     dispatch_fixed_order(
         p_,
         [&](auto order) {

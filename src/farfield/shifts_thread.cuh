@@ -13,6 +13,7 @@
 
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
+#include "farfield/shift_families.cuh"
 #include "tree/adaptive.h"
 #include "tree/morton.h"
 
@@ -143,26 +144,8 @@ __global__ void __launch_bounds__(kShiftThreads) m2m_kernel(DeviceLevel fine, De
     for (int n = 0; n < N; ++n) staged[threadIdx.x * S + n] = v[n];
   }
   __syncthreads();
-  // The families the block holds (each by its first child here, in any order: an adaptive level's
-  // parents with children need not be consecutive boxes).
   __shared__ std::uint32_t heads[kShiftThreads], families;
-  if (threadIdx.x == 0) families = 0;
-  __syncthreads();
-  if (threadIdx.x < count &&
-      (threadIdx.x == 0 || fine.parent[first + threadIdx.x] != fine.parent[first + threadIdx.x - 1]))
-    heads[atomicAdd(&families, 1u)] = threadIdx.x;
-  __syncthreads();
-  for (std::uint32_t i = threadIdx.x; i < families * N; i += kShiftThreads) {
-    const std::uint32_t h = heads[i / N], n = i % N, q = fine.parent[first + h];
-    const std::uint32_t c0 = coarse.child[q], c1 = coarse.child[q + 1];
-    const std::uint32_t hi = min(c1, first + count);
-    T sum = T(0);
-    for (std::uint32_t c = first + h; c < hi; ++c) sum += staged[(c - first) * S + n];
-    if (c0 >= first && c1 <= first + count)
-      Mc[std::size_t(q) * N + n] += sum;
-    else
-      atomicAdd(Mc + std::size_t(q) * N + n, sum);
-  }
+  add_families(fine, coarse, first, count, staged, S, N, Mc, heads, families);
 }
 
 }  // namespace nf::farfield::thread_shifts

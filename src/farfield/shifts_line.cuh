@@ -1,0 +1,166 @@
+#pragma once
+//! M2M and L2L a line at a time (docs/design.md §16, "Shifts by lines"): the orders and levels
+//! where a child's coefficients do not fit in one thread's registers (shifts_thread.cuh) or where
+//! the level has too few children to fill the GPU with a thread each. A block takes B consecutive
+//! children (B rows of its shared memory, a row's stride odd), and the shift by s = sigma / 4
+//! parent sides is done one axis at a time, as in shifts_thread.cuh, but a *line* at a time: the
+//! terms along one axis with the other two exponents fixed (P + 1 - u - w of them) sit in one
+//! lane's registers while it sums the line's triangle of products, every index a constant. Lanes
+//! of a warp take the same line of different children (B = 32), so a warp runs one line length and
+//! reads one word per child row: no divergence and no bank conflicts. A line's length is a template
+//! argument reached by a chain of comparisons; the order is not, so one kernel serves every order.
+//! CUDA only; included by shifts_gpu.cu.
+
+#include <cstdint>
+
+#include "farfield/multi_index.h"
+#include "farfield/passes_gpu.h"
+#include "farfield/shift_families.cuh"
+#include "farfield/shift_lines.h"
+#include "tree/adaptive.h"
+#include "tree/morton.h"
+
+namespace nf::farfield::line_shifts {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = 32 * kWarps;
+
+//! One line of M + 1 terms along Axis in `row`, shifted in place by the factors sign^j 4^-j / j!:
+//! Up (M2M) v_e <- sum_{j <= e} v_(e - j) f_j; else (L2L) v_e <- sum_{j <= M - e} v_(e + j) f_j.
+//! `scale` = 2^-(u + w + extra): M2M's first axis multiplies its input by 2^-|n| (extra 0), L2L's
+//! last its output by 2^-(|k| + 1) (extra 1): box units (expansion.h).
+template <int D, class T, bool Up, int Axis, bool Scaled, int M>
+__device__ __forceinline__ void shift_line(T* row, int u, int w, T sign, T scale) {
+  int idx[M + 1];
+  line_indices<D, Axis, M>(u, w, idx);
+  T c[M + 1], half[M + 1];  // 4^-j / j! and 2^-e (constants once unrolled)
+  c[0] = T(1), half[0] = T(1);
+#pragma unroll
+  for (int j = 1; j <= M; ++j) c[j] = c[j - 1] * (T(0.25) / T(j)), half[j] = half[j - 1] * T(0.5);
+  T v[M + 1];
+#pragma unroll
+  for (int e = 0; e <= M; ++e) v[e] = row[idx[e]];
+  if (Scaled && Up) {
+#pragma unroll
+    for (int e = 0; e <= M; ++e) v[e] *= scale * half[e];
+  }
+#pragma unroll
+  for (int e = 0; e <= M; ++e) {
+    T even = T(0), odd = T(0);  // the products of even and odd j: the sign multiplies the odd ones
+#pragma unroll
+    for (int j = 0; j <= (Up ? e : M - e); ++j) {
+      const T x = v[Up ? e - j : e + j];
+      if (j % 2 == 0)
+        even = fma(x, c[j], even);
+      else
+        odd = fma(x, c[j], odd);
+    }
+    T out = fma(sign, odd, even);
+    if (Scaled && !Up) out *= scale * half[e];
+    row[idx[e]] = out;
+  }
+}
+
+//! shift_line at the run-time length m + 1 (m <= kLongest).
+template <int D, class T, bool Up, int Axis, bool Scaled, int M = 0>
+__device__ __forceinline__ void shift_line_of(int m, T* row, int u, int w, T sign, T scale) {
+  if constexpr (M <= kLongest) {
+    if (m == M)
+      shift_line<D, T, Up, Axis, Scaled, M>(row, u, w, sign, scale);
+    else
+      shift_line_of<D, T, Up, Axis, Scaled, M + 1>(m, row, u, w, sign, scale);
+  }
+}
+
+//! A lane's work: its child's row (lane % B) and its slot among the block's lanes of that child.
+struct Lane {
+  int child, slot, slots;
+};
+
+__device__ __forceinline__ Lane lane_of(int B) {
+  const int lane = int(threadIdx.x % 32), per_warp = 32 / B;
+  return {lane % B, int(threadIdx.x / 32) * per_warp + lane / B, kWarps * per_warp};
+}
+
+//! Every line along Axis of the lane's child, at order p.
+template <int D, class T, bool Up, int Axis>
+__device__ __forceinline__ void axis_pass(T* row, int p, const Lane& me, T sign) {
+  constexpr bool kScaled = Up ? Axis == 0 : Axis == D - 1;
+  for (int l = me.slot; l < lines<D>(p); l += me.slots) {
+    int u, w;
+    line_exponents<D>(l, u, w);
+    const T scale = half_to<T>(u + w + (Up ? 0 : 1));
+    shift_line_of<D, T, Up, Axis, kScaled>(p - u - w, row, u, w, sign, scale);
+  }
+}
+
+//! The whole shift of the lane's child's row, axis by axis (the signs: +1 where the child's
+//! coordinate bit is set, -1 where not).
+template <int D, class T, bool Up>
+__device__ __forceinline__ void shift_rows(T* rows, int S, int count, int p, int B, const std::uint64_t* keys) {
+  const Lane me = lane_of(B);
+  T sign[D];
+  std::uint32_t c[D];
+  morton_coords<D>(me.child < count ? keys[me.child] : 0, c);
+#pragma unroll
+  for (int a = 0; a < D; ++a) sign[a] = (c[a] & 1) ? T(1) : T(-1);
+  T* row = rows + me.child * S;
+  const bool mine = me.child < count;
+  if (mine) axis_pass<D, T, Up, 0>(row, p, me, sign[0]);
+  __syncthreads();
+  if (mine) axis_pass<D, T, Up, 1>(row, p, me, sign[1]);
+  if constexpr (D == 3) {
+    __syncthreads();
+    if (mine) axis_pass<D, T, Up, 2>(row, p, me, sign[2]);
+  }
+  __syncthreads();
+}
+
+//! Shared memory of a block: B rows of terms | 1 coefficients.
+template <class T>
+std::size_t row_bytes(int terms) {
+  return std::size_t(children_per_block<T>(terms)) * std::size_t(terms | 1) * sizeof(T);
+}
+
+//! M2M: B consecutive children of `fine` a block; their moments (times 2^-|n|) shifted to their
+//! parents' centres and each parent's children that the block holds summed into its moments
+//! (farfield::add_families: atomically for a parent whose children straddle two blocks).
+template <int D, class T>
+__global__ void __launch_bounds__(kThreads) m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p,
+                                                       const T* __restrict__ Mf, T* __restrict__ Mc) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* rows = reinterpret_cast<T*>(smem);
+  __shared__ std::uint32_t heads[32], families;
+  const int N = terms<D>(p), S = N | 1, B = children_per_block<T>(N);
+  const std::uint32_t first = blockIdx.x * std::uint32_t(B);
+  const int count = int(min(std::uint32_t(B), fine.boxes - first));
+  for (int c = threadIdx.x / 32; c < count; c += kWarps)
+    for (int n = threadIdx.x % 32; n < N; n += 32) rows[c * S + n] = Mf[std::size_t(first + c) * N + n];
+  __syncthreads();
+  shift_rows<D, T, true>(rows, S, count, p, B, fine.key + first);
+  add_families(fine, coarse, first, std::uint32_t(count), rows, S, N, Mc, heads, families);
+}
+
+//! L2L: B consecutive children of `fine` a block; each row takes its parent's locals (zeros where
+//! an adaptive tree's parent is not split: its children are no targets), shifted to the child's
+//! centre (times 2^-(|k| + 1)) and added into the child's locals in consecutive words.
+template <int D, class T>
+__global__ void __launch_bounds__(kThreads) l2l_kernel(DeviceLevel coarse, DeviceLevel fine, int p,
+                                                       const T* __restrict__ Lc, T* __restrict__ Lf) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* rows = reinterpret_cast<T*>(smem);
+  const int N = terms<D>(p), S = N | 1, B = children_per_block<T>(N);
+  const std::uint32_t first = blockIdx.x * std::uint32_t(B);
+  const int count = int(min(std::uint32_t(B), fine.boxes - first));
+  for (int c = threadIdx.x / 32; c < count; c += kWarps) {
+    const std::uint32_t q = fine.parent[first + c];
+    const bool passes = !(coarse.flags && !(coarse.flags[q] & adaptive::kSplit));
+    for (int n = threadIdx.x % 32; n < N; n += 32) rows[c * S + n] = passes ? Lc[std::size_t(q) * N + n] : T(0);
+  }
+  __syncthreads();
+  shift_rows<D, T, false>(rows, S, count, p, B, fine.key + first);
+  for (int c = threadIdx.x / 32; c < count; c += kWarps)
+    for (int n = threadIdx.x % 32; n < N; n += 32) Lf[std::size_t(first + c) * N + n] += rows[c * S + n];
+}
+
+}  // namespace nf::farfield::line_shifts
