@@ -178,9 +178,11 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
-  // by default only on levels of more children than the GPU's resident threads; the line kernel,
-  // the default on these small levels, runs everywhere else). "shifts-block": the block per parent
-  // that sums the parity classes from tables (NEARFIELD_SHIFTS=block), at p = 3, 8, 14 and 20.
+  // by default only on levels of more children than the GPU's resident threads; these small levels
+  // take the line kernel in 3D from p = 8 and the block per parent from tables otherwise).
+  // "shifts-block": the block per parent from tables everywhere (NEARFIELD_SHIFTS=block) at p = 3, 8,
+  // 14 and 20; "shifts-line": the line kernel everywhere (NEARFIELD_SHIFTS=line), 2D too, at p = 3,
+  // 6, 12 and 20.
   // "thread-unstaged" / "thread-staged": the thread kernel at the orders where it can stage (3D float
   // p <= 6, 3D double <= 4, 2D <= 8; p = 4 and 5 only there), each lane reading its sources' moments
   // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;
@@ -188,7 +190,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
       shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
   for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
-                              "thread-staged", "p2m-threads", "shifts-thread", "shifts-block", "tensor"})
+                              "thread-staged", "p2m-threads", "shifts-thread", "shifts-block", "shifts-line", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
       for (int order : {3, 4, 5, 6, 7, 8, 11, 12, 14, 16, farfield::kMaxOrder}) {
@@ -202,6 +204,8 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         const bool shifts_thread = variant && std::string(variant) == "shifts-thread";
         const bool shifts_block = variant && std::string(variant) == "shifts-block";
         if (shifts_block && order != 3 && order != 8 && order != 14 && order != farfield::kMaxOrder) continue;
+        const bool shifts_line = variant && std::string(variant) == "shifts-line";
+        if (shifts_line && order != 3 && order != 6 && order != 12 && order != farfield::kMaxOrder) continue;
         const bool unstaged = variant && std::string(variant) == "thread-unstaged";
         const bool forced_staged = variant && std::string(variant) == "thread-staged";
         const bool staging = unstaged || forced_staged;
@@ -221,7 +225,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         // p = 20 does not fit), at every order of the list, low ones too.
         const bool tensor = variant && std::string(variant) == "tensor";
         if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 16))) continue;
-        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !shifts_block && !staging;
+        const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !shifts_block && !shifts_line && !staging;
         // The group kernel is the default above those orders, but not where the tensor cores are
         // (float 3D p = 13..16: there "group" runs it in slices, p = 14).
         const bool group_forced = variant && std::string(variant) == "group" && prec == Precision::f32 &&
@@ -230,7 +234,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
-        shifts.set(shifts_thread ? "thread" : shifts_block ? "block" : nullptr);
+        shifts.set(shifts_thread ? "thread" : shifts_block ? "block" : shifts_line ? "line" : nullptr);
         full.set(every ? "full" : nullptr);
         CAPTURE(variant ? variant : "default");
         CAPTURE(c.p.dim);

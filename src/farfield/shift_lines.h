@@ -46,33 +46,48 @@ NF_HD inline void line_exponents(int l, int& u, int& w) {
   }
 }
 
-//! The indices (multi_index.h's order) of a line's terms e = 0 .. M along Axis, the other two
+//! The lines l = first, first + by, first + 2 by, ... in order, their exponents (u, w) advanced a
+//! step at a time (line_exponents once, at the first).
+template <int D>
+struct LineCursor {
+  int l, u, w;
+  NF_HD LineCursor(int first) : l(first) { line_exponents<D>(first, u, w); }
+  NF_HD void advance(int by) {
+    l += by;
+    if constexpr (D == 2) {
+      u = l;
+    } else {  // 3D: line s (s + 1) / 2 + w with s = u + w, w = 0 .. s
+      int s = u + w;
+      w += by;
+      while (w > s) w -= ++s;
+      u = s - w;
+    }
+  }
+};
+
+//! The indices (multi_index.h's order) of a line's terms e = 0 .. M along `axis`, the other two
 //! exponents (u, w): index = degree_start(d) + (3D: triangle(b) + z; 2D: y) with d the degree and b
 //! the tail degree y + z, walked a step at a time (degree_start(d + 1) - degree_start(d) =
-//! (d + 1)(d + 2) / 2 in 3D, d + 1 in 2D).
-template <int D, int Axis, int M>
-NF_HD inline void line_indices(int u, int w, int (&idx)[M + 1]) {
-  const int x = Axis == 0 ? 0 : u;
-  const int y = Axis == 1 ? 0 : Axis == 0 ? u : w;
-  const int z = D == 3 ? (Axis == 2 ? 0 : w) : 0;
+//! (d + 1)(d + 2) / 2 in 3D, d + 1 in 2D). The axis is a run-time value so that the three axes
+//! share one copy of each line length's code.
+template <int D, int M>
+NF_HD inline void line_indices(int axis, int u, int w, int (&idx)[M + 1]) {
+  const int x = axis == 0 ? 0 : u;
+  const int y = axis == 1 ? 0 : axis == 0 ? u : w;
+  const int z = D == 3 ? (axis == 2 ? 0 : w) : 0;
   int d = x + y + z, b = y + z;
+  // the part of a step that does not grow with d: the tail degree grows (3D: triangle(b) grows by
+  // b + 1) or y does (2D), along y and z; z grows along z
+  const int tail = axis == 0 ? 0 : D == 3 ? 1 : 1;
+  const int zstep = D == 3 && axis == 2 ? 1 : 0;
   idx[0] = row_start<D>(d, b) + (D == 3 ? z : 0);
 #pragma unroll
   for (int e = 1; e <= M; ++e) {
     int step = D == 3 ? (d + 1) * (d + 2) / 2 : d + 1;
-    if (Axis >= 1) step += D == 3 ? b + 1 : 1;  // the tail degree grows (3D) or y does (2D)
-    if (D == 3 && Axis == 2) step += 1;          // and z
-    idx[e] = idx[e - 1] + step;
+    step += D == 3 ? tail * (b + 1) : tail;
+    idx[e] = idx[e - 1] + step + zstep;
     ++d, ++b;
   }
-}
-
-//! 2^-e.
-template <class T>
-NF_HD constexpr T half_to(int e) {
-  T c = T(1);
-  for (int i = 0; i < e; ++i) c = c * T(0.5);
-  return c;
 }
 
 }  // namespace nf::farfield::line_shifts

@@ -24,12 +24,15 @@ namespace {
 constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory without an opt-in
 
 // Which kernel shifts `children` boxes at order p: a thread per child (thread_shifts) at the
-// orders it runs at, where the children fill the GPU's resident threads; otherwise a line at a time
-// (line_shifts: a block per 32 children, or fewer at high orders). The block per parent that sums
-// the parity classes from tables (below) is kept for comparisons.
+// orders it runs at, where the children fill the GPU's resident threads; otherwise, in 3D from
+// order kLineMinOrder on, a line at a time (line_shifts: a block per 32 children, or fewer at high
+// orders), and else a block per parent summing the parity classes from tables (below). Measured
+// on the H200 (docs/design.md §16, "Shifts by lines"): the lines won from 3D p = 10 on and on
+// deep levels at p = 8, and lost at 3D p = 4 and 6 and in 2D (p = 8, 14).
 // NEARFIELD_SHIFTS=thread|line|block forces one where it runs (thread up to its orders, the others
 // everywhere; comparisons; read at each call, as the tests set it).
 enum class ShiftKernel { thread, line, table };
+constexpr int kLineMinOrder = 8;
 
 template <int D, class T>
 ShiftKernel shift_kernel_at(int p, std::uint32_t children) {
@@ -38,9 +41,10 @@ ShiftKernel shift_kernel_at(int p, std::uint32_t children) {
   const std::string forced = v ? v : "";
   if (forced == "block") return ShiftKernel::table;
   if (forced == "line") return ShiftKernel::line;
-  if (forced == "thread") return thread_order ? ShiftKernel::thread : ShiftKernel::line;
+  if (forced == "thread" && thread_order) return ShiftKernel::thread;
   static const std::uint64_t resident = std::uint64_t(gpu::sm_count()) * 2048;
-  return thread_order && children >= resident ? ShiftKernel::thread : ShiftKernel::line;
+  if (forced.empty() && thread_order && children >= resident) return ShiftKernel::thread;
+  return D == 3 && p >= kLineMinOrder ? ShiftKernel::line : ShiftKernel::table;
 }
 
 // 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
@@ -212,9 +216,9 @@ void Shifts<D, T>::reset(int p) {
   down_.upload(balance(l2l_lists<D>(p)));
   // The tables' block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB
   // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first
-  // pass, where that kernel is forced (the line kernel's rows take at most 48 KB).
+  // pass, where that kernel may run (the line kernel's rows take at most 48 KB).
   const char* forced = std::getenv("NEARFIELD_SHIFTS");
-  if (!forced || std::string(forced) != "block") return;
+  if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;
   const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   try {

@@ -25,25 +25,23 @@ namespace nf::farfield::line_shifts {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 
-//! One line of M + 1 terms along Axis in `row`, shifted in place by the factors sign^j 4^-j / j!:
+//! One line of M + 1 terms along `axis` in `row`, shifted in place by the factors sign^j 4^-j / j!:
 //! Up (M2M) v_e <- sum_{j <= e} v_(e - j) f_j; else (L2L) v_e <- sum_{j <= M - e} v_(e + j) f_j.
-//! `scale` = 2^-(u + w + extra): M2M's first axis multiplies its input by 2^-|n| (extra 0), L2L's
-//! last its output by 2^-(|k| + 1) (extra 1): box units (expansion.h).
-template <int D, class T, bool Up, int Axis, bool Scaled, int M>
-__device__ __forceinline__ void shift_line(T* row, int u, int w, T sign, T scale) {
+//! Input term e is first multiplied by in * in_step^e, output term e by out * out_step^e: M2M's
+//! first axis multiplies its input by 2^-|n| and L2L's last its output by 2^-(|k| + 1), box units
+//! (expansion.h); elsewhere they are 1.
+template <int D, class T, bool Up, int M>
+__device__ __forceinline__ void shift_line(T* row, int axis, int u, int w, T sign, T in, T in_step, T out,
+                                           T out_step) {
   int idx[M + 1];
-  line_indices<D, Axis, M>(u, w, idx);
-  T c[M + 1], half[M + 1];  // 4^-j / j! and 2^-e (constants once unrolled)
-  c[0] = T(1), half[0] = T(1);
+  line_indices<D, M>(axis, u, w, idx);
+  T c[M + 1];  // 4^-j / j! (constants once unrolled)
+  c[0] = T(1);
 #pragma unroll
-  for (int j = 1; j <= M; ++j) c[j] = c[j - 1] * (T(0.25) / T(j)), half[j] = half[j - 1] * T(0.5);
+  for (int j = 1; j <= M; ++j) c[j] = c[j - 1] * (T(0.25) / T(j));
   T v[M + 1];
 #pragma unroll
-  for (int e = 0; e <= M; ++e) v[e] = row[idx[e]];
-  if (Scaled && Up) {
-#pragma unroll
-    for (int e = 0; e <= M; ++e) v[e] *= scale * half[e];
-  }
+  for (int e = 0; e <= M; ++e) v[e] = row[idx[e]] * in, in *= in_step;
 #pragma unroll
   for (int e = 0; e <= M; ++e) {
     T even = T(0), odd = T(0);  // the products of even and odd j: the sign multiplies the odd ones
@@ -55,20 +53,7 @@ __device__ __forceinline__ void shift_line(T* row, int u, int w, T sign, T scale
       else
         odd = fma(x, c[j], odd);
     }
-    T out = fma(sign, odd, even);
-    if (Scaled && !Up) out *= scale * half[e];
-    row[idx[e]] = out;
-  }
-}
-
-//! shift_line at the run-time length m + 1 (m <= kLongest).
-template <int D, class T, bool Up, int Axis, bool Scaled, int M = 0>
-__device__ __forceinline__ void shift_line_of(int m, T* row, int u, int w, T sign, T scale) {
-  if constexpr (M <= kLongest) {
-    if (m == M)
-      shift_line<D, T, Up, Axis, Scaled, M>(row, u, w, sign, scale);
-    else
-      shift_line_of<D, T, Up, Axis, Scaled, M + 1>(m, row, u, w, sign, scale);
+    row[idx[e]] = fma(sign, odd, even) * out, out *= out_step;
   }
 }
 
@@ -82,17 +67,33 @@ __device__ __forceinline__ Lane lane_of(int B) {
   return {lane % B, int(threadIdx.x / 32) * per_warp + lane / B, kWarps * per_warp};
 }
 
-//! Every line along Axis of the lane's child, at order p.
-template <int D, class T, bool Up, int Axis>
-__device__ __forceinline__ void axis_pass(T* row, int p, const Lane& me, T sign) {
-  constexpr bool kScaled = Up ? Axis == 0 : Axis == D - 1;
-  for (int l = me.slot; l < lines<D>(p); l += me.slots) {
-    int u, w;
-    line_exponents<D>(l, u, w);
-    const T scale = half_to<T>(u + w + (Up ? 0 : 1));
-    shift_line_of<D, T, Up, Axis, kScaled>(p - u - w, row, u, w, sign, scale);
+//! Every line along `axis` of the lane's child, at order p: one switch on the line's length (one
+//! copy of each length's code for all three axes: the code of every length inlined for each axis
+//! had taken 219 KB at 3D float, past the instruction caches).
+template <int D, class T, bool Up>
+__device__ __noinline__ void axis_pass(T* row, int axis, int p, Lane me, T sign) {
+  const bool scaled = Up ? axis == 0 : axis == D - 1;
+  for (LineCursor<D> line(me.slot); line.l < lines<D>(p); line.advance(me.slots)) {
+    const int u = line.u, w = line.w;
+    const T factor = scaled ? T(1) / T(1u << (u + w + (Up ? 0 : 1))) : T(1);
+    const T in = Up ? factor : T(1), in_step = Up && scaled ? T(0.5) : T(1);
+    const T out = Up ? T(1) : factor, out_step = !Up && scaled ? T(0.5) : T(1);
+    switch (p - u - w) {
+#define NF_LINE_CASE(M) \
+  case M:               \
+    shift_line<D, T, Up, M>(row, axis, u, w, sign, in, in_step, out, out_step); \
+    break;
+      NF_LINE_CASE(0) NF_LINE_CASE(1) NF_LINE_CASE(2) NF_LINE_CASE(3) NF_LINE_CASE(4) NF_LINE_CASE(5)
+      NF_LINE_CASE(6) NF_LINE_CASE(7) NF_LINE_CASE(8) NF_LINE_CASE(9) NF_LINE_CASE(10) NF_LINE_CASE(11)
+      NF_LINE_CASE(12) NF_LINE_CASE(13) NF_LINE_CASE(14) NF_LINE_CASE(15) NF_LINE_CASE(16)
+      NF_LINE_CASE(17) NF_LINE_CASE(18) NF_LINE_CASE(19) NF_LINE_CASE(20)
+#undef NF_LINE_CASE
+      default:
+        break;
+    }
   }
 }
+static_assert(kLongest == 20, "axis_pass has a case for each line length 0 .. kLongest");
 
 //! The whole shift of the lane's child's row, axis by axis (the signs: +1 where the child's
 //! coordinate bit is set, -1 where not).
@@ -106,12 +107,12 @@ __device__ __forceinline__ void shift_rows(T* rows, int S, int count, int p, int
   for (int a = 0; a < D; ++a) sign[a] = (c[a] & 1) ? T(1) : T(-1);
   T* row = rows + me.child * S;
   const bool mine = me.child < count;
-  if (mine) axis_pass<D, T, Up, 0>(row, p, me, sign[0]);
+  if (mine) axis_pass<D, T, Up>(row, 0, p, me, sign[0]);
   __syncthreads();
-  if (mine) axis_pass<D, T, Up, 1>(row, p, me, sign[1]);
+  if (mine) axis_pass<D, T, Up>(row, 1, p, me, sign[1]);
   if constexpr (D == 3) {
     __syncthreads();
-    if (mine) axis_pass<D, T, Up, 2>(row, p, me, sign[2]);
+    if (mine) axis_pass<D, T, Up>(row, 2, p, me, sign[2]);
   }
   __syncthreads();
 }
