@@ -23,19 +23,22 @@ namespace {
 
 constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory without an opt-in
 
-// Which kernel shifts `children` boxes at order p: a thread per child (thread_shifts) at the
-// orders it runs at, where the children fill the GPU's resident threads; otherwise, in 3D from
-// order kLineMinOrder on, a line at a time (line_shifts: a block per 32 children, or fewer at high
-// orders), and else a block per parent summing the parity classes from tables (below). Measured
-// on the H200 (docs/design.md §16, "Shifts by lines"): the lines won from 3D p = 10 on and on
-// deep levels at p = 8, and lost at 3D p = 4 and 6 and in 2D (p = 8, 14).
+// Which kernel shifts `children` boxes into or out of `parents` at order p: a thread per child
+// (thread_shifts) at the orders it runs at, where the children fill the GPU's resident threads;
+// otherwise, in 3D, a line at a time (line_shifts: a block per 32 children, or fewer at high
+// orders) from order kLineMinOrder on, and at kSparseLineMinOrder and above on sparse levels (fewer
+// than kSparseChildren children a parent on average); else a block per parent summing the parity
+// classes from tables (below). Measured on the H200 (docs/design.md §16, "Shifts by lines"): the
+// lines won from 3D p = 10 on and at p = 8 on sparse levels (uniform 2^22 level 8, about 2 children
+// a parent; Plummer 2^24 level 7), lost at p = 8 on full levels (8 children a parent) and at 3D p = 4
+// and 6, and in 2D (p = 8, 14).
 // NEARFIELD_SHIFTS=thread|line|block forces one where it runs (thread up to its orders, the others
 // everywhere; comparisons; read at each call, as the tests set it).
 enum class ShiftKernel { thread, line, table };
-constexpr int kLineMinOrder = 8;
+constexpr int kLineMinOrder = 10, kSparseLineMinOrder = 8, kSparseChildren = 4;
 
 template <int D, class T>
-ShiftKernel shift_kernel_at(int p, std::uint32_t children) {
+ShiftKernel shift_kernel_at(int p, std::uint32_t children, std::uint32_t parents) {
   const bool thread_order = p >= 1 && p <= kThreadBoxMaxOrder<D, T>;
   const char* v = std::getenv("NEARFIELD_SHIFTS");
   const std::string forced = v ? v : "";
@@ -44,7 +47,9 @@ ShiftKernel shift_kernel_at(int p, std::uint32_t children) {
   if (forced == "thread" && thread_order) return ShiftKernel::thread;
   static const std::uint64_t resident = std::uint64_t(gpu::sm_count()) * 2048;
   if (forced.empty() && thread_order && children >= resident) return ShiftKernel::thread;
-  return D == 3 && p >= kLineMinOrder ? ShiftKernel::line : ShiftKernel::table;
+  const bool sparse = std::uint64_t(children) < std::uint64_t(kSparseChildren) * parents;
+  const bool lines = p >= kLineMinOrder || (p >= kSparseLineMinOrder && sparse);
+  return D == 3 && lines ? ShiftKernel::line : ShiftKernel::table;
 }
 
 // 2^-k in T (ratio^k for the ratio 1/2 of a child's side to its parent's).
@@ -218,7 +223,7 @@ void Shifts<D, T>::reset(int p) {
   // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first
   // pass, where that kernel may run (the line kernel's rows take at most 48 KB).
   const char* forced = std::getenv("NEARFIELD_SHIFTS");
-  if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;
+  if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;  // lines on every level
   const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   try {
@@ -235,7 +240,7 @@ void Shifts<D, T>::reset(int p) {
 template <int D, class T>
 void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const {
   if (coarse.boxes == 0 || fine.boxes == 0) return;
-  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes);
+  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
     const int per_block = line_shifts::children_per_block<T>(terms_);
     line_shifts::m2m_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
@@ -265,7 +270,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
 template <int D, class T>
 void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const {
   if (fine.boxes == 0 || coarse.boxes == 0) return;
-  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes);
+  const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
     const int per_block = line_shifts::children_per_block<T>(terms_);
     line_shifts::l2l_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
