@@ -179,7 +179,8 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
   // by default only on levels of more children than the GPU's resident threads; these small levels
-  // take the line kernel in 3D from p = 8 and the block per parent from tables otherwise).
+  // take the line kernel in 3D from p = 10 (8 where sparse) and the block per parent from tables
+  // otherwise).
   // "shifts-block": the block per parent from tables everywhere (NEARFIELD_SHIFTS=block) at p = 3, 8,
   // 14 and 20; "shifts-line": the line kernel everywhere (NEARFIELD_SHIFTS=line), 2D too, at p = 3,
   // 6, 12 and 20.
