@@ -30,12 +30,12 @@ constexpr std::size_t kDefaultShared = 48 * 1024;  // dynamic shared memory with
 // than kSparseChildren children a parent on average); else a block per parent summing the parity
 // classes from tables (below). Measured on the H200 (docs/design.md §16, "Shifts by lines"): the
 // lines won from 3D p = 10 on and at p = 8 on sparse levels (uniform 2^22 level 8, about 2 children
-// a parent; Plummer 2^24 level 7), lost at p = 8 on full levels (8 children a parent) and at 3D p = 4
-// and 6, and in 2D (p = 8, 14).
+// a parent; Plummer 2^24 level 7, whose deepest shift has 4.2), lost at p = 8 on full levels (8
+// children a parent) and at 3D p = 4 and 6, and in 2D (p = 8, 14).
 // NEARFIELD_SHIFTS=thread|line|block forces one where it runs (thread up to its orders, the others
 // everywhere; comparisons; read at each call, as the tests set it).
 enum class ShiftKernel { thread, line, table };
-constexpr int kLineMinOrder = 10, kSparseLineMinOrder = 8, kSparseChildren = 4;
+constexpr int kLineMinOrder = 10, kSparseLineMinOrder = 8, kSparseChildren = 6;
 
 template <int D, class T>
 ShiftKernel shift_kernel_at(int p, std::uint32_t children, std::uint32_t parents) {
