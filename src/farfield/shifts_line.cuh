@@ -1,15 +1,16 @@
 #pragma once
-//! M2M and L2L a line at a time (docs/design.md §16, "Shifts by lines"): the orders and levels
-//! where a child's coefficients do not fit in one thread's registers (shifts_thread.cuh) or where
-//! the level has too few children to fill the GPU with a thread each. A block takes B consecutive
-//! children (B rows of its shared memory, a row's stride odd), and the shift by s = sigma / 4
-//! parent sides is done one axis at a time, as in shifts_thread.cuh, but a *line* at a time: the
-//! terms along one axis with the other two exponents fixed (P + 1 - u - w of them) sit in one
-//! lane's registers while it sums the line's triangle of products, every index a constant. Lanes
-//! of a warp take the same line of different children (B = 32), so a warp runs one line length and
-//! reads one word per child row: no divergence and no bank conflicts. A line's length is a template
-//! argument reached by a chain of comparisons; the order is not, so one kernel serves every order.
-//! CUDA only; included by shifts_gpu.cu.
+//! M2M and L2L a line at a time (docs/design.md §16, "Shifts by lines"), in 3D from order 10 and at
+//! 8 and 9 on sparse levels, where the thread per child (shifts_thread.cuh) does not run (a child's
+//! coefficients past one thread's registers, or too few children to fill the GPU): shifts_gpu.cu's
+//! shift_kernel_at. A block takes B consecutive children (B rows of its shared memory, a row's
+//! stride odd), and the shift by s = sigma / 4 parent sides is done one axis at a time, as in
+//! shifts_thread.cuh, but a *line* at a time: the terms along one axis with the other two exponents
+//! fixed (p + 1 - u - w of them) sit in one lane's registers while it sums the line's triangle of
+//! products, every factor a constant. Lanes of a warp take the same line of different children
+//! (B = 32), so a warp runs one line length and reads one word per child row: no divergence and no
+//! bank conflicts. A line's length is a template argument reached by a switch (one copy of each
+//! length's code for the three axes); the order is not, so one kernel serves every order. CUDA
+//! only; included by shifts_gpu.cu.
 
 #include <cstdint>
 
