@@ -11,15 +11,16 @@
 //!   each lane sums its tiles of 4 x exponents by 4 columns over them (farfield/p2m_tiles.cuh).
 //! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, up
 //!   to kThreadBoxMaxOrder, a thread per child (farfield/shifts_thread.cuh: the shift one axis at
-//!   a time in registers); otherwise a block per 32 consecutive children (fewer at high orders),
-//!   each lane shifting one line of terms along one axis of one child at a time in its registers
-//!   (farfield/shifts_line.cuh, farfield/shift_lines.h). Kept for comparisons
-//!   (NEARFIELD_SHIFTS=block): one block per parent box. A child sits +-1/4 of its parent's
-//!   side from it per axis, so the shift's factors differ between children only by signs that
-//!   depend on the parities of the shift's multi-index; the children are combined first under each
-//!   parity's signs (a Walsh-Hadamard transform over the 2^D children), and a parent costs one
-//!   shift's multiply-adds per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums'
-//!   products come from per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
+//!   a time in registers). Otherwise, in 3D from p = 10 (p = 8 on levels of fewer than 6 children
+//!   a parent), a block per 32 consecutive children (fewer at high orders), each lane shifting one
+//!   line of terms along one axis of one child at a time in its registers
+//!   (farfield/shifts_line.cuh, farfield/shift_lines.h). Else (and forced by NEARFIELD_SHIFTS=block)
+//!   one block per parent box: a child sits +-1/4 of its parent's side from it per axis, so the
+//!   shift's factors differ between children only by signs that depend on the parities of the
+//!   shift's multi-index; the children are combined first under each parity's signs (a
+//!   Walsh-Hadamard transform over the 2^D children), and a parent costs one shift's multiply-adds
+//!   per parity class, C(p+2D, 2D) in all, instead of 2^D shifts. The sums' products come from
+//!   per-order tables dealt evenly to the block's lanes (farfield/shift_tables.h).
 //! - m2l: the older kernel, for orders whose moments leave no room in shared memory for a slice of
 //!   the sibling-group tables (m2l_gpu.h: 3D float p = 19, 20, double from p = 14) or that would
 //!   take more than m2l_plan::kMostSlices slices (3D float p = 18): one
