@@ -96,12 +96,15 @@ cases+=("fmm thread-per-target M2L, wide, 3D double p = 5|validate --dist plumme
 cases+=("fmm shifts a thread per child, 3D p = 4|NEARFIELD_SHIFTS=thread validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
 cases+=("fmm-adaptive shifts a thread per child, 3D p = 6|NEARFIELD_SHIFTS=thread validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 6")
 # The shifts by lines (farfield/shifts_line.cuh), the default in 3D from p = 10 (forced below that):
-# families that straddle two blocks (a Plummer level's parents hold 1..8 children), 2D double at
-# p = 16 (forced: 16 children a block, two lines a warp) and an adaptive tree's split and unsplit
-# parents. (The P2M case of 3D double p = 20 below runs them at 2 children a block.)
+# families that straddle blocks (a Plummer level's parents hold 1..8 children), 2D double at p = 16
+# (forced, 32 children a block), an adaptive tree's split and unsplit parents, and fewer children a
+# block, so that a warp's lanes take several lines of one child and a family spans up to 4 blocks:
+# 3D float p = 12 (16 children a block) and 3D double p = 20 (2 children a block) at level 3.
 cases+=("fmm shifts by lines, 3D p = 10, families across blocks|validate --dist plummer --dim 3 --n 20000 --level 4 --kernel fmm --order 10")
 cases+=("fmm shifts by lines, 2D double p = 16|NEARFIELD_SHIFTS=line validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 16 --precision double")
 cases+=("fmm-adaptive shifts by lines, 3D p = 8|NEARFIELD_SHIFTS=line validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 8")
+cases+=("fmm shifts by lines, 16 children a block, 3D p = 12|validate --dist plummer --dim 3 --n 3000 --level 3 --kernel fmm --order 12")
+cases+=("fmm shifts by lines, 2 children a block, 3D double p = 20|validate --dist plummer --dim 3 --n 300 --level 3 --kernel fmm --order 20 --precision double")
 # P2M's tiles (farfield/p2m_tiles.cuh): boxes of many chunks taken from the list that the thread
 # per small box leaves (3D float p = 4: 5 tiles, 6 particle groups a warp), the 3D double tiles of
 # p = 20 (five tiles a lane, 132 KB of shared memory), and 2D float p = 13 by a block per box.

@@ -183,7 +183,7 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // otherwise).
   // "shifts-block": the block per parent from tables everywhere (NEARFIELD_SHIFTS=block) at p = 3, 8,
   // 14 and 20; "shifts-line": the line kernel everywhere (NEARFIELD_SHIFTS=line), 2D too, at p = 3,
-  // 6, 12 and 20.
+  // 6, 12 and (3D, the small case) 20.
   // "thread-unstaged" / "thread-staged": the thread kernel at the orders where it can stage (3D float
   // p <= 6, 3D double <= 4, 2D <= 8; p = 4 and 5 only there), each lane reading its sources' moments
   // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;

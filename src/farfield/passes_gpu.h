@@ -11,7 +11,7 @@
 //!   each lane sums its tiles of 4 x exponents by 4 columns over them (farfield/p2m_tiles.cuh).
 //! - Shifts (m2m / l2l): on levels of at least as many children as the GPU's resident threads, up
 //!   to kThreadBoxMaxOrder, a thread per child (farfield/shifts_thread.cuh: the shift one axis at
-//!   a time in registers). Otherwise, in 3D from p = 10 (p = 8 on levels of fewer than 6 children
+//!   a time in registers). Otherwise, in 3D from p = 10 (p = 8 and 9 on levels of fewer than 6 children
 //!   a parent), a block per 32 consecutive children (fewer at high orders), each lane shifting one
 //!   line of terms along one axis of one child at a time in its registers
 //!   (farfield/shifts_line.cuh, farfield/shift_lines.h). Else (and forced by NEARFIELD_SHIFTS=block)

@@ -13,7 +13,8 @@ namespace nf::farfield {
 //! rows[(c - first) * S + n], n < N. Their families are listed by their first child here (in any
 //! order: an adaptive level's parents with children need not be consecutive boxes), then each
 //! parent term is its children's sum, added plainly where the block holds the whole family and
-//! atomically where the family straddles two blocks (at most the block's first and last).
+//! atomically where the family straddles blocks (only a block's first or last family can; with
+//! the line kernels' 2 or 4 children a block a family spans up to 4 blocks).
 //! `heads` holds count entries in shared memory; `families` is a shared counter. Ends with the
 //! block's threads apart (no barrier after the adds).
 template <class T>

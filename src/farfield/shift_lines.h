@@ -78,7 +78,7 @@ NF_HD inline void line_indices(int axis, int u, int w, int (&idx)[M + 1]) {
   int d = x + y + z, b = y + z;
   // the part of a step that does not grow with d: the tail degree grows (3D: triangle(b) grows by
   // b + 1) or y does (2D), along y and z; z grows along z
-  const int tail = axis == 0 ? 0 : D == 3 ? 1 : 1;
+  const int tail = axis == 0 ? 0 : 1;
   const int zstep = D == 3 && axis == 2 ? 1 : 0;
   idx[0] = row_start<D>(d, b) + (D == 3 ? z : 0);
 #pragma unroll

@@ -126,7 +126,7 @@ std::size_t row_bytes(int terms) {
 
 //! M2M: B consecutive children of `fine` a block; their moments (times 2^-|n|) shifted to their
 //! parents' centres and each parent's children that the block holds summed into its moments
-//! (farfield::add_families: atomically for a parent whose children straddle two blocks).
+//! (farfield::add_families: atomically for a parent whose children straddle blocks).
 template <int D, class T>
 __global__ void __launch_bounds__(kThreads) m2m_kernel(DeviceLevel fine, DeviceLevel coarse, int p,
                                                        const T* __restrict__ Mf, T* __restrict__ Mc) {
