@@ -242,9 +242,8 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
   if (coarse.boxes == 0 || fine.boxes == 0) return;
   const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
-    const int per_block = line_shifts::children_per_block<T>(terms_);
-    line_shifts::m2m_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
-                                    line_shifts::row_bytes<T>(terms_)>>>(fine, coarse, p_, M_fine, M_coarse);
+    line_shifts::m2m_kernel<D, T><<<gpu::blocks_for(fine.boxes, line_shifts::children_per_block<T>(terms_)),
+                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_)>>>(fine, coarse, p_, M_fine, M_coarse);
     NF_CUDA(cudaGetLastError());
     return;
   }
@@ -272,9 +271,8 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
   if (fine.boxes == 0 || coarse.boxes == 0) return;
   const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
-    const int per_block = line_shifts::children_per_block<T>(terms_);
-    line_shifts::l2l_kernel<D, T><<<(fine.boxes + per_block - 1) / per_block, line_shifts::kThreads,
-                                    line_shifts::row_bytes<T>(terms_)>>>(coarse, fine, p_, L_coarse, L_fine);
+    line_shifts::l2l_kernel<D, T><<<gpu::blocks_for(fine.boxes, line_shifts::children_per_block<T>(terms_)),
+                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_)>>>(coarse, fine, p_, L_coarse, L_fine);
     NF_CUDA(cudaGetLastError());
     return;
   }
