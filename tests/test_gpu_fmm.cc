@@ -13,6 +13,7 @@
 #include "farfield/m2l_group_plan.h"
 #include "farfield/multi_index.h"
 #include "farfield/passes_gpu.h"
+#include "fmm_pair.h"
 #include "helpers.h"
 #include "methods/registry.h"
 #include "tree/levels.h"
@@ -85,13 +86,6 @@ TEST_CASE("GPU tree with levels and M2L lists equal the CPU's" * doctest::test_s
     }
     CHECK(gpu_lists.links() == links);
   }
-}
-
-// Relative L2 distance of a from b.
-double distance(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) num += (a[i] - b[i]) * (a[i] - b[i]), den += b[i] * b[i];
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 // The largest difference of `got` from `want` over one offset's table, each degree against its
@@ -248,20 +242,13 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         s.softening = 1e-3;
         s.precision = prec;
         s.order = order;
-        // The CPU twin sums its near field with cpu-omp's scalar arithmetic: in float the default
-        // near kernel (cpu-simd-omp-n3) differs from it by up to 1.1e-6 on these inputs, half the bound.
-        MethodSetup cs = s;
-        cs.near = "cpu-omp";
-        auto cpu = make_method(find_kernel("cpu-fmm"), cs, c.p);
-        auto gpu = make_method(find_kernel("fmm"), s, c.p);
-        cpu->prepare(c.p);
-        cpu->evaluate();
-        gpu->prepare(c.p);
-        gpu->poison_output();
-        gpu->evaluate();
+        // The CPU twin sums its near field with cpu-omp's scalar arithmetic (fmm_pair.h).
+        const test::FmmPair m = test::evaluate_fmm_and_cpu(s, c.p);
+        const auto& cpu = m.cpu;
+        const auto& gpu = m.gpu;
         const std::vector<double> a = gpu->accelerations(), b = cpu->accelerations();
         REQUIRE(a.size() == b.size());
-        CHECK(distance(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+        CHECK(test::relative_l2(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
         // Its counts per stage are cpu-fmm's (the same tree), the translations the CPU lists' entries.
         const TreeLevels levels = build_levels(build_tree(c.p, c.level, *s.domain, false));
         std::uint64_t links = 0;
@@ -346,7 +333,7 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
         }
         const std::vector<double> a = gpu->accelerations(), b = cpu->accelerations();
         REQUIRE(a.size() == b.size());
-        CHECK(distance(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+        CHECK(test::relative_l2(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
         const std::vector<Count> counts = gpu->counts(), expected = cpu->counts();
         REQUIRE(counts.size() == expected.size());
         for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -427,7 +414,7 @@ TEST_CASE("fmm refuses an unknown NEARFIELD_M2L or NEARFIELD_M2L_STAGED" * docte
   auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
   cpu->prepare(p);
   cpu->evaluate();
-  CHECK(distance(m->accelerations(), cpu->accelerations()) <= 2e-6);
+  CHECK(test::relative_l2(m->accelerations(), cpu->accelerations()) <= 2e-6);
   // The tensor-core kernel runs float only, and only orders it fits (3D p = 17 has more row tiles
   // than its warps' units, 72 against 64; at p = 20 one operand buffer passes the shared memory): a
   // forced one that cannot run says so.

@@ -3,25 +3,13 @@
 // the tiles a lane follow from it), and `fmm` with a block per box everywhere equals `cpu-fmm` to
 // rounding. The inputs' boxes hold from a few particles to several hundred: a warp's partial chunk,
 // several chunks a warp, and both warps of a block.
-#include <cmath>
 #include <vector>
 
 #include "farfield/multi_index.h"
+#include "fmm_pair.h"
 #include "helpers.h"
-#include "methods/registry.h"
 
 using namespace nf;
-
-namespace {
-
-// Relative L2 distance of a from b.
-double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) num += (a[i] - b[i]) * (a[i] - b[i]), den += b[i] * b[i];
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-}  // namespace
 
 TEST_CASE("GPU fmm's P2M tiles at every order equal cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
@@ -45,17 +33,9 @@ TEST_CASE("GPU fmm's P2M tiles at every order equal cpu-fmm to rounding" * docte
         s.softening = 1e-3;
         s.precision = prec;
         s.order = order;
-        MethodSetup cs = s;
-        cs.near = "cpu-omp";  // scalar arithmetic, as in "GPU fmm equals cpu-fmm to rounding"
-        auto cpu = make_method(find_kernel("cpu-fmm"), cs, c.p);
-        auto gpu = make_method(find_kernel("fmm"), s, c.p);
-        cpu->prepare(c.p);
-        cpu->evaluate();
-        gpu->prepare(c.p);
-        gpu->poison_output();
-        gpu->evaluate();
-        const std::vector<double> a = gpu->accelerations(), b = cpu->accelerations();
+        const test::FmmPair m = test::evaluate_fmm_and_cpu(s, c.p);
+        const std::vector<double> a = m.gpu->accelerations(), b = m.cpu->accelerations();
         REQUIRE(a.size() == b.size());
-        CHECK(relative_l2(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+        CHECK(test::relative_l2(a, b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
       }
 }
