@@ -11,12 +11,17 @@
 # VARIANTS="A B" (default "group thread") names the two compared, B over A: group
 # (NEARFIELD_M2L=group), thread (the thread kernel as it runs by default), unstaged (the thread
 # kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself), tensor (the
-# sibling groups on the tensor cores, NEARFIELD_M2L=tensor, float only).
+# sibling groups on the tensor cores, NEARFIELD_M2L=tensor, float only), rows4 and rows8 (the
+# sibling-group kernel where it runs by default, with one / two row quads a unit at every shape:
+# NEARFIELD_M2L_ROWS=4 / 8, float only).
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
 # the others (all: both); high the group kernel's float orders (3D uniform 2^24 at level 5, p = 10
 # to 16, and level 6, p = 10 and 12; Plummer 2^24 at level 7, p = 10, 12; 2D clusters 2^22 at
 # level 9, p = 13, 14, 16, 20; errors at 3D p = 9..14 and 2D p = 13..20); full2d only 2D uniform 2^22 at level 9, whose levels are all full (float
-# and double, p = 4, 6, 8: the staged curve of methods/full_level_rule.h in 2D). At 3D float p = 8
+# and double, p = 4, 6, 8: the staged curve of methods/full_level_rule.h in 2D); rows the sibling-group
+# kernel's float orders with one target a lane (3D uniform 2^24 at level 5, p = 11, 12, and level 6,
+# p = 12; Plummer 2^24 at level 7, p = 12, and fmm-adaptive's default run of it, p = 12; 2D clusters
+# 2^22 at level 9, p = 16, 20) and two (3D uniform level 6, p = 9, 10; 2D p = 13, 14). At 3D float p = 8
 # both take the orders per offset (the default).
 # Usage: scripts/m2l-compare.sh [BIN_DIR]   (default build/bin)
 set -uo pipefail
@@ -26,10 +31,10 @@ read -r -a variants <<< "${VARIANTS:-group thread}"
 [ "${#variants[@]}" = 2 ] && [ "${variants[0]}" != "${variants[1]}" ] ||
   { echo "m2l-compare.sh: VARIANTS names two different variants" >&2; exit 2; }
 for v in "${variants[@]}"; do
-  case "$v" in group | thread | unstaged | tensor) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged, tensor)" >&2; exit 2 ;; esac
+  case "$v" in group | thread | unstaged | tensor | rows4 | rows8) ;; *) echo "m2l-compare.sh: unknown variant '$v' (group, thread, unstaged, tensor, rows4, rows8)" >&2; exit 2 ;; esac
 done
 cases="${M2L_CASES:-all}"
-case "$cases" in all | low | wide | full2d | high) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low, wide, full2d or high" >&2; exit 2 ;; esac
+case "$cases" in all | low | wide | full2d | high | rows) ;; *) echo "m2l-compare.sh: M2L_CASES=$cases: expected all, low, wide, full2d, high or rows" >&2; exit 2 ;; esac
 # The environment of variant $1, for env(1); NEARFIELD_M2L_STAGED set empty (the default rule)
 # unless the variant sets it, so that the caller's own value cannot blur the comparison.
 variant_env() {
@@ -38,6 +43,8 @@ variant_env() {
     thread) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED= ;;
     unstaged) echo NEARFIELD_M2L=thread NEARFIELD_M2L_STAGED=off ;;
     tensor) echo NEARFIELD_M2L=tensor NEARFIELD_M2L_STAGED= ;;
+    rows4) echo NEARFIELD_M2L_ROWS=4 NEARFIELD_M2L= NEARFIELD_M2L_STAGED= ;;
+    rows8) echo NEARFIELD_M2L_ROWS=8 NEARFIELD_M2L= NEARFIELD_M2L_STAGED= ;;
   esac
 }
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
@@ -45,11 +52,11 @@ OUT="${OUT:-$PWD/m2l-compare-out}"
 mkdir -p "$OUT"
 work="$(mktemp -d)"
 rm -f "$OUT"/m2l-compare-*.csv "$OUT/m2l-errors.txt"
-run() {  # input level orders precision reps
+run() {  # input level orders precision reps [kernel]
   for round in 1 2; do
     for v in "${variants[@]}"; do
       # shellcheck disable=SC2046
-      env $(variant_env "$v") "$NF" bench --kernel fmm --input "$1" --level "$2" --order "$3" \
+      env $(variant_env "$v") "$NF" bench --kernel "${6:-fmm}" --input "$1" --level "$2" --order "$3" \
         --precision "$4" --reps "$5" --warmup 1 --output "$OUT/m2l-compare-$v.csv" > /dev/null 2>> "$OUT/errors.log" ||
         echo "failed: $v $*" >> "$OUT/errors.log"
     done
@@ -86,6 +93,19 @@ if [ "$cases" = high ]; then
   "$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
   run "$work/c2.bin" 9 13,14,16,20 float 3
 fi
+# One quad a unit against two.
+if [ "$cases" = rows ]; then
+  "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
+  run "$work/u3.bin" 5 11,12 float 3
+  run "$work/u3.bin" 6 9,10,12 float 3
+  rm -f "$work/u3.bin"
+  "$NF" generate --dist plummer --dim 3 --n 16777216 --seed 1 --output "$work/p3.bin" > /dev/null
+  run "$work/p3.bin" 7 12 float 3
+  run "$work/p3.bin" auto 12 float 3 fmm-adaptive
+  rm -f "$work/p3.bin"
+  "$NF" generate --dist clusters --dim 2 --n 4194304 --seed 1 --output "$work/c2.bin" > /dev/null
+  run "$work/c2.bin" 9 13,14,16,20 float 3
+fi
 # The wide variant.
 if [ "$cases" = wide ] || [ "$cases" = all ]; then
   "$NF" generate --dist uniform --dim 3 --n 16777216 --seed 1 --output "$work/u3.bin" > /dev/null
@@ -101,7 +121,7 @@ fi
 error_cases=("--dist plummer --dim 3 --n 100000 --level 4 --order 2,4,6,7,8"
              "--dist uniform --dim 3 --n 100000 --level 4 --order 4,5,6 --precision double"
              "--dist clusters --dim 2 --n 100000 --level 7 --order 4,8,12")
-[ "$cases" != high ] || error_cases=("--dist plummer --dim 3 --n 100000 --level 4 --order 9,10,12,14"
+[ "$cases" != high ] && [ "$cases" != rows ] || error_cases=("--dist plummer --dim 3 --n 100000 --level 4 --order 9,10,12,14"
                                      "--dist uniform --dim 3 --n 100000 --level 4 --order 9,10,12,14"
                                      "--dist clusters --dim 2 --n 100000 --level 7 --order 13,16,20")
 for v in "${variants[@]}"; do
@@ -124,7 +144,8 @@ for v in (a, b):
     if not os.path.exists(path):
         continue
     for r in csv.DictReader(open(path)):
-        key = (r["dim"], r["distribution"], r["n"], r["level"], r["precision"], int(r["p"]))
+        key = (r["dim"], r["distribution"] + (" (" + r["kernel"] + ")" if r["kernel"] != "fmm" else ""), r["n"],
+               r["level"], r["precision"], int(r["p"]))
         rows.setdefault(key, {}).setdefault(v, []).append(r)
 print(f"| dim | input | N | level | precision | p | {a} M2L ms | {b} M2L ms | {b}/{a} | evaluation ms {a} / {b} | M2L TFLOP/s {b} |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -169,6 +169,9 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // at float p = 8 with the orders per offset (a walk of each list per order) and, "thread-full",
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
   // "tensor": M2L's sibling groups on the tensor cores (NEARFIELD_M2L=tensor, float only).
+  // "group-rows4" / "group-rows8": the sibling-group kernel with one / two row quads a unit at every
+  // shape (NEARFIELD_M2L_ROWS=4 / 8; by default two in 3D float with one target a lane, p = 11 and
+  // 12 here; float only: double always takes one).
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;
@@ -183,8 +186,8 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // itself / the warp staging them in shared memory on every level (NEARFIELD_M2L_STAGED=off / on;
   // by default only on levels of at least 3/4 of the children).
   test::EnvScope m2l("NEARFIELD_M2L"), full("NEARFIELD_M2L_ORDERS"), p2m_max("NEARFIELD_P2M_SMALL_MAX"),
-      shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED");
-  for (const char* variant : {static_cast<const char*>(nullptr), "group", "thread", "thread-full", "thread-unstaged",
+      shifts("NEARFIELD_SHIFTS"), staged("NEARFIELD_M2L_STAGED"), rows("NEARFIELD_M2L_ROWS");
+  for (const char* variant : {static_cast<const char*>(nullptr), "group", "group-rows4", "group-rows8", "thread", "thread-full", "thread-unstaged",
                               "thread-staged", "p2m-threads", "shifts-thread", "shifts-block", "shifts-line", "tensor"})
   for (const Case& c : cases)
     for (Precision prec : {Precision::f32, Precision::f64})
@@ -220,13 +223,17 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
         // p = 20 does not fit), at every order of the list, low ones too.
         const bool tensor = variant && std::string(variant) == "tensor";
         if (tensor && (prec != Precision::f32 || (c.p.dim == 3 && order > 16))) continue;
+        const bool rows4 = variant && std::string(variant) == "group-rows4";
+        const bool rows8 = variant && std::string(variant) == "group-rows8";
+        if ((rows4 || rows8) && prec != Precision::f32) continue;  // double runs one quad a unit anyway
         const bool m2l_variant = variant && !p2m_threads && !shifts_thread && !shifts_block && !shifts_line && !staging;
         // The group kernel is the default above those orders, but not where the tensor cores are
         // (float 3D p = 13..16: there "group" runs it in slices, p = 14).
-        const bool group_forced = variant && std::string(variant) == "group" && prec == Precision::f32 &&
+        const bool group_forced = variant && (std::string(variant) == "group" || rows4 || rows8) && prec == Precision::f32 &&
                                   farfield::m2l_plan::tensor_by_default(c.p.dim, order);
         if (m2l_variant && !wide && !tensor && !group_forced && order > (c.p.dim == 2 ? 12 : 8)) continue;
-        m2l.set(wide || staging ? "thread" : m2l_variant ? variant : nullptr);
+        m2l.set(wide || staging ? "thread" : rows4 || rows8 ? "group" : m2l_variant ? variant : nullptr);
+        rows.set(rows4 ? "4" : rows8 ? "8" : nullptr);
         staged.set(unstaged ? "off" : forced_staged ? "on" : nullptr);
         p2m_max.set(p2m_threads ? "1000000" : nullptr);
         shifts.set(shifts_thread ? "thread" : shifts_block ? "block" : shifts_line ? "line" : nullptr);
@@ -377,6 +384,23 @@ TEST_CASE("fmm refuses a wrong value of the passes' comparison variables before 
       CHECK_THROWS_AS(m->prepare(p), UsageError);
     }
   }
+}
+
+TEST_CASE("fmm refuses a wrong NEARFIELD_M2L_ROWS where the sibling-group kernel runs" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles p = test::make("uniform", 3, 500, 78);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  s.order = 10;  // 3D: the sibling-group kernel's order
+  test::EnvScope rows("NEARFIELD_M2L_ROWS", "6");
+  CHECK_THROWS_AS(make_method(find_kernel("fmm"), s, p)->prepare(p), UsageError);
+  rows.set("8");  // two quads a unit: float only
+  make_method(find_kernel("fmm"), s, p)->prepare(p);
+  s.precision = Precision::f64;
+  CHECK_THROWS_AS(make_method(find_kernel("fmm"), s, p)->prepare(p), UsageError);
+  rows.set("4");
+  make_method(find_kernel("fmm"), s, p)->prepare(p);
 }
 
 TEST_CASE("fmm refuses an unknown NEARFIELD_M2L or NEARFIELD_M2L_STAGED" * doctest::test_suite("gpu")) {

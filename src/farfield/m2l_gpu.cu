@@ -82,11 +82,18 @@ __global__ void expand_kernel(int table_size, int terms, const int* __restrict__
 
 template <int D, class T>
 template <class F>
-void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, F&& f) {
-  if (targets_per_lane == 2)
-    stages == 3 ? f(group_kernel<D, T, 2, 3>) : stages == 2 ? f(group_kernel<D, T, 2, 2>) : f(group_kernel<D, T, 2, 1>);
-  else
-    stages == 3 ? f(group_kernel<D, T, 1, 3>) : stages == 2 ? f(group_kernel<D, T, 1, 2>) : f(group_kernel<D, T, 1, 1>);
+void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&& f) {
+  auto by_shape = [&](auto r) {
+    constexpr int R = decltype(r)::value;
+    if (targets_per_lane == 2)
+      stages == 3 ? f(group_kernel<D, T, 2, 3, R>) : stages == 2 ? f(group_kernel<D, T, 2, 2, R>) : f(group_kernel<D, T, 2, 1, R>);
+    else
+      stages == 3 ? f(group_kernel<D, T, 1, 3, R>) : stages == 2 ? f(group_kernel<D, T, 1, 2, R>) : f(group_kernel<D, T, 1, 1, R>);
+  };
+  if constexpr (std::is_same_v<T, float>) {  // two quads a unit: float only (double's accumulators would spill)
+    if (rows == 8) return by_shape(std::integral_constant<int, 8>{});
+  }
+  by_shape(std::integral_constant<int, 4>{});
 }
 
 template <int D, class T>
@@ -144,21 +151,12 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       p_ = p;
       return;
     }
-    const Quads<D> quads(p);
-    table_size_ = quads.table_size;
-    const int count = int(quads.columns.size());
     const auto classes = order_classes<D>(orders);
     std::vector<int> plan;
     // The dynamic shared memory a block may take: the opt-in limit less the kernel's static arrays
     // (the same in every instance).
     const int optin = gpu::shared_memory_optin() - int(gpu::static_shared_bytes(group_kernel<D, T, 1, 1>));
     // NEARFIELD_M2L=direct|group|group1|group2 forces a kernel (for comparisons; default: see below).
-    struct Shape {
-      int tl, warps, stages, blocks = 0;
-      std::size_t bytes;
-      std::vector<int> plan;
-    };
-    std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
     // The balanced plan where the orders per offset apply (kOffsetOrdersFrom: 3D p >= 8, 2D p >= 14),
     // the contiguous one below (H100, 3D float uniform 2^24 level 6, M2L ms, contiguous /
     // balanced, orders p at every offset: p = 4 8.0 / 14.6, p = 6 12.3 / 18.4, p = 8 32.0 / 31.0,
@@ -167,23 +165,46 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
     const std::string plan_kind = plan_env ? plan_env : "";
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
+    // Rows a unit: one quad, or two (8 rows) in 3D float with one target a lane, so that each moment
+    // read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two quads a
+    // unit"; with two targets a lane it measured the same). NEARFIELD_M2L_ROWS=4|8 forces one at every
+    // shape (comparisons; 8 in float only).
+    const char* rows_env = std::getenv("NEARFIELD_M2L_ROWS");
+    const std::string rows_force = rows_env ? rows_env : "";
+    if (!rows_force.empty() && rows_force != "4" && rows_force != "8")
+      throw UsageError("NEARFIELD_M2L_ROWS=" + rows_force + ": expected 4 or 8");
+    if (rows_force == "8" && !std::is_same_v<T, float>)
+      throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
+    auto rows_at = [&](int tl) {
+      if (!rows_force.empty()) return std::stoi(rows_force);
+      return std::is_same_v<T, float> && D == 3 && tl == 1 ? 8 : 4;
+    };
+    struct Shape {
+      int tl, rows, warps, stages, blocks = 0;
+      std::size_t bytes;
+      std::vector<int> plan;
+      int table_size;
+    };
+    std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
     for (int tl : {2, 1}) {
       if (force == "direct" || (force == "group1" && tl == 2) || (force == "group2" && tl == 1)) continue;
-      const int U = tl == 2 ? kUnits<2> : kUnits<1>;
-      const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, table_size_);
+      const int rows = rows_at(tl);
+      const Quads<D> tiles(p, rows, 1, rows);
+      const int U = (tl == 2 ? kUnits<2> : kUnits<1>) * 4 / rows;
+      const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size);
       if (bytes > std::size_t(optin)) continue;
-      const int w = balanced ? best_plan<D>(quads, classes, U, plan) : contiguous_plan<D>(quads, U, plan);
+      const int w = balanced ? best_plan<D>(tiles, classes, U, plan) : contiguous_plan<D>(tiles, U, plan);
       if (w == 0) continue;
       // Two stages (the next offset's operands copied during this one's sums) where they fit, else
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
       const int most = env_int("NEARFIELD_M2L_STAGES", 3);
-      const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, table_size_);
-      const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, table_size_);
+      const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size);
+      const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
-      Shape s{tl, w, stages, 0, 0, plan};
+      Shape s{tl, rows, w, stages, 0, 0, plan, tiles.table_size};
       s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
-      dispatch(tl, s.stages, [&](auto kernel) {
+      dispatch(tl, s.stages, rows, [&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
         NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.blocks, kernel, 32 * w, s.bytes));
       });
@@ -194,21 +215,27 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // uniform 2^24 at level 6, M2L ms with one / two: 3D float p = 4 10.4 / 7.9, p = 8 32.0 / 35.2
     // (2 blocks an SM against 1), p = 10 114.7 / 57.0 (1 and 1); 2D p = 14 1.67 / 1.36, p = 16
     // 2.04 / 2.23 (2 against 1)).
+    Quads<D> quads(p);  // the operator tables' row tiles: the chosen shape's, else quads (slices)
+    rows_ = 4;
     if (!shapes.empty()) {
       const Shape& pick = shapes.size() == 2 && shapes[0].blocks < shapes[1].blocks ? shapes[1] : shapes[0];
+      rows_ = pick.rows, table_size_ = pick.table_size;
+      quads = Quads<D>(p, rows_, 1, rows_);
       Slice one;
       one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
-      one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
+      one.rows = rows_, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
       slices_.push_back(std::move(one));
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
-        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
-                     D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, pick.warps, pick.stages, pick.blocks,
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
+                     D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows_, pick.warps, pick.stages, pick.blocks,
                      balanced ? "balanced" : "contiguous");
-    } else if (force != "direct") {
+    }
+    if (slices_.empty() && force != "direct") {
       // Slices: the row quads cut, in order, where the next would pass the table's room beside one
       // target a lane's moments in one stage, or the units of kMaxWarps warps (the moments' two
       // stages, shape 3, leave room for about one quad at 3D float p = 14: one stage). Each slice
       // copies every moment again; past kMostSlices the older kernel runs (slice_cuts).
+      table_size_ = quads.table_size;
       const int U = kUnits<1>;
       const std::vector<std::pair<int, int>> cut =
           slice_cuts<D>(quads, std::size_t(optin), int(sizeof(T)), terms_, U);
@@ -236,13 +263,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // first row degree plus |n|, the lowest order that reads the column.
       std::vector<int> map(std::size_t(table_size_), 0);
       std::vector<unsigned char> degree(std::size_t(table_size_), 0), chunk_order(std::size_t(table_size_) / 4, 0);
-      for (int q = 0; q < count; ++q)
+      for (int q = 0; q < int(quads.columns.size()); ++q)
         for (int n = 0; n < quads.columns[std::size_t(q)]; ++n) {
           const MultiIndex mn = multi_index<D>(n);
-          const std::size_t at = std::size_t(quads.start[std::size_t(q)]) + 4 * std::size_t(n);
-          chunk_order[at / 4] = static_cast<unsigned char>(quads.degree[std::size_t(q)] + mn.degree());
-          for (int j = 0; j < 4; ++j) {
-            const int k = 4 * q + j;
+          const std::size_t at = std::size_t(quads.start[std::size_t(q)]) + std::size_t(rows_) * std::size_t(n);
+          for (int h = 0; h < rows_ / 4; ++h)
+            chunk_order[at / 4 + std::size_t(h)] = static_cast<unsigned char>(quads.degree[std::size_t(q)] + mn.degree());
+          for (int j = 0; j < rows_; ++j) {
+            const int k = rows_ * q + j;
             if (k >= terms_) continue;
             const MultiIndex mk = multi_index<D>(k);
             if (mn.degree() + mk.degree() > p) continue;
@@ -328,7 +356,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     const int tb = 32 * sl.targets_per_lane;
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
     const std::uint32_t splits = splits_for(tb);
-    dispatch(sl.targets_per_lane, sl.stages, [&](auto kernel) {
+    dispatch(sl.targets_per_lane, sl.stages, sl.rows, [&](auto kernel) {
       // The limit is the kernel instance's, for the whole process: another order's operators (a
       // Python Tree keeps one prepared method per order) may have set it lower since this reset.
       NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));

@@ -66,20 +66,21 @@ class M2LOperators {
   // One launch of the group kernel: the row quads whose table entries are begin .. begin + size - 1
   // of each offset's table (all of them where the table fits), its warps' units, shape and memory.
   struct Slice {
-    int begin = 0, size = 0, first_quad = 0, warps = 0, targets_per_lane = 1, stages = 1;
+    int begin = 0, size = 0, first_quad = 0, warps = 0, targets_per_lane = 1, stages = 1, rows = 4;
     std::size_t shared_bytes = 0;
     gpu::DeviceBuffer<int> plan;
   };
-  // Calls f(kernel) with the group kernel instance of that many targets a lane and pipeline shape (1-3).
+  // Calls f(kernel) with the group kernel instance of that many targets a lane, pipeline shape (1-3)
+  // and rows a unit (4, or 8 in float).
   template <class F>
-  static void dispatch(int targets_per_lane, int stages, F&& f);
+  static void dispatch(int targets_per_lane, int stages, int rows, F&& f);
   // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
-  int p_ = -1, terms_ = 0, table_size_ = 0;
+  int p_ = -1, terms_ = 0, table_size_ = 0, rows_ = 4;  // rows_: of a unit, and of the tables' row tiles
   std::vector<Slice> slices_;          // the group kernel's launches (none: another kernel runs)
   gpu::DeviceBuffer<int> map_;         // operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order

@@ -22,9 +22,10 @@ constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no sou
 template <int D>
 constexpr int kCandidates = D == 3 ? 216 : 36;
 
-// Units a warp owns: their accumulators (4 rows x TL targets each) live in registers.
-template <int TL>
-constexpr int kUnits = TL == 2 ? 6 : 10;
+// Units a warp owns: their accumulators (R rows x TL targets each) live in registers, the same
+// count at R = 4 and 8 (half the units at 8).
+template <int TL, int R = 4>
+constexpr int kUnits = (TL == 2 ? 6 : 10) * 4 / R;
 
 template <class T, int TL>
 __device__ __forceinline__ void load_targets(const T* p, T (&m)[TL]) {
@@ -162,7 +163,7 @@ __device__ __forceinline__ void add_locals(const std::uint32_t* target, const T*
 // Each offset's table is table_stride entries; the block copies its slice of table_size entries
 // from table_begin (the whole table, or the rows of one slice where the whole does not fit in
 // shared memory: M2LOperators runs a launch per slice, each adding its rows' locals into L).
-template <int D, class T, int TL, int Stages>
+template <int D, class T, int TL, int Stages, int R = 4>
 __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
                                                      int table_stride, int table_begin, int table_size,
                                                      int first_quad,
@@ -170,7 +171,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                                      const T* __restrict__ ops, OffsetOrders orders,
                                                      const unsigned char* __restrict__ chunk_order,
                                                      const T* __restrict__ M, T* __restrict__ L) {
-  constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL>, kCand = kCandidates<D>;
+  constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL, R>, kCand = kCandidates<D>;
+  static_assert(R == 4 || R == 8, "a unit's rows: a quad or two");
   extern __shared__ __align__(16) unsigned char smem[];
   const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
   const int stage_size = moments_size + table_size;
@@ -238,11 +240,11 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   int unit[U], first[U];  // first: the quad's table offset | its first row's degree << 26
 #pragma unroll
   for (int v = 0; v < U; ++v) unit[v] = plan[2 * (warp * U + v)], first[v] = plan[2 * (warp * U + v) + 1];
-  T acc[U][4][TL];
+  T acc[U][R][TL];
 #pragma unroll
   for (int v = 0; v < U; ++v)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < R; ++j)
 #pragma unroll
       for (int i = 0; i < TL; ++i) acc[v][j][i] = T(0);
 
@@ -273,13 +275,14 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                          : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
       const T* quad = Ts + (first[v] & 0x3ffffff);
       auto step = [&](int n) {
-        T t[4], m[TL];
-        load4(quad + 4 * n, t);
+        T t[R / 4][4], m[TL];
+#pragma unroll
+        for (int h = 0; h < R / 4; ++h) load4(quad + R * n + 4 * h, t[h]);
         load_targets<T, TL>(Ms + n * S + lane * TL, m);
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < R; ++j)
 #pragma unroll
-          for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j], m[i2], acc[v][j][i2]);
+          for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j / 4][j % 4], m[i2], acc[v][j][i2]);
       };
       const int n0 = (unit[v] >> 8) & 0xfff;
       if constexpr (sizeof(T) == 4) {  // unrolled: the loop's own instructions were a third of the issued ones
@@ -305,10 +308,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     const int q = (unit[v] & 0xff) + first_quad, n0 = (unit[v] >> 8) & 0xfff, n1 = (unit[v] >> 20) & 0xfff;
     if (n1 == n0) continue;
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      if (4 * q + j < terms)
+    for (int j = 0; j < R; ++j)
+      if (R * q + j < terms)
 #pragma unroll
-        for (int i = 0; i < TL; ++i) atomicAdd(Lt + (4 * q + j) * S + lane * TL + i, acc[v][j][i]);
+        for (int i = 0; i < TL; ++i) atomicAdd(Lt + (R * q + j) * S + lane * TL + i, acc[v][j][i]);
   }
   __syncthreads();
   add_locals<T, TB>(target, Lt, S, terms, L);

@@ -35,10 +35,10 @@ inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, i
 }
 
 
-// A unit: row quad q (rows 4q .. 4q + 3) over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1
-// << 20 (first: the plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to
-// kMaxOrder), and the quad's first entry in the plan's part of the operator table with the degree
-// of its first row, start | degree << 26.
+// A unit: row quad q (rows 4q .. 4q + 3; with two quads a unit, Quads(p, 8, 1, 8), rows 8q .. 8q + 7)
+// over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1 << 20 (first: the plan's first quad;
+// at most kMaxWarps x U quads a plan, n < 4096 up to kMaxOrder), and the quad's first entry in the
+// plan's part of the operator table with the degree of its first row, start | degree << 26.
 inline int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
@@ -292,10 +292,11 @@ inline bool tensor_kernel_fits(int dim, int p, std::size_t optin) {
   return tensor_shared_bytes(dim, p, 1) <= optin && (t + 15) / 16 <= kTensorMaxTiles;
 }
 
-// The entries of an offset's operator table at order p (all of its row quads), for the memory
-// estimate (methods/memory_estimate.cc).
+// The entries of an offset's operator table at order p (all of its row quads, or of its pairs of
+// quads where float takes two a unit: the larger), for the memory estimate (methods/memory_estimate.cc).
 inline int group_table_entries(int dim, int p) {
-  return dim == 2 ? Quads<2>(p).table_size : Quads<3>(p).table_size;
+  return dim == 2 ? std::max(Quads<2>(p).table_size, Quads<2>(p, 8, 1, 8).table_size)
+                  : std::max(Quads<3>(p).table_size, Quads<3>(p, 8, 1, 8).table_size);
 }
 
 }  // namespace nf::farfield::m2l_plan
