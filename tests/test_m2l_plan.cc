@@ -79,6 +79,41 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
   }
 }
 
+TEST_CASE("M2L group plans with two quads a unit: 8-row tiles hold every row's columns, plans cover each once") {
+  for (int p : {3, 6, 8, 9, 10, 11, 12}) {
+    CAPTURE(p);
+    auto check = [&](auto dim) {
+      constexpr int D = decltype(dim)::value;
+      const mp::Quads<D> tiles(p, 8, 1, 8);
+      const int t = ff::terms<D>(p);
+      REQUIRE(int(tiles.columns.size()) == (t + 7) / 8);
+      int at = 0;
+      for (std::size_t q = 0; q < tiles.columns.size(); ++q) {
+        CHECK(tiles.start[q] == at);  // 8 entries a column, side by side
+        at += 8 * tiles.columns[q];
+        CHECK(tiles.degree[q] == ff::multi_index<D>(8 * int(q)).degree());
+        for (int j = 0; j < 8 && 8 * int(q) + j < t; ++j)  // each row's columns |n| <= p - |k| lie within the tile's
+          CHECK(ff::terms<D>(p - ff::multi_index<D>(8 * int(q) + j).degree()) <= tiles.columns[q]);
+      }
+      CHECK(tiles.table_size == at);
+      CHECK(at % 4 == 0);  // the kernel's 16-byte copies
+      const auto classes = mp::order_classes<D>(ff::offset_orders(D, p));
+      for (int U : {3, 5}) {  // kUnits<2, 8>, kUnits<1, 8>
+        CAPTURE(U);
+        std::vector<int> plan;
+        const int w = mp::best_plan<D>(tiles, classes, U, plan);
+        if (int(tiles.columns.size()) > mp::kMaxWarps * U) {  // more tiles than units (3D p = 12 at U = 3)
+          CHECK(w == 0);
+          continue;
+        }
+        check_plan(tiles, plan, w, U);
+      }
+    };
+    check(std::integral_constant<int, 3>{});
+    check(std::integral_constant<int, 2>{});
+  }
+}
+
 TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map gives the truncated sums") {
   auto run = [](auto dim) {
     constexpr int D = decltype(dim)::value, U = 4;  // kTensorUnits
