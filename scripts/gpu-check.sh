@@ -87,9 +87,9 @@ cases+=("fmm M2L on tensor cores, 3D p = 14|validate --dist plummer --dim 3 --n 
 cases+=("fmm M2L on tensor cores, one buffer, 3D p = 16|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 16")
 cases+=("fmm M2L on tensor cores, forced, 3D p = 10|NEARFIELD_M2L=tensor validate --dist uniform --dim 3 --n 3000 --level 4 --kernel fmm --order 10")
 cases+=("fmm-adaptive M2L on tensor cores, forced, 2D p = 14|NEARFIELD_M2L=tensor validate --dist clusters --dim 2 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 14")
-# Two row quads a unit in the sibling-group kernel (3D float with one target a lane by default:
-# p = 11 and 12; forced with two targets a lane at p = 9).
-cases+=("fmm M2L two quads a unit, 3D p = 11|validate --dist plummer --dim 3 --n 3000 --level 3 --kernel fmm --order 11")
+# Two row quads a unit in the sibling-group kernel (by default in 2D float, here two targets a lane
+# at p = 14, and in 3D float p = 12, the line cases below; forced with two targets a lane at 3D p = 9).
+cases+=("fmm M2L two quads a unit, 2D p = 14|validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 14")
 cases+=("fmm M2L two quads a unit, forced, 2 targets a lane, 3D p = 9|NEARFIELD_M2L_ROWS=8 validate --dist uniform --dim 3 --n 3000 --level 3 --kernel fmm --order 9")
 cases+=("fmm M2L in slices, 3D double p = 12|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 12 --precision double")
 cases+=("fmm thread-per-target M2L, wide, 3D p = 7|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 7")

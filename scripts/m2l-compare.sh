@@ -13,7 +13,7 @@
 # kernel with NEARFIELD_M2L_STAGED=off: each lane reads its sources' moments itself), tensor (the
 # sibling groups on the tensor cores, NEARFIELD_M2L=tensor, float only), rows4 and rows8 (the
 # sibling-group kernel where it runs by default, with one / two row quads a unit at every shape:
-# NEARFIELD_M2L_ROWS=4 / 8, float only).
+# NEARFIELD_M2L_ROWS=4 / 8, float only; results/fmm-m2l-rows).
 # M2L_CASES=wide runs only the wide variant's cases (3D float p = 7, 8; double p = 5, 6), low all
 # the others (all: both); high the group kernel's float orders (3D uniform 2^24 at level 5, p = 10
 # to 16, and level 6, p = 10 and 12; Plummer 2^24 at level 7, p = 10, 12; 2D clusters 2^22 at

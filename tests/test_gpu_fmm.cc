@@ -170,8 +170,8 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
   // with order p at every offset in both methods (NEARFIELD_M2L_ORDERS=full).
   // "tensor": M2L's sibling groups on the tensor cores (NEARFIELD_M2L=tensor, float only).
   // "group-rows4" / "group-rows8": the sibling-group kernel with one / two row quads a unit at every
-  // shape (NEARFIELD_M2L_ROWS=4 / 8; by default two in 3D float with one target a lane, p = 11 and
-  // 12 here; float only: double always takes one).
+  // shape (NEARFIELD_M2L_ROWS=4 / 8; by default two in float in 2D, p = 14 and 16 here, and in 3D
+  // from p = 12 with one target a lane; float only: double always takes one).
   // "p2m-threads": P2M takes every box a thread at the orders it runs at (NEARFIELD_P2M_SMALL_MAX;
   // by default only boxes of at most 96 particles, on levels of at most 96 a box on average).
   // "shifts-thread": M2M and L2L a thread per child wherever the order allows (NEARFIELD_SHIFTS=thread;

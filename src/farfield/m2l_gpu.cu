@@ -165,10 +165,11 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
     const std::string plan_kind = plan_env ? plan_env : "";
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
-    // Rows a unit: one quad, or two (8 rows) in 3D float with one target a lane, so that each moment
-    // read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two quads a
-    // unit"; with two targets a lane it measured the same). NEARFIELD_M2L_ROWS=4|8 forces one at every
-    // shape (comparisons; 8 in float only).
+    // Rows a unit: one quad, or two (8 rows) in float where they were measured faster, so that each
+    // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
+    // quads a unit"; H200, results/fmm-m2l-rows, M2L two / one: 2D clusters 2^22 p = 13..20
+    // 0.91-0.95; 3D p = 12 (one target a lane) 0.95-0.98; 3D p = 9 and 10 (two) 1.00, p = 11 1.02).
+    // NEARFIELD_M2L_ROWS=4|8 forces one at every shape (comparisons; 8 in float only).
     const char* rows_env = std::getenv("NEARFIELD_M2L_ROWS");
     const std::string rows_force = rows_env ? rows_env : "";
     if (!rows_force.empty() && rows_force != "4" && rows_force != "8")
@@ -177,7 +178,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
     auto rows_at = [&](int tl) {
       if (!rows_force.empty()) return std::stoi(rows_force);
-      return std::is_same_v<T, float> && D == 3 && tl == 1 ? 8 : 4;
+      return std::is_same_v<T, float> && (D == 2 || (tl == 1 && p >= 12)) ? 8 : 4;
     };
     struct Shape {
       int tl, rows, warps, stages, blocks = 0;
