@@ -108,7 +108,10 @@ cases+=("fmm shifts by lines, 3D p = 10, families across blocks|validate --dist 
 cases+=("fmm shifts by lines, 2D double p = 16|NEARFIELD_SHIFTS=line validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 16 --precision double")
 cases+=("fmm-adaptive shifts by lines, 3D p = 8|NEARFIELD_SHIFTS=line validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 8")
 cases+=("fmm shifts by lines, 16 children a block, 3D p = 12|validate --dist plummer --dim 3 --n 3000 --level 3 --kernel fmm --order 12")
-cases+=("fmm shifts by lines, 2 children a block, 3D double p = 20|validate --dist plummer --dim 3 --n 300 --level 3 --kernel fmm --order 20 --precision double")
+# The 2-children case runs memcheck only: under racecheck it did not finish within the case's 150 s,
+# at N = 1000 or 300 (H200; neither with P2M's kernels left out of the check), while the 16-children
+# case above is racecheck clean.
+cases+=("fmm shifts by lines, 2 children a block, 3D double p = 20 (memcheck only)|validate --dist plummer --dim 3 --n 300 --level 3 --kernel fmm --order 20 --precision double")
 # P2M's tiles (farfield/p2m_tiles.cuh): boxes of many chunks taken from the list that the thread
 # per small box leaves (3D float p = 4: 5 tiles, 6 particle groups a warp), the 3D double tiles of
 # p = 20 (five tiles a lane, 132 KB of shared memory), and 2D float p = 13 by a block per box.
@@ -124,6 +127,7 @@ for tool in memcheck racecheck; do
     name="${c%%|*}" args="${c#*|}" envs=()
     while [[ "$args" =~ ^([A-Z_0-9]+=[^ ]*)\ (.*)$ ]]; do envs+=("${BASH_REMATCH[1]}"); args="${BASH_REMATCH[2]}"; done
     if [ -n "${SANITIZER_CASES:-}" ] && ! [[ "$name" =~ $SANITIZER_CASES ]]; then continue; fi
+    if [ "$tool" = racecheck ] && [[ "$name" == *"(memcheck only)" ]]; then continue; fi
     total=$((total + 1))
     echo "=== $tool: $name: ${envs[*]:+${envs[*]} }nearfield $args" >> "$LOGS/sanitizer-$tool.log"
     rm -rf "$work/sim"  # the simulate case's output folder, fresh for each tool
