@@ -28,7 +28,7 @@ profile() {  # case bench-arguments...
   shift
   if timeout 180 "$NCU" --clock-control none --metrics "$metrics" --csv --print-units base --log-file "$OUT/$name.csv" \
       "$NF" bench "$@" --reps 1 --warmup 0 > "$OUT/$name.out" 2>&1; then
-    python3 "$here/ncu-summary.py" "$OUT/$name.csv" > "$OUT/$name.txt"
+    python3 "$here/ncu-summary.py" "$OUT/$name.csv" 40 > "$OUT/$name.txt"
   else
     echo "fmm-profile.sh: $name failed (see $OUT/$name.out)" >&2
     status=1

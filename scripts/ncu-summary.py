@@ -7,7 +7,11 @@ import sys
 
 
 def number(text):
-    return float(text.replace(",", ""))
+    """A metric value as ncu writes it (thousands separated by commas); 0 where it has none."""
+    try:
+        return float(text.replace(",", ""))
+    except (AttributeError, ValueError):
+        return 0.0
 
 
 def main():
@@ -27,14 +31,14 @@ def main():
     kernels = {}
     for launch in launches.values():
         name = launch["name"].split("(")[0]
-        ms = number(launch["gpu__time_duration.sum"]) / 1e6
+        ms = number(launch.get("gpu__time_duration.sum")) / 1e6
         k = kernels.setdefault(name, {"ms": 0.0, "n": 0, "w": [0.0] * len(weighted),
                                       "regs": launch.get("launch__registers_per_thread", "?"),
                                       "block": launch.get("launch__block_size", "?")})
         k["ms"] += ms
         k["n"] += 1
         for i, m in enumerate(weighted):
-            k["w"][i] += ms * number(launch[m])
+            k["w"][i] += ms * number(launch.get(m))
     total = sum(k["ms"] for k in kernels.values())
     print(f"{path}: {len(launches)} launches, {total:.3f} ms in all (kernels as ncu timed them, one at a time)")
     print("| ms | share | launches | issue % | warps % | SM % | memory % | registers | block | kernel |")

@@ -114,6 +114,58 @@ TEST_CASE("M2L group plans with two quads a unit: 8-row tiles hold every row's c
   }
 }
 
+TEST_CASE("M2L group operator tables (one or two quads a unit) give the truncated sums at every offset order") {
+  // The kernel's arithmetic on the host: an offset of order o zeroes the entries of degree above o,
+  // copies only the chunks of chunk_order <= o and sums columns n < columns_at(q, o) of each tile;
+  // against the naive L_k = sum over |n| + |k| <= o of (-1)^|n| D_{n+k} M_n.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto check = [&](auto dim, int p, int rows) {
+    constexpr int D = decltype(dim)::value;
+    CAPTURE(D);
+    CAPTURE(p);
+    CAPTURE(rows);
+    const int t = ff::terms<D>(p);
+    const mp::Quads<D> tiles(p, rows, 1, rows);
+    const mp::OperatorMap m = mp::operator_map<D>(p, tiles, rows);
+    REQUIRE(m.map.size() == std::size_t(tiles.table_size));
+    REQUIRE(m.chunk_order.size() * 4 == m.map.size());
+    std::vector<double> Dv(static_cast<std::size_t>(t)), M(static_cast<std::size_t>(t));
+    for (double& v : Dv) v = u(rng);
+    for (double& v : M) v = u(rng);
+    for (int o = 0; o <= p; ++o) {
+      CAPTURE(o);
+      std::vector<double> table(m.map.size(), std::nan(""));  // entries not copied stay NaN
+      for (std::size_t e = 0; e < m.map.size(); ++e) {
+        if (m.chunk_order[e / 4] > o) continue;
+        const int g = m.degree[e] > o ? 0 : m.map[e];
+        table[e] = g == 0 ? 0.0 : (g > 0 ? Dv[std::size_t(g - 1)] : -Dv[std::size_t(-g - 1)]);
+      }
+      std::vector<double> L(std::size_t(tiles.columns.size()) * rows, 0.0);
+      for (int q = 0; q < int(tiles.columns.size()); ++q)
+        for (int n = 0; n < tiles.columns_at(q, o); ++n)
+          for (int j = 0; j < rows; ++j)
+            L[std::size_t(rows * q + j)] += table[std::size_t(tiles.start[std::size_t(q)] + rows * n + j)] * M[std::size_t(n)];
+      for (int k = 0; k < t; ++k) {
+        const ff::MultiIndex mk = ff::multi_index<D>(k);
+        double want = 0.0;
+        for (int n = 0; n < t; ++n) {
+          const ff::MultiIndex mn = ff::multi_index<D>(n);
+          if (mn.degree() + mk.degree() > o) continue;
+          want += (mn.degree() % 2 ? -1.0 : 1.0) * Dv[std::size_t(ff::index<D>(mn + mk))] * M[std::size_t(n)];
+        }
+        CAPTURE(k);
+        CHECK(L[std::size_t(k)] == doctest::Approx(want).epsilon(1e-12).scale(1.0));
+      }
+    }
+  };
+  for (int p : {1, 3, 6, 9, 12})
+    for (int rows : {4, 8}) {
+      check(std::integral_constant<int, 3>{}, p, rows);
+      check(std::integral_constant<int, 2>{}, p, rows);
+    }
+}
+
 TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map gives the truncated sums") {
   auto run = [](auto dim) {
     constexpr int D = decltype(dim)::value, U = 4;  // kTensorUnits

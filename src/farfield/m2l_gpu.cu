@@ -117,6 +117,13 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
   if (!stage.empty() && stage != "on" && stage != "off")
     throw UsageError("NEARFIELD_M2L_STAGED=" + stage + ": expected on or off");
   staged_ = stage == "on" ? Staging::on : stage == "off" ? Staging::off : Staging::by_fill;
+  // NEARFIELD_M2L_ROWS=4|8: the sibling-group kernel's rows a unit at every shape (below).
+  const char* rows_env = std::getenv("NEARFIELD_M2L_ROWS");
+  const std::string rows_force = rows_env ? rows_env : "";
+  if (!rows_force.empty() && rows_force != "4" && rows_force != "8")
+    throw UsageError("NEARFIELD_M2L_ROWS=" + rows_force + ": expected 4 or 8");
+  if (rows_force == "8" && !std::is_same_v<T, float>)
+    throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
     p_ = -1, orders_ = orders, terms_ = terms<D>(p);
     slices_.clear();
@@ -169,13 +176,8 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
     // quads a unit"; H200, results/fmm-m2l-rows, M2L two / one: 2D clusters 2^22 p = 13..20
     // 0.91-0.95; 3D p = 12 (one target a lane) 0.95-0.98; 3D p = 9 and 10 (two) 1.00, p = 11 1.02).
-    // NEARFIELD_M2L_ROWS=4|8 forces one at every shape (comparisons; 8 in float only).
-    const char* rows_env = std::getenv("NEARFIELD_M2L_ROWS");
-    const std::string rows_force = rows_env ? rows_env : "";
-    if (!rows_force.empty() && rows_force != "4" && rows_force != "8")
-      throw UsageError("NEARFIELD_M2L_ROWS=" + rows_force + ": expected 4 or 8");
-    if (rows_force == "8" && !std::is_same_v<T, float>)
-      throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
+    // NEARFIELD_M2L_ROWS=4|8 forces one at every shape where the whole table fits (comparisons; 8 in
+    // float only; slices keep one quad).
     auto rows_at = [&](int tl) {
       if (!rows_force.empty()) return std::stoi(rows_force);
       return std::is_same_v<T, float> && (D == 2 || (tl == 1 && p >= 12)) ? 8 : 4;
@@ -259,30 +261,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
                      sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous");
     }
     if (grouped()) {
-      // map[e]: +-(index(n + k) + 1), the sign (-1)^|n|; 0 where the entry is padding.
-      // degree[e]: |n| + |k| (the offsets of lower order zero it); chunk_order[e / 4]: the quad's
-      // first row degree plus |n|, the lowest order that reads the column.
-      std::vector<int> map(std::size_t(table_size_), 0);
-      std::vector<unsigned char> degree(std::size_t(table_size_), 0), chunk_order(std::size_t(table_size_) / 4, 0);
-      for (int q = 0; q < int(quads.columns.size()); ++q)
-        for (int n = 0; n < quads.columns[std::size_t(q)]; ++n) {
-          const MultiIndex mn = multi_index<D>(n);
-          const std::size_t at = std::size_t(quads.start[std::size_t(q)]) + std::size_t(rows_) * std::size_t(n);
-          for (int h = 0; h < rows_ / 4; ++h)
-            chunk_order[at / 4 + std::size_t(h)] = static_cast<unsigned char>(quads.degree[std::size_t(q)] + mn.degree());
-          for (int j = 0; j < rows_; ++j) {
-            const int k = rows_ * q + j;
-            if (k >= terms_) continue;
-            const MultiIndex mk = multi_index<D>(k);
-            if (mn.degree() + mk.degree() > p) continue;
-            const int index1 = index<D>(mn + mk) + 1;
-            map[at + std::size_t(j)] = mn.degree() % 2 ? -index1 : index1;
-            degree[at + std::size_t(j)] = static_cast<unsigned char>(mn.degree() + mk.degree());
-          }
-        }
-      map_ = gpu::DeviceBuffer<int>(map);
-      degree_ = gpu::DeviceBuffer<unsigned char>(degree);
-      chunk_order_ = gpu::DeviceBuffer<unsigned char>(chunk_order);  // (apply sets each launch's memory limit)
+      const OperatorMap m = operator_map<D>(p, quads, rows_);  // the tables' layout (m2l_group_plan.h)
+      map_ = gpu::DeviceBuffer<int>(m.map);
+      degree_ = gpu::DeviceBuffer<unsigned char>(m.degree);
+      chunk_order_ = gpu::DeviceBuffer<unsigned char>(m.chunk_order);  // (apply sets each launch's memory limit)
     }
     p_ = p;
   }

@@ -77,6 +77,42 @@ struct Quads {
   }
 };
 
+// The sibling-group kernel's operator-table layout at order p over `quads` (row tiles of `rows` =
+// 4 or 8 rows, Quads(p, rows, 1, rows)): tile q's column n holds its rows' entries side by side from
+// start[q] + rows n. map[e] = +-(index(n + k) + 1), the sign (-1)^|n| (an offset's entry is that
+// signed derivative D_{n+k}), 0 where the entry is padding (k past the terms, or |n| + |k| > p);
+// degree[e] = |n| + |k| (an offset of lower order zeroes the entries above it); chunk_order[e / 4] =
+// the tile's first row degree plus |n|, the lowest order that reads the column (the kernel copies a
+// 16-byte chunk only for offsets of at least that order).
+struct OperatorMap {
+  std::vector<int> map;
+  std::vector<unsigned char> degree, chunk_order;
+};
+template <int D>
+OperatorMap operator_map(int p, const Quads<D>& quads, int rows) {
+  const int t = terms<D>(p);
+  OperatorMap m{std::vector<int>(std::size_t(quads.table_size), 0),
+                std::vector<unsigned char>(std::size_t(quads.table_size), 0),
+                std::vector<unsigned char>(std::size_t(quads.table_size) / 4, 0)};
+  for (int q = 0; q < int(quads.columns.size()); ++q)
+    for (int n = 0; n < quads.columns[std::size_t(q)]; ++n) {
+      const MultiIndex mn = multi_index<D>(n);
+      const std::size_t at = std::size_t(quads.start[std::size_t(q)]) + std::size_t(rows) * std::size_t(n);
+      for (int h = 0; h < rows / 4; ++h)
+        m.chunk_order[at / 4 + std::size_t(h)] = static_cast<unsigned char>(quads.degree[std::size_t(q)] + mn.degree());
+      for (int j = 0; j < rows; ++j) {
+        const int k = rows * q + j;
+        if (k >= t) continue;
+        const MultiIndex mk = multi_index<D>(k);
+        if (mn.degree() + mk.degree() > p) continue;
+        const int index1 = index<D>(mn + mk) + 1;
+        m.map[at + std::size_t(j)] = mn.degree() % 2 ? -index1 : index1;
+        m.degree[at + std::size_t(j)] = static_cast<unsigned char>(mn.degree() + mk.degree());
+      }
+    }
+  return m;
+}
+
 // The most slices a plan takes: past them the older kernel runs. Each slice gathers every moment
 // again: H200, fmm on 3D uniform 2^22 at level 5, M2L ms slices / older kernel, float p = 17 (10
 // slices) 86.1 / 168.4, p = 18 (29 slices) 190.4 / 183.6; double p = 13 (5 slices) 62.3 / 99.8.
