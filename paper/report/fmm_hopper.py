@@ -1,6 +1,7 @@
 """Section: the near field inside a full fast multipole method on the GPU (docs/design.md §16, README
 "The far field"). Where the near and the far field balance against the leaf level and where `--level
-auto` lands (results/fmm-levels), the time and rate of every stage (results/fmm), what a faster
+auto` lands (results/fmm-levels), the time and rate of every stage (results/fmm) and of every kernel
+(results/fmm-profile), what a faster
 near-field kernel buys the whole method (results/fmm-near), the method against N beside all pairs
 (results/fmm-scaling), and its error against the order (results/fmm-accuracy). A part whose results
 are missing says so and how to measure them; the rest of the section is written regardless."""
@@ -14,6 +15,7 @@ from .fmm_common import AUTO_TARGET, FIGURE_ORDER, NEAR_FACTORS, FMA_PER_SM_CLOC
 from .fmm_growth import scaling_part, accuracy_part
 from .fmm_adaptive import adaptive_part, depth_error_part, leaf_part
 from .fmm_orders import orders_part
+from .fmm_profile import profile_part
 from .fmm_thread import tensor_part, thread_part
 
 
@@ -406,6 +408,7 @@ def fmm_hopper(report):
     parts = [intro]
     for title, fn in (("The leaf level: near against far, and the automatic level", levels_part),
                       ("Stages and their rates", stages_part),
+                      ("Kernel by kernel", profile_part),
                       ("M2L's orders per offset", orders_part),
                       ("M2L at low orders: a thread per target", thread_part),
                       ("M2L on tensor cores", tensor_part),
