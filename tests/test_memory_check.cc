@@ -1,6 +1,8 @@
 // Memory checked before work (methods/memory_estimate.h, docs/design.md §6): the estimate follows
 // N, the dimension, the precision, the level and the kernel; a run that cannot fit is refused at
 // once with the bytes needed and available, and nothing is written; runs that fit go ahead.
+#include <algorithm>
+
 #include "core/errors.h"
 #include "core/host_memory.h"
 #include "farfield/m2l_group_plan.h"
@@ -107,8 +109,12 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
       CHECK(signed_tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::tensor_table_entries(3, order) * 4.0));
     } else {
       CHECK(signed_tables == 0);
-      CHECK(tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::group_table_entries(3, order) * 4.0));
-      CHECK(farfield::m2l_plan::group_table_entries(3, order) >= (order + 1) * (order + 2) * (order + 3) / 6);
+      CHECK(tables == doctest::Approx(6.0 * 343 * farfield::m2l_plan::group_table_entries(3, order, 4) * 4.0));
+      CHECK(farfield::m2l_plan::group_table_entries(3, order, 4) >= (order + 1) * (order + 2) * (order + 3) / 6);
+      // float counts the larger of its two layouts (one or two row quads a unit), double the quads'
+      CHECK(farfield::m2l_plan::group_table_entries(3, order, 4) ==
+            std::max(farfield::m2l_plan::Quads<3>(order).table_size, farfield::m2l_plan::Quads<3>(order, 8, 1, 8).table_size));
+      CHECK(farfield::m2l_plan::group_table_entries(3, order, 8) == farfield::m2l_plan::Quads<3>(order).table_size);
     }
   }
   // The tensor-core kernel fits 3D float p = 16 (61 row tiles, one buffer of 162 KB) but not p = 17

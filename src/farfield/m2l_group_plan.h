@@ -328,11 +328,13 @@ inline bool tensor_kernel_fits(int dim, int p, std::size_t optin) {
   return tensor_shared_bytes(dim, p, 1) <= optin && (t + 15) / 16 <= kTensorMaxTiles;
 }
 
-// The entries of an offset's operator table at order p (all of its row quads, or of its pairs of
-// quads where float takes two a unit: the larger), for the memory estimate (methods/memory_estimate.cc).
-inline int group_table_entries(int dim, int p) {
-  return dim == 2 ? std::max(Quads<2>(p).table_size, Quads<2>(p, 8, 1, 8).table_size)
-                  : std::max(Quads<3>(p).table_size, Quads<3>(p, 8, 1, 8).table_size);
+// The entries of an offset's operator table at order p for values of `scalar` bytes (all of its row
+// quads; in float, which may take two quads a unit, the larger of the two layouts), for the memory
+// estimate (methods/memory_estimate.cc).
+inline int group_table_entries(int dim, int p, int scalar) {
+  const int quads = dim == 2 ? Quads<2>(p).table_size : Quads<3>(p).table_size;
+  if (scalar != 4) return quads;
+  return std::max(quads, dim == 2 ? Quads<2>(p, 8, 1, 8).table_size : Quads<3>(p, 8, 1, 8).table_size);
 }
 
 }  // namespace nf::farfield::m2l_plan

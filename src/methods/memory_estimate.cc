@@ -126,7 +126,7 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
                        (level + 1.0) * std::pow(7.0, dim) * plan::tensor_table_entries(dim, full.order) * 4.0});
     else if (k.gpu() && full.order > most && plan::group_kernel_fits(dim, int(scalar), full.order, optin))
       parts.push_back({"M2L's operator tables",
-                       (level + 1.0) * std::pow(7.0, dim) * plan::group_table_entries(dim, full.order) * scalar});
+                       (level + 1.0) * std::pow(7.0, dim) * plan::group_table_entries(dim, full.order, int(scalar)) * scalar});
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
                    threads);
