@@ -1,35 +1,26 @@
 #!/usr/bin/env python3
 """Sums an ncu --csv log (scripts/fmm-profile.sh) by kernel: total duration, launches, and the
 duration-weighted issue-slot, resident-warp, SM and memory throughput percentages, largest first.
+The log is read as the report reads it (paper/report/fmm_profile.py: launches, number).
 Usage: scripts/ncu-summary.py LOG.csv [TOP]   (TOP: how many kernels, default 30)"""
-import csv
+import os
 import sys
 
-
-def number(text):
-    """A metric value as ncu writes it (thousands separated by commas); 0 where it has none."""
-    try:
-        return float(text.replace(",", ""))
-    except (AttributeError, ValueError):
-        return 0.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "paper"))
+from report.fmm_profile import launches, number  # noqa: E402
 
 
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-    rows = [r for r in csv.reader(open(path)) if len(r) > 10]  # ncu's own notes have fewer fields
-    if not rows:
+    runs = launches(path)
+    if not runs:
         sys.exit(f"ncu-summary.py: {path}: no ncu rows")
-    head, rows = rows[0], rows[1:]
-    col = {name: head.index(name) for name in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
-    launches = {}
-    for r in rows:
-        launches.setdefault(r[col["ID"]], {"name": r[col["Kernel Name"]]})[r[col["Metric Name"]]] = r[col["Metric Value"]]
     weighted = ("smsp__issue_active.avg.pct_of_peak_sustained_active", "sm__warps_active.avg.pct_of_peak_sustained_active",
                 "sm__throughput.avg.pct_of_peak_sustained_elapsed",
                 "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
     kernels = {}
-    for launch in launches.values():
+    for launch in runs.values():
         name = launch["name"].split("(")[0]
         ms = number(launch.get("gpu__time_duration.sum")) / 1e6
         k = kernels.setdefault(name, {"ms": 0.0, "n": 0, "w": [0.0] * len(weighted),
@@ -40,7 +31,7 @@ def main():
         for i, m in enumerate(weighted):
             k["w"][i] += ms * number(launch.get(m))
     total = sum(k["ms"] for k in kernels.values())
-    print(f"{path}: {len(launches)} launches, {total:.3f} ms in all (kernels as ncu timed them, one at a time)")
+    print(f"{path}: {len(runs)} launches, {total:.3f} ms in all (kernels as ncu timed them, one at a time)")
     print("| ms | share | launches | issue % | warps % | SM % | memory % | registers | block | kernel |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, k in sorted(kernels.items(), key=lambda kv: -kv[1]["ms"])[:top]:

@@ -42,8 +42,9 @@ def stage_of(name):
 
 
 def launches(path):
-    """{launch id: {"name": kernel name, metric: value}} of one gzipped ncu CSV."""
-    with gzip.open(path, "rt", newline="") as f:
+    """{launch id: {"name": kernel name, metric: value}} of one ncu CSV (gzipped where it ends in .gz;
+    scripts/ncu-summary.py reads its logs through this too)."""
+    with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as f:
         rows = [r for r in csv.reader(io.StringIO(f.read())) if len(r) > 10]  # ncu's own notes have fewer fields
     if not rows:
         return {}

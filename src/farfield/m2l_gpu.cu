@@ -186,7 +186,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       int tl, rows, warps, stages, blocks = 0;
       std::size_t bytes;
       std::vector<int> plan;
-      int table_size;
+      Quads<D> tiles;  // the operator tables' row tiles of `rows` rows
     };
     std::vector<Shape> shapes;  // the kernels that fit: two targets a lane first
     for (int tl : {2, 1}) {
@@ -205,7 +205,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size);
       const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
-      Shape s{tl, rows, w, stages, 0, 0, plan, tiles.table_size};
+      Shape s{tl, rows, w, stages, 0, 0, plan, tiles};
       s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
       dispatch(tl, s.stages, rows, [&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
@@ -219,18 +219,17 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // (2 blocks an SM against 1), p = 10 114.7 / 57.0 (1 and 1); 2D p = 14 1.67 / 1.36, p = 16
     // 2.04 / 2.23 (2 against 1)).
     Quads<D> quads(p);  // the operator tables' row tiles: the chosen shape's, else quads (slices)
-    rows_ = 4;
+    int rows = 4;
     if (!shapes.empty()) {
       const Shape& pick = shapes.size() == 2 && shapes[0].blocks < shapes[1].blocks ? shapes[1] : shapes[0];
-      rows_ = pick.rows, table_size_ = pick.table_size;
-      quads = Quads<D>(p, rows_, 1, rows_);
+      quads = pick.tiles, rows = pick.rows, table_size_ = quads.table_size;
       Slice one;
       one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
-      one.rows = rows_, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
+      one.rows = rows, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
       slices_.push_back(std::move(one));
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
         std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
-                     D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows_, pick.warps, pick.stages, pick.blocks,
+                     D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows, pick.warps, pick.stages, pick.blocks,
                      balanced ? "balanced" : "contiguous");
     }
     if (slices_.empty() && force != "direct") {
@@ -261,7 +260,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
                      sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous");
     }
     if (grouped()) {
-      const OperatorMap m = operator_map<D>(p, quads, rows_);  // the tables' layout (m2l_group_plan.h)
+      const OperatorMap m = operator_map<D>(p, quads, rows);  // the tables' layout (m2l_group_plan.h)
       map_ = gpu::DeviceBuffer<int>(m.map);
       degree_ = gpu::DeviceBuffer<unsigned char>(m.degree);
       chunk_order_ = gpu::DeviceBuffer<unsigned char>(m.chunk_order);  // (apply sets each launch's memory limit)

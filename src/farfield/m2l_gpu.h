@@ -80,7 +80,7 @@ class M2LOperators {
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
-  int p_ = -1, terms_ = 0, table_size_ = 0, rows_ = 4;  // rows_: of a unit, and of the tables' row tiles
+  int p_ = -1, terms_ = 0, table_size_ = 0;
   std::vector<Slice> slices_;          // the group kernel's launches (none: another kernel runs)
   gpu::DeviceBuffer<int> map_;         // operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
