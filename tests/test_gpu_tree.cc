@@ -1,5 +1,6 @@
 // The GPU tree builder equals the CPU builder, element for element, in both layouts and at deep
-// levels; its stage timings add up under a total that has its own events (GPU suite).
+// levels, and without its neighbor lists the same boxes; its stage timings add up under a total that
+// has its own events (GPU suite).
 #include <chrono>
 #include <random>
 
@@ -56,6 +57,26 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
   // The CPU tree is checked against the brute-force reference in the CPU tests; equality carries
   // it over. Small inputs are checked against the reference here too.
   if (p.size() <= 3000) test::check_compact(p, gpu, level, d);
+
+  // A builder without neighbor lists (fmm-adaptive's): the same sort, boxes and largest box, twice,
+  // and no lists.
+  if (!dense) {
+    GpuTreeBuilder bare(p.dim, level, p.size(), false, false);
+    for (int rebuild = 0; rebuild < 2; ++rebuild) bare.build(dp, domain_text.empty() ? nullptr : &d);
+    const Tree t = download_tree(bare.tree());
+    CHECK(!bare.tree().lists);
+    CHECK(t.domain.side == cpu.domain.side);
+    CHECK(t.order == cpu.order);
+    CHECK(t.box_key == cpu.box_key);
+    CHECK(t.box_first == cpu.box_first);
+    CHECK(t.particle_compact_box == cpu.particle_compact_box);
+    CHECK(bare.tree().nonempty_count == cpu.nonempty_boxes());
+    CHECK(bare.tree().max_box_count == cpu.max_box_count());
+    CHECK(bare.tree().near_full_links == 0);
+    CHECK(bare.tree().near_half_links == 0);
+    CHECK(t.near_full.offset.empty());
+    CHECK(t.near_half.ids.empty());
+  }
 
   // The sorted bodies every near-field kernel reads.
   gpu::DeviceBuffer<Body<float>> bodies(builder.tree().n);

@@ -26,7 +26,7 @@ class GpuNearFieldMethod final : public PartMethod {
   GpuNearFieldMethod(const GpuNearFieldKernels& kernels, const KernelInfo& k, const MethodSetup& s,
                      const Particles& like)
       : PartMethod(ForceModel::near_field, s), kernel_(kernels.get<D, T>()()), newton3_(k.newton3()),
-        builder_(D, s.level, like.size(), k.dense_tree()), bodies_(like.size()), acc_(like.size()) {
+        builder_(D, s.level, like.size(), k.dense_tree() && !s.scope.tree_only, !s.scope.tree_only), bodies_(like.size()), acc_(like.size()) {
     if (s.count_interactions) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
     view_.eps2 = static_cast<T>(s.softening * s.softening);
     view_.guarded = !unguarded_is_safe<T>(s.softening, s.scope.max_mass > 0 ? s.scope.max_mass : like.max_mass());
@@ -82,10 +82,12 @@ class GpuNearFieldMethod final : public PartMethod {
     const double transfer =
         upload_ms() + gather_timer_.elapsed_ms() + (scattered_ ? scatter_timer_.elapsed_ms() : 0.0);
     const double ms = evaluate_ms();
-    return {{{"tree", build_.total}, {"plan", plan_timer_.elapsed_ms()}, {"transfer", transfer}}, ms, {{"near", ms}}};
+    const double plan = setup_.scope.tree_only ? 0.0 : plan_timer_.elapsed_ms();
+    return {{{"tree", build_.total}, {"plan", plan}, {"transfer", transfer}}, ms, {{"near", ms}}};
   }
   unsigned long long counted_interactions() override { return counter_.size() ? counter_.download()[0] : 0; }
   double device_potential() override {
+    if (setup_.scope.tree_only) throw std::logic_error("a tree-only near-field part has no neighbor lists to sum over");
     return potential_gpu::near_field_potential<D, T>(bodies_.data(), builder_.tree(), view_.eps2, scratch_);
   }
   std::string device_potential_method() const override {
@@ -133,6 +135,7 @@ class GpuNearFieldMethod final : public PartMethod {
  protected:
   void clear_output() override { acc_.fill(0); }
   void compute() override {
+    if (setup_.scope.tree_only) throw std::logic_error("a tree-only near-field part (BoxScope::tree_only) is not evaluated");
     if (view_.counter) counter_.fill(0);
     view_.acc_zero = true;  // clear_output just zeroed it: the kernel is the evaluation's only stage
     kernel_->launch(view_);
@@ -165,6 +168,7 @@ class GpuNearFieldMethod final : public PartMethod {
     view_.computed_boxes = std::min(t.nonempty_count, setup_.scope.computed_boxes);
     view_.lower_neighbors = setup_.scope.lower_neighbors;
     view_.max_box_count = std::max(t.max_box_count, setup_.scope.max_box_count);
+    if (setup_.scope.tree_only) return;  // no lists, no plan: its owner reads the tree and bodies only
     plan_timer_.start();
     kernel_->plan(view_);
     plan_timer_.stop();

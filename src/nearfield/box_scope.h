@@ -22,6 +22,10 @@ struct BoxScope {
   double max_mass = 0;
   //! > 0: shape launches as for an input whose largest box holds this many particles.
   std::uint32_t max_box_count = 0;
+  //! True: the part only builds the tree and gathers the bodies, for a full method that plans and
+  //! sums the near field itself (fmm-adaptive): no neighbor lists are built and no plan is made,
+  //! and evaluating the part is an error.
+  bool tree_only = false;
 };
 
 }  // namespace nf

@@ -35,6 +35,9 @@ struct DeviceTree {
   std::uint32_t nonempty_count = 0;  //!< M, non-empty boxes
   std::uint32_t near_full_links = 0, near_half_links = 0;  //!< valid entries of near_full_ids / near_half_ids
   bool dense = false;                                      //!< the dense arrays below were built
+  //! The compact neighbor lists below were built (false: a builder made without them, for a full
+  //! method that finds its near sources itself; their offsets and ids are then empty).
+  bool lists = true;
 
   // Compact layout (always): M non-empty boxes by ascending key.
   gpu::DeviceBuffer<std::uint32_t> order;          //!< N: sorted position -> input row
@@ -68,7 +71,9 @@ struct GpuBuildTimes {
 class GpuTreeBuilder {
  public:
   //! `dense`: also build the paper's dense layout (refused past max_dense_level or GPU memory).
-  GpuTreeBuilder(int dim, int level, std::size_t n, bool dense);
+  //! `lists` false: build no neighbor lists (the sort, the boxes and the largest box only; a
+  //! method that plans its near field from the boxes itself, fmm-adaptive); not with `dense`.
+  GpuTreeBuilder(int dim, int level, std::size_t n, bool dense, bool lists = true);
   ~GpuTreeBuilder();
   GpuTreeBuilder(const GpuTreeBuilder&) = delete;
   GpuTreeBuilder& operator=(const GpuTreeBuilder&) = delete;

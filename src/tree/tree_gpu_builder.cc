@@ -56,10 +56,11 @@ std::vector<T> download_prefix(const gpu::DeviceBuffer<T>& b, std::size_t count)
 
 }  // namespace
 
-GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense) {
+GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense, bool lists) {
   gpu::require("the GPU tree builder");  // before any CUDA call (the scratch's events)
   check_level(dim, level, n, gpu::device_info().free_bytes, "free GPU memory", dense);
   if (n > 0x7FFFFFFFull) throw UsageError("the GPU builder takes at most 2^31 - 1 particles");
+  if (dense && !lists) throw std::logic_error("GpuTreeBuilder: the dense layout comes with the neighbor lists");
   s_ = std::make_unique<tree_gpu::Scratch>();
   DeviceTree& t = tree_;
   t.dim = dim;
@@ -67,13 +68,16 @@ GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense) {
   t.nbox = std::uint64_t(1) << (dim * level);
   t.n = static_cast<std::uint32_t>(n);
   t.dense = dense;
+  t.lists = lists;
   const std::size_t boxes = static_cast<std::size_t>(std::min<std::uint64_t>(n, t.nbox));  // M at most
   t.order = gpu::DeviceBuffer<std::uint32_t>(n);
   t.box_key = gpu::DeviceBuffer<std::uint64_t>(boxes);
   t.box_first = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
   t.particle_compact_box = gpu::DeviceBuffer<std::uint32_t>(n);
-  t.near_full_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
-  t.near_half_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
+  if (lists) {
+    t.near_full_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
+    t.near_half_offset = gpu::DeviceBuffer<std::uint32_t>(boxes + 1);
+  }
   std::size_t counts = boxes + 1;
   if (dense) {
     const std::size_t nbox = static_cast<std::size_t>(t.nbox);
@@ -92,18 +96,20 @@ GpuTreeBuilder::GpuTreeBuilder(int dim, int level, std::size_t n, bool dense) {
   s.keys = gpu::DeviceBuffer<std::uint64_t>(n);
   s.sorted_keys = gpu::DeviceBuffer<std::uint64_t>(n);
   s.index = gpu::DeviceBuffer<std::uint32_t>(n);
-  s.full_count = gpu::DeviceBuffer<std::uint32_t>(counts);
-  s.half_count = gpu::DeviceBuffer<std::uint32_t>(counts);
+  if (lists) {
+    s.full_count = gpu::DeviceBuffer<std::uint32_t>(counts);
+    s.half_count = gpu::DeviceBuffer<std::uint32_t>(counts);
+  }
   s.counters = gpu::DeviceBuffer<std::uint32_t>(tree_gpu::kCounters);
   s.summary = gpu::DeviceBuffer<tree_gpu::BuildSummary>(1);
-  if (t.nbox <= tree_gpu::kMapBoxes && t.nbox <= tree_gpu::kMapBoxesPerParticle * std::max<std::uint64_t>(n, 1))
+  if (lists && t.nbox <= tree_gpu::kMapBoxes && t.nbox <= tree_gpu::kMapBoxesPerParticle * std::max<std::uint64_t>(n, 1))
     s.box_map = gpu::DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(t.nbox));
   s.bounds = gpu::DeviceBuffer<tree_gpu::DomainBounds>(1);
   s.domain = gpu::DeviceBuffer<Domain>(1);
   tree_gpu::init_domain_bounds(s);
   // One temporary allocation large enough for every CUB call of the build.
   std::size_t temp = std::max({tree_gpu::sort_temp_bytes(n, dim * level), tree_gpu::boxes_temp_bytes(n),
-                               tree_gpu::neighbors_temp_bytes(boxes), std::size_t(1)});
+                               lists ? tree_gpu::neighbors_temp_bytes(boxes) : 0, std::size_t(1)});
   if (dense) temp = std::max(temp, tree_gpu::dense_temp_bytes(t.nbox));
   s.temp = gpu::DeviceBuffer<unsigned char>(temp);
 }
@@ -126,7 +132,7 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   clock.run(&GpuBuildTimes::keys, [&] { tree_gpu::compute_keys(p, t.level, s); });
   clock.run(&GpuBuildTimes::sort, [&] { tree_gpu::sort_keys(t, s); });
   clock.run(&GpuBuildTimes::box_starts, [&] { tree_gpu::find_boxes(t, s); });
-  clock.run(&GpuBuildTimes::neighbors, [&] { tree_gpu::build_compact_lists(t, s); });
+  if (t.lists) clock.run(&GpuBuildTimes::neighbors, [&] { tree_gpu::build_compact_lists(t, s); });
   // The one read of the build: M, the largest box, the list totals and the domain. The stages
   // above ran over capacities, reading M on the device, so none waited for the host.
   const tree_gpu::BuildSummary sum = tree_gpu::read_summary(s, t);
@@ -136,7 +142,7 @@ void GpuTreeBuilder::build(const DeviceParticles& p, const Domain* domain, GpuBu
   t.near_half_links = sum.counters[tree_gpu::kHalfLinks];
   t.domain = sum.domain;
   // An id buffer too small for the totals (the first build, or more links than ever before).
-  if (t.near_full_links > t.near_full_ids.size() || t.near_half_links > t.near_half_ids.size())
+  if (t.lists && (t.near_full_links > t.near_full_ids.size() || t.near_half_links > t.near_half_ids.size()))
     tree_gpu::refill_compact_lists(t, s);
   tree_gpu::clear_map(t, s);
   if (t.dense) clock.run(&GpuBuildTimes::dense, [&] { tree_gpu::build_dense(t, s); });
@@ -154,8 +160,10 @@ Tree download_tree(const DeviceTree& t) {
   h.box_key = download_prefix(t.box_key, m);
   h.box_first = download_prefix(t.box_first, std::size_t(m) + 1);
   h.particle_compact_box = download_prefix(t.particle_compact_box, t.n);
-  h.near_full.offset = download_prefix(t.near_full_offset, std::size_t(m) + 1);
-  h.near_half.offset = download_prefix(t.near_half_offset, std::size_t(m) + 1);
+  if (t.lists) {  // else no lists: empty offsets and ids
+    h.near_full.offset = download_prefix(t.near_full_offset, std::size_t(m) + 1);
+    h.near_half.offset = download_prefix(t.near_half_offset, std::size_t(m) + 1);
+  }
   h.near_full.ids = download_prefix(t.near_full_ids, t.near_full_links);
   h.near_half.ids = download_prefix(t.near_half_ids, t.near_half_links);
   h.dense = t.dense;

@@ -31,8 +31,8 @@ __global__ void summary_kernel(const std::uint32_t* __restrict__ counters, const
                                BuildSummary* __restrict__ out) {
   for (int c = 0; c < kCounters; ++c) out->counters[c] = counters[c];
   const std::uint32_t m = counters[kBoxes];
-  out->counters[kFullLinks] = full_offset[m];
-  out->counters[kHalfLinks] = half_offset[m];
+  out->counters[kFullLinks] = full_offset ? full_offset[m] : 0;  // null: a build without lists
+  out->counters[kHalfLinks] = half_offset ? half_offset[m] : 0;
   out->domain = *domain;
 }
 

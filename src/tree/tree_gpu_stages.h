@@ -108,8 +108,8 @@ void refill_compact_lists(DeviceTree& t, Scratch& s);
 //! Resets the map's entries of this build's boxes to kNoBox (after the last fill), so the next
 //! build need not clear all nbox entries.
 void clear_map(const DeviceTree& t, Scratch& s);
-//! s.summary = the counters, the list totals (from t's offsets) and the domain (one small kernel),
-//! then one copy to the host.
+//! s.summary = the counters, the list totals (from t's offsets; 0 for a build without lists) and
+//! the domain (one small kernel), then one copy to the host.
 BuildSummary read_summary(Scratch& s, const DeviceTree& t);
 
 // dense

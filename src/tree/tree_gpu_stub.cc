@@ -8,7 +8,7 @@ namespace tree_gpu {
 struct Scratch {};
 }  // namespace tree_gpu
 
-GpuTreeBuilder::GpuTreeBuilder(int, int, std::size_t, bool) { gpu::require("the GPU tree builder"); }
+GpuTreeBuilder::GpuTreeBuilder(int, int, std::size_t, bool, bool) { gpu::require("the GPU tree builder"); }
 GpuTreeBuilder::~GpuTreeBuilder() = default;
 void GpuTreeBuilder::build(const DeviceParticles&, const Domain*, GpuBuildTimes*) { gpu::require("the GPU tree builder"); }
 std::vector<double> time_bare_sort(const DeviceTree&, int, int) {
