@@ -274,22 +274,54 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       const int n1 = order == full_order ? (unit[v] >> 20) & 0xfff
                                          : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
       const T* quad = Ts + (first[v] & 0x3ffffff);
-      auto step = [&](int n) {
-        T t[R / 4][4], m[TL];
+      auto load = [&](int n, T (&t)[R / 4][4], T (&m)[TL]) {
 #pragma unroll
         for (int h = 0; h < R / 4; ++h) load4(quad + R * n + 4 * h, t[h]);
         load_targets<T, TL>(Ms + n * S + lane * TL, m);
+      };
+      auto sum = [&](const T (&t)[R / 4][4], const T (&m)[TL]) {
 #pragma unroll
         for (int j = 0; j < R; ++j)
 #pragma unroll
           for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j / 4][j % 4], m[i2], acc[v][j][i2]);
       };
       const int n0 = (unit[v] >> 8) & 0xfff;
-      if constexpr (sizeof(T) == 4) {  // unrolled: the loop's own instructions were a third of the issued ones
+      constexpr bool ahead = sizeof(T) == 4 && D == 3 && TL == 1 && R == 8;
+      if constexpr (sizeof(T) == 4 && !ahead) {  // unrolled: the loop's own instructions were a third of the issued ones
 #pragma unroll 4
-        for (int n = n0; n < n1; ++n) step(n);
+        for (int n = n0; n < n1; ++n) {
+          T t[R / 4][4], m[TL];
+          load(n, t, m);
+          sum(t, m);
+        }
+      } else if constexpr (ahead) {
+        // 3D, one target a lane, two quads a unit (float from p = 12): unrolled too, and each
+        // column's operands loaded one column ahead of their sums, which then wait less on shared
+        // memory (M2L 3% faster at 3D p = 12; elsewhere it gained nothing, or lost 2% in 2D p = 14:
+        // docs/design.md §16 "M2L on the GPU").
+        if (n0 < n1) {
+          T t[R / 4][4], m[TL];
+          load(n0, t, m);
+#pragma unroll 4
+          for (int n = n0 + 1; n < n1; ++n) {
+            T tn[R / 4][4], mn[TL];
+            load(n, tn, mn);
+            sum(t, m);
+#pragma unroll
+            for (int h = 0; h < R / 4; ++h)
+#pragma unroll
+              for (int e = 0; e < 4; ++e) t[h][e] = tn[h][e];
+#pragma unroll
+            for (int i2 = 0; i2 < TL; ++i2) m[i2] = mn[i2];
+          }
+          sum(t, m);
+        }
       } else {  // double: unrolling spills
-        for (int n = n0; n < n1; ++n) step(n);
+        for (int n = n0; n < n1; ++n) {
+          T t[R / 4][4], m[TL];
+          load(n, t, m);
+          sum(t, m);
+        }
       }
     }
     __syncthreads();  // stage st is free again
