@@ -66,6 +66,8 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
     const Tree t = download_tree(bare.tree());
     CHECK(!bare.tree().lists);
     CHECK(t.domain.side == cpu.domain.side);
+    for (int a = 0; a < p.dim; ++a) CHECK(t.domain.origin[a] == cpu.domain.origin[a]);
+    CHECK(t.nbox == cpu.nbox);
     CHECK(t.order == cpu.order);
     CHECK(t.box_key == cpu.box_key);
     CHECK(t.box_first == cpu.box_first);
@@ -75,6 +77,8 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
     CHECK(bare.tree().near_full_links == 0);
     CHECK(bare.tree().near_half_links == 0);
     CHECK(t.near_full.offset.empty());
+    CHECK(t.near_full.ids.empty());
+    CHECK(t.near_half.offset.empty());
     CHECK(t.near_half.ids.empty());
   }
 

@@ -10,6 +10,7 @@
 #include "methods/auto_level.h"
 #include "methods/full_level_rule.h"
 #include "methods/memory_estimate.h"
+#include "tree/tree.h"
 #include "helpers.h"
 
 using namespace nf;
@@ -77,6 +78,20 @@ TEST_CASE("the estimate follows N, precision, level, threads and the kernel's la
   const double terms = double((p + 1) * (p + 2) * (p + 3) / 6),
                boxes = 8.0 * 16777216 / auto_leaf_size(3, p, FullMethodCostModel::kGpuFloat) + 1;
   CHECK(adaptive_expansions == doctest::Approx(2.0 * terms * 4.0 * boxes));
+  // Its GPU tree has no neighbor lists (gpu_fmm_adaptive.cc builds its part tree only); the CPU
+  // method's has them.
+  double adaptive_tree = -1;
+  for (const auto& part : adaptive.gpu)
+    if (part.what.rfind("tree", 0) == 0) adaptive_tree = part.bytes;
+  // (--level auto is counted at the shallowest level with a box a particle: 8 here, 7 below.)
+  CHECK(adaptive_tree == doctest::Approx(tree_bytes(3, 8, 16777216, false, false)));
+  CHECK(adaptive_tree < tree_bytes(3, 8, 16777216, false));
+  MemoryNeed cpu_adaptive;
+  add_method_memory(cpu_adaptive, find_kernel("cpu-fmm-adaptive"), a, 3, 1000000, 1);
+  double cpu_tree = -1;
+  for (const auto& part : cpu_adaptive.host)
+    if (part.what == "tree") cpu_tree = part.bytes;
+  CHECK(cpu_tree == doctest::Approx(tree_bytes(3, 7, 1000000, false)));
   CHECK(adaptive.gpu_bytes() < 20e9);
   CHECK(uniform.gpu_bytes() > 60e9);
   a.leaf_size = 16;  // smaller leaves, more boxes

@@ -171,6 +171,11 @@ TEST_CASE("the tree's memory follows N: 3 particles at 2D level 14 (and deeper) 
   }
   // The dense layout's bytes do follow 4^K: that is what a dense request is refused by.
   CHECK(tree_bytes(2, 14, 3, true) > 1.5e10);
+  // Without neighbor lists (a GPU build for fmm-adaptive) a box costs its key and first only: 3D,
+  // 2^20 particles at level 9 (more boxes than particles), 28 N + 12 N instead of 28 N + 20 N + 6 x 26 N.
+  const double n = 1048576.0;
+  CHECK(tree_bytes(3, 9, 1048576, false, false) == doctest::Approx(40.0 * n));
+  CHECK(tree_bytes(3, 9, 1048576, false) == doctest::Approx((48.0 + 6.0 * 26.0) * n));
 }
 
 TEST_CASE("levels beyond the keys, the dense layout or memory are refused with a clear message") {

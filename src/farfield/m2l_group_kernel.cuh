@@ -297,8 +297,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       } else if constexpr (ahead) {
         // 3D, one target a lane, two quads a unit (float from p = 12): unrolled too, and each
         // column's operands loaded one column ahead of their sums, which then wait less on shared
-        // memory (M2L 3% faster at 3D p = 12; elsewhere it gained nothing, or lost 2% in 2D p = 14:
-        // docs/design.md §16 "M2L on the GPU").
+        // memory (M2L 3% faster at 3D p = 12; with two targets a lane at 3D p = 10 it gained
+        // nothing, in 2D p = 14 it lost 2%: docs/design.md §16 "M2L on the GPU").
         if (n0 < n1) {
           T t[R / 4][4], m[TL];
           load(n0, t, m);

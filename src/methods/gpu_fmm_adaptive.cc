@@ -225,12 +225,13 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     m2l_.prepare(setup_.order, levels_, setup_.softening);  // the full levels' sides: the same boxes
     shifts_.reset(setup_.order);
     lists_timer_.stop();
-    planned_ = t.n > 0;
-    if (planned_) {
+    planned_ = false;  // set once the plan's timer has stopped (plan_near may throw)
+    if (t.n > 0) {
       plan_timer_.start();
       adaptive_.plan_near(t.n, mutual_ != nullptr);
       plan_mutual(t.n);
       plan_timer_.stop();
+      planned_ = true;
     }
     geometry_ = farfield::AdaptiveGeometry{};
     for (int x = 0; x < 3; ++x) geometry_.origin[x] = t.domain.origin[x];

@@ -26,7 +26,9 @@ class GpuNearFieldMethod final : public PartMethod {
   GpuNearFieldMethod(const GpuNearFieldKernels& kernels, const KernelInfo& k, const MethodSetup& s,
                      const Particles& like)
       : PartMethod(ForceModel::near_field, s), kernel_(kernels.get<D, T>()()), newton3_(k.newton3()),
-        builder_(D, s.level, like.size(), k.dense_tree() && !s.scope.tree_only, !s.scope.tree_only), bodies_(like.size()), acc_(like.size()) {
+        // A tree-only part builds the compact layout without lists (its owner reads nothing else).
+        builder_(D, s.level, like.size(), k.dense_tree() && !s.scope.tree_only, !s.scope.tree_only),
+        bodies_(like.size()), acc_(like.size()) {
     if (s.count_interactions) counter_ = gpu::DeviceBuffer<unsigned long long>(1);
     view_.eps2 = static_cast<T>(s.softening * s.softening);
     view_.guarded = !unguarded_is_safe<T>(s.softening, s.scope.max_mass > 0 ? s.scope.max_mass : like.max_mass());

@@ -50,7 +50,9 @@ double boxes_over_levels(int dim, int level, std::uint64_t n) {
 void add_near_field(std::vector<MemoryNeed::Part>& parts, const KernelInfo& k, int dim, int level, std::uint64_t n,
                     double scalar, int threads) {
   const double nd = static_cast<double>(n);
-  parts.push_back({"tree", tree_bytes(dim, level, n, k.dense_tree())});
+  // fmm-adaptive's GPU tree has no neighbor lists (it plans its leaves' near field itself).
+  const bool lists = !(k.adaptive() && k.gpu());
+  parts.push_back({lists ? "tree" : "tree (no neighbor lists)", tree_bytes(dim, level, n, k.dense_tree(), lists)});
   parts.push_back({"bodies and accelerations", nd * 8.0 * scalar});
   if (!k.gpu() && k.newton3() && k.openmp())
     parts.push_back({"per-thread buffers (" + std::to_string(threads) + " threads)", nd * 4.0 * scalar * threads});

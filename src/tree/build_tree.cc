@@ -183,13 +183,13 @@ std::string full_link_count_text(int dim, int level, bool half) {
   return digits;
 }
 
-double tree_bytes(int dim, int level, std::uint64_t particles, bool dense) {
+double tree_bytes(int dim, int level, std::uint64_t particles, bool dense, bool lists) {
   const double n = static_cast<double>(particles), nbox = std::ldexp(1.0, dim * level);
   const double boxes = std::min(n, nbox);                 // non-empty boxes, at most
   const double links = (dim == 2 ? 8.0 : 26.0) * boxes;  // between non-empty boxes, at most
   // Per particle: order, compact box, key, and the sort's second key and index buffers; per non-empty
-  // box: key, first, two offsets; full + half ids.
-  double bytes = 28.0 * n + 20.0 * boxes + 6.0 * links;
+  // box: key, first, and with the lists two offsets and their full + half ids.
+  double bytes = 28.0 * n + 12.0 * boxes + (lists ? 8.0 * boxes + 6.0 * links : 0.0);
   if (dense) {
     const double b = (std::pow(3.0 * std::ldexp(1.0, level) - 2.0, dim) - std::pow(std::ldexp(1.0, level), dim));
     // box_start, nonempty, two offset arrays; full + half ids; particle_box.

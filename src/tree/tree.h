@@ -70,8 +70,9 @@ std::uint64_t full_link_count(int dim, int level);
 std::string full_link_count_text(int dim, int level, bool half = false);
 
 //! Estimated peak bytes of building a tree: the compact layout (per particle and per possible
-//! non-empty box), plus the dense arrays when `dense`. A double: deep dense levels exceed 2^64.
-double tree_bytes(int dim, int level, std::uint64_t particles, bool dense);
+//! non-empty box, with its neighbor lists unless `lists` is false: a GPU build without them,
+//! GpuTreeBuilder), plus the dense arrays when `dense`. A double: deep dense levels exceed 2^64.
+double tree_bytes(int dim, int level, std::uint64_t particles, bool dense, bool lists = true);
 
 //! Refuses (UsageError) a level below 0 or deeper than max_level(dim), a dense layout deeper than
 //! max_dense_level(dim), or a tree that would need more than `available_bytes`; the messages name

@@ -94,7 +94,9 @@ class GpuTreeBuilder {
 //! after `warmup` runs: the floor the build's sort stage is compared with.
 std::vector<double> time_bare_sort(const DeviceTree& t, int warmup, int reps);
 
-//! Copies a device tree back into the CPU structure (for tests and the tree command).
+//! Copies a device tree back into the CPU structure (for tests and the tree command). A tree built
+//! without lists comes back with empty near_full / near_half (offsets too): not a Tree that the
+//! CPU near-field code may read.
 Tree download_tree(const DeviceTree& t);
 
 }  // namespace nf
