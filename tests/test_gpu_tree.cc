@@ -19,6 +19,19 @@ using namespace nf;
 
 namespace {
 
+// The sort and the boxes of a GPU build (downloaded as `gpu`, on the device `t`) equal the CPU tree's.
+void check_same_boxes(const Tree& gpu, const DeviceTree& t, const Tree& cpu) {
+  CHECK(gpu.domain.side == cpu.domain.side);
+  for (int a = 0; a < cpu.dim; ++a) CHECK(gpu.domain.origin[a] == cpu.domain.origin[a]);
+  CHECK(gpu.nbox == cpu.nbox);
+  CHECK(gpu.order == cpu.order);
+  CHECK(gpu.box_key == cpu.box_key);
+  CHECK(gpu.box_first == cpu.box_first);
+  CHECK(gpu.particle_compact_box == cpu.particle_compact_box);
+  CHECK(t.nonempty_count == cpu.nonempty_boxes());
+  CHECK(t.max_box_count == cpu.max_box_count());
+}
+
 void check_same_tree(const Particles& p, int level, const std::string& domain_text, bool dense) {
   CAPTURE(p.size());
   CAPTURE(p.dim);
@@ -33,19 +46,11 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
   // build reuses every buffer and must give the same tree again.
   for (int rebuild = 0; rebuild < 2; ++rebuild) builder.build(dp, domain_text.empty() ? nullptr : &d);
   const Tree gpu = download_tree(builder.tree());
-  CHECK(gpu.domain.side == cpu.domain.side);
-  for (int a = 0; a < p.dim; ++a) CHECK(gpu.domain.origin[a] == cpu.domain.origin[a]);
-  CHECK(gpu.nbox == cpu.nbox);
-  CHECK(gpu.order == cpu.order);
-  CHECK(gpu.box_key == cpu.box_key);
-  CHECK(gpu.box_first == cpu.box_first);
-  CHECK(gpu.particle_compact_box == cpu.particle_compact_box);
+  check_same_boxes(gpu, builder.tree(), cpu);
   CHECK(gpu.near_full.offset == cpu.near_full.offset);
   CHECK(gpu.near_full.ids == cpu.near_full.ids);
   CHECK(gpu.near_half.offset == cpu.near_half.offset);
   CHECK(gpu.near_half.ids == cpu.near_half.ids);
-  CHECK(builder.tree().nonempty_count == cpu.nonempty_boxes());
-  CHECK(builder.tree().max_box_count == cpu.max_box_count());
   CHECK(gpu.dense == dense);
   CHECK(gpu.box_start == cpu.box_start);
   CHECK(gpu.particle_box == cpu.particle_box);
@@ -65,15 +70,7 @@ void check_same_tree(const Particles& p, int level, const std::string& domain_te
     for (int rebuild = 0; rebuild < 2; ++rebuild) bare.build(dp, domain_text.empty() ? nullptr : &d);
     const Tree t = download_tree(bare.tree());
     CHECK(!bare.tree().lists);
-    CHECK(t.domain.side == cpu.domain.side);
-    for (int a = 0; a < p.dim; ++a) CHECK(t.domain.origin[a] == cpu.domain.origin[a]);
-    CHECK(t.nbox == cpu.nbox);
-    CHECK(t.order == cpu.order);
-    CHECK(t.box_key == cpu.box_key);
-    CHECK(t.box_first == cpu.box_first);
-    CHECK(t.particle_compact_box == cpu.particle_compact_box);
-    CHECK(bare.tree().nonempty_count == cpu.nonempty_boxes());
-    CHECK(bare.tree().max_box_count == cpu.max_box_count());
+    check_same_boxes(t, bare.tree(), cpu);
     CHECK(bare.tree().near_full_links == 0);
     CHECK(bare.tree().near_half_links == 0);
     CHECK(t.near_full.offset.empty());
