@@ -278,6 +278,36 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
       }
 }
 
+// 3D from p = 10 shifts by lines, so its M2M and L2L tables are built only at the first call that
+// runs the table kernel: here NEARFIELD_SHIFTS=block set after the method was prepared and
+// evaluated once without them.
+TEST_CASE("GPU fmm builds its shift tables at the first call that needs them" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  test::EnvScope shifts("NEARFIELD_SHIFTS");
+  shifts.set(nullptr);
+  const Particles p = test::make("plummer", 3, 3000, 74);
+  for (Precision prec : {Precision::f32, Precision::f64})
+    for (int order : {10, 12}) {
+      CAPTURE(to_string(prec));
+      CAPTURE(order);
+      MethodSetup s;
+      s.level = 3;
+      s.domain = default_domain(p);
+      s.softening = 1e-3;
+      s.precision = prec;
+      s.order = order;
+      const test::FmmPair m = test::evaluate_fmm_and_cpu(s, p);  // lines on every level
+      const double bound = prec == Precision::f32 ? 2e-6 : 1e-13;
+      const std::vector<double> b = m.cpu->accelerations();
+      CHECK(test::relative_l2(m.gpu->accelerations(), b) <= bound);
+      shifts.set("block");
+      m.gpu->poison_output();
+      m.gpu->evaluate();  // the tables of this order, built now
+      CHECK(test::relative_l2(m.gpu->accelerations(), b) <= bound);
+      shifts.set(nullptr);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same counts" * doctest::test_suite("gpu")) {

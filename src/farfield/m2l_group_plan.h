@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -160,25 +161,21 @@ std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
   return classes;
 }
 
-// A plan of the quads' columns for `warps` warps of at most U units each: the quads cut into pieces
-// of about `piece` columns, each piece given (largest first) to the warp where it adds least to the
-// per-order loads' spread (sum over orders of weight x piece's columns x the warp's load at that
-// order). Its cost: the sum over orders of weight x the largest warp load, the columns the block's
-// slowest warp sums per offset. False where the pieces need more than warps x U units.
+// The quads cut into pieces of about `piece` columns, largest first by their weighted columns (sum
+// over orders of weight x the piece's columns at that order).
+struct PlanPiece {
+  int q, n0, n1;
+  std::vector<double> cols;  // per class
+  double weighted = 0;
+};
 template <int D>
-bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int warps, int U, int piece,
-                std::vector<int>& plan, double& cost) {
-  struct Piece {
-    int q, n0, n1;
-    std::vector<double> cols;  // per class
-    double weighted = 0;
-  };
+std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int piece) {
   const std::size_t K = classes.size();
-  std::vector<Piece> pieces;
+  std::vector<PlanPiece> pieces;
   for (int q = quads.first; q < quads.last; ++q) {
     const int c = quads.columns[std::size_t(q)], k = std::max(1, (c + piece - 1) / piece);
     for (int i = 0; i < k; ++i) {
-      Piece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
+      PlanPiece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
       for (std::size_t j = 0; j < K; ++j) {
         pc.cols[j] = std::max(0, std::min(pc.n1, quads.columns_at(q, classes[j].first)) - pc.n0);
         pc.weighted += classes[j].second * pc.cols[j];
@@ -186,12 +183,32 @@ bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>
       pieces.push_back(std::move(pc));
     }
   }
+  std::stable_sort(pieces.begin(), pieces.end(), [](const PlanPiece& a, const PlanPiece& b) { return a.weighted > b.weighted; });
+  return pieces;
+}
+
+// How many pieces plan_pieces cuts, without cutting them.
+template <int D>
+std::size_t plan_piece_count(const Quads<D>& quads, int piece) {
+  std::size_t count = 0;
+  for (int q = quads.first; q < quads.last; ++q) count += std::size_t(std::max(1, (quads.columns[std::size_t(q)] + piece - 1) / piece));
+  return count;
+}
+
+// A plan of the pieces for `warps` warps of at most U units each: each piece given (largest first)
+// to the warp where it adds least to the per-order loads' spread (sum over orders of weight x
+// piece's columns x the warp's load at that order). Its cost: the sum over orders of weight x the
+// largest warp load, the columns the block's slowest warp sums per offset. False where the pieces
+// need more than warps x U units.
+template <int D>
+bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, const std::vector<PlanPiece>& pieces,
+                int warps, int U, std::vector<int>& plan, double& cost) {
+  const std::size_t K = classes.size();
   if (pieces.size() > std::size_t(warps) * U) return false;
-  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.weighted > b.weighted; });
   std::vector<std::vector<double>> load(std::size_t(warps), std::vector<double>(K, 0.0));
   std::vector<int> units(std::size_t(warps), 0);
   plan.assign(std::size_t(2) * warps * U, 0);
-  for (const Piece& pc : pieces) {
+  for (const PlanPiece& pc : pieces) {
     int best = -1;
     double best_add = 0;
     for (int w = 0; w < warps; ++w) {
@@ -258,10 +275,17 @@ int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& 
   int warps = 0;
   double best = 0;
   std::vector<int> trial;
+  // Each piece size's pieces are cut once, and only where kMaxWarps warps' units can take them (at
+  // 3D p = 12 most sizes cannot, and cutting them had been most of a first build's plan time).
+  constexpr int kPieces[] = {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096};
+  std::vector<std::vector<PlanPiece>> cut(std::size(kPieces));
+  std::vector<bool> fits(std::size(kPieces), false);
+  for (std::size_t i = 0; i < std::size(kPieces); ++i)
+    if ((fits[i] = plan_piece_count<D>(quads, kPieces[i]) <= std::size_t(kMaxWarps) * U)) cut[i] = plan_pieces<D>(quads, classes, kPieces[i]);
   for (int w = 8; w <= kMaxWarps; ++w)
-    for (int piece : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096}) {
+    for (std::size_t i = 0; i < std::size(kPieces); ++i) {
       double cost = 0;
-      if (!plan_units<D>(quads, classes, w, U, piece, trial, cost)) continue;
+      if (!fits[i] || !plan_units<D>(quads, classes, cut[i], w, U, trial, cost)) continue;
       if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
     }
   return warps;

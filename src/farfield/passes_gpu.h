@@ -131,7 +131,7 @@ class ShiftTable {
 template <int D, class T>
 class Shifts {
  public:
-  //! Builds the tables of order p (nothing when p is unchanged).
+  //! Sets the order p; builds its tables where a table kernel may run (nothing when p is unchanged).
   void reset(int p);
   //! Children at level l + 1 (`fine`) into their parents at level l (`coarse`).
   void m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const T* M_fine, T* M_coarse) const;
@@ -139,8 +139,13 @@ class Shifts {
   void l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const T* L_coarse, T* L_fine) const;
 
  private:
+  //! The tables of order p_, built at the first call that needs them (they are the table
+  //! kernel's only: 3D from kLineMinOrder on runs lines on every level unless NEARFIELD_SHIFTS=block).
+  void tables() const;
+
   int p_ = -1, terms_ = 0;
-  ShiftTable<T> up_, down_;  // M2M: one list a parent term; L2L: one list a (child term, parity)
+  mutable int tables_p_ = -1;  // the order up_ and down_ hold
+  mutable ShiftTable<T> up_, down_;  // M2M: one list a parent term; L2L: one list a (child term, parity)
 };
 
 //! acc[i] += the far-field acceleration of sorted particle i (n particles; particle_box: its leaf box).

@@ -217,24 +217,35 @@ void Shifts<D, T>::reset(int p) {
   check_pass_variables();
   if (p == p_) return;
   p_ = p, terms_ = terms<D>(p);
-  up_.upload(balance(m2m_lists<D>(p)));
-  down_.upload(balance(l2l_lists<D>(p)));
-  // The tables' block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB
-  // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused here, before the first
-  // pass, where that kernel may run (the line kernel's rows take at most 48 KB).
+  // 3D from kLineMinOrder on shifts by lines on every level: the tables wait for a call that needs
+  // them (NEARFIELD_SHIFTS=block, which the tests set at the call). Building them had cost a first
+  // build 10-14 ms at p = 12 on the H200's host, for tables no kernel read.
   const char* forced = std::getenv("NEARFIELD_SHIFTS");
-  if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;  // lines on every level
-  const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
-  const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
+  if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;
   try {
-    const std::string what = "--order " + std::to_string(p) + " (" + std::to_string(D) + "D, " +
-                             (sizeof(T) == 4 ? "float" : "double") + "): ";
-    gpu::require_shared_memory(up, gpu::static_shared_bytes(m2m_kernel<D, T>), what + "M2M");
-    gpu::require_shared_memory(down, gpu::static_shared_bytes(l2l_kernel<D, T>), what + "L2L");
+    tables();
   } catch (...) {
     p_ = -1;  // not set up
     throw;
   }
+}
+
+template <int D, class T>
+void Shifts<D, T>::tables() const {
+  if (tables_p_ == p_) return;
+  tables_p_ = -1;
+  up_.upload(balance(m2m_lists<D>(p_)));
+  down_.upload(balance(l2l_lists<D>(p_)));
+  // The tables' block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB
+  // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused before the table
+  // kernel's first launch (the line kernel's rows take at most 48 KB).
+  const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
+  const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
+  const std::string what = "--order " + std::to_string(p_) + " (" + std::to_string(D) + "D, " +
+                           (sizeof(T) == 4 ? "float" : "double") + "): ";
+  gpu::require_shared_memory(up, gpu::static_shared_bytes(m2m_kernel<D, T>), what + "M2M");
+  gpu::require_shared_memory(down, gpu::static_shared_bytes(l2l_kernel<D, T>), what + "L2L");
+  tables_p_ = p_;
 }
 
 template <int D, class T>
@@ -259,6 +270,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
     NF_CUDA(cudaGetLastError());
     return;
   }
+  tables();
   const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(m2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
@@ -288,6 +300,7 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
     NF_CUDA(cudaGetLastError());
     return;
   }
+  tables();
   const std::size_t bytes = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(l2l_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));

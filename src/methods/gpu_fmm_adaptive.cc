@@ -6,6 +6,8 @@
 // own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
 // with fmm's operators, tables and kernels.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -207,7 +209,20 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     const DeviceTree& t = part_->device_tree();
     check_float_resolution(t.domain, D, t.level, setup_.precision);
     lists_timer_.start();
+    // NEARFIELD_BUILD_VERBOSE=1 prints each step of the build, the device synchronized after each
+    // (which the timers' figures then include): where a first build's time goes (comparisons).
+    const bool verbose = std::getenv("NEARFIELD_BUILD_VERBOSE") != nullptr;
+    auto clock = std::chrono::steady_clock::now();
+    auto step = [&](const char* what) {
+      if (!verbose) return;
+      gpu::synchronize();
+      const auto now = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "fmm-adaptive build: %-26s %8.3f ms\n", what, std::chrono::duration<double, std::milli>(now - clock).count());
+      clock = now;
+    };
+    step("(before)");
     levels_.build(t);
+    step("full levels");
     const int K = levels_.leaf;
     if (K > farfield::kMaxAdaptiveLevel)
       throw UsageError("fmm-adaptive: level " + std::to_string(K) + " is deeper than its passes take (" +
@@ -216,20 +231,28 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     half_ = 0;
     if (t.n > 0) {
       adaptive_.build(levels_, leaf_size(setup_), t.n);
+      step("kept levels");
       for (int l = 0; l <= K; ++l) start_[l + 1] = start_[l] + std::size_t(adaptive_.levels.level[l].boxes) * terms_;
       half_ = start_[K + 1];
       check_far_field_memory();
+      step("memory check");
       lists_.build(adaptive_.levels);
+      step("M2L lists");
     }
     if (!coeffs_kept()) coeffs_ = gpu::DeviceBuffer<T>(coeffs_wanted());
+    step("expansions' buffer");
     m2l_.prepare(setup_.order, levels_, setup_.softening);  // the full levels' sides: the same boxes
+    step("M2L tables and plan");
     shifts_.reset(setup_.order);
+    step("shift tables");
     lists_timer_.stop();
     planned_ = false;  // set once the plan's timer has stopped (plan_near may throw)
     if (t.n > 0) {
       plan_timer_.start();
       adaptive_.plan_near(t.n, mutual_ != nullptr);
+      step("one-sided items");
       plan_mutual(t.n);
+      step("Newton-3 plan");
       plan_timer_.stop();
       planned_ = true;
     }
