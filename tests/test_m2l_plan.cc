@@ -255,3 +255,52 @@ TEST_CASE("M2L group slices: as many as the room asks, none past kMostSlices") {
   CHECK(mp::group_kernel_fits(3, 4, 13, optin));  // whole, in one stage
   CHECK(mp::slice_cuts<3>(mp::Quads<3>(20), optin, 4, ff::terms<3>(20), 10).empty());
 }
+
+// best_plan cuts only the piece sizes whose pieces can fit kMaxWarps warps' units, once each: the
+// same plan as trying every (warps, piece size) pair on freshly cut pieces (what it did before).
+namespace {
+
+template <int D>
+int exhaustive_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan) {
+  int warps = 0;
+  double best = 0;
+  std::vector<int> trial;
+  for (int w = 8; w <= mp::kMaxWarps; ++w)
+    for (int piece : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096}) {
+      double cost = 0;
+      if (!mp::plan_units<D>(quads, classes, mp::plan_pieces<D>(quads, classes, piece), w, U, trial, cost)) continue;
+      if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
+    }
+  return warps;
+}
+
+template <int D>
+void same_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U) {
+  std::vector<int> a, b;
+  const int wa = mp::best_plan<D>(quads, classes, U, a), wb = exhaustive_plan<D>(quads, classes, U, b);
+  CHECK(wa == wb);
+  CHECK(a == b);
+}
+
+}  // namespace
+
+TEST_CASE("M2L group plans: best_plan's search skips only the piece sizes that cannot fit") {
+  int planned = 0;
+  for (int p : {3, 8, 10, 12, 14}) {
+    CAPTURE(p);
+    const auto c3 = mp::order_classes<3>(ff::offset_orders(3, p));
+    const auto c2 = mp::order_classes<2>(ff::offset_orders(2, p));
+    for (int rows : {4, 8})
+      for (int U : {3, 5, 6, 10}) {
+        CAPTURE(rows);
+        CAPTURE(U);
+        const mp::Quads<3> q3(p, rows, 1, rows);
+        same_plan<3>(q3, c3, U);
+        if (q3.last > 3) same_plan<3>(q3.range(1, 3), c3, U);  // a slice
+        same_plan<2>(mp::Quads<2>(p, rows, 1, rows), c2, U);
+        std::vector<int> plan;
+        planned += mp::best_plan<3>(q3, c3, U, plan) > 0;
+      }
+  }
+  CHECK(planned > 10);  // most of these shapes have a plan: the comparison is not of empty searches
+}

@@ -219,7 +219,8 @@ void Shifts<D, T>::reset(int p) {
   p_ = p, terms_ = terms<D>(p);
   // 3D from kLineMinOrder on shifts by lines on every level: the tables wait for a call that needs
   // them (NEARFIELD_SHIFTS=block, which the tests set at the call). Building them had cost a first
-  // build 10-14 ms at p = 12 on the H200's host, for tables no kernel read.
+  // build up to 10 ms at p = 12 on the H200's host, for tables no kernel read. m2m and l2l are
+  // const but may build them (mutable state): one thread drives a method at a time.
   const char* forced = std::getenv("NEARFIELD_SHIFTS");
   if (D == 3 && p >= kLineMinOrder && (!forced || std::string(forced) != "block")) return;
   try {
