@@ -235,17 +235,18 @@ template <int D, class T>
 void Shifts<D, T>::tables() const {
   if (tables_p_ == p_) return;
   tables_p_ = -1;
-  up_.upload(balance(m2m_lists<D>(p_)));
-  down_.upload(balance(l2l_lists<D>(p_)));
+  const ShiftLayout m2m = balance(m2m_lists<D>(p_)), l2l = balance(l2l_lists<D>(p_));
   // The tables' block's shared memory past this GPU's opt-in limit (3D double from p = 19 on a 99 KB
-  // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused before the table
-  // kernel's first launch (the line kernel's rows take at most 48 KB).
-  const std::size_t up = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
-  const std::size_t down = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
+  // sm_86/89 card) had surfaced as a bare CUDA error mid-evaluation; refused before the tables are
+  // uploaded and the table kernel first launches (the line kernel's rows take at most 48 KB).
+  const std::size_t up = (std::size_t(1u << D) * terms_ + m2m.outputs) * sizeof(T);
+  const std::size_t down = (std::size_t(terms_) + l2l.outputs) * sizeof(T);
   const std::string what = "--order " + std::to_string(p_) + " (" + std::to_string(D) + "D, " +
                            (sizeof(T) == 4 ? "float" : "double") + "): ";
   gpu::require_shared_memory(up, gpu::static_shared_bytes(m2m_kernel<D, T>), what + "M2M");
   gpu::require_shared_memory(down, gpu::static_shared_bytes(l2l_kernel<D, T>), what + "L2L");
+  up_.upload(m2m);
+  down_.upload(l2l);
   tables_p_ = p_;
 }
 

@@ -6,12 +6,12 @@
 // own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
 // with fmm's operators, tables and kernels.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "core/errors.h"
+#include "core/timing.h"
 #include "farfield/lists.h"
 #include "farfield/m2l_thread_orders.h"
 #include "farfield/order.h"
@@ -212,13 +212,12 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     // NEARFIELD_BUILD_VERBOSE=1 prints each step of the build, the device synchronized after each
     // (which the timers' figures then include): where a first build's time goes (comparisons).
     const bool verbose = std::getenv("NEARFIELD_BUILD_VERBOSE") != nullptr;
-    auto clock = std::chrono::steady_clock::now();
+    Stopwatch clock;
     auto step = [&](const char* what) {
       if (!verbose) return;
       gpu::synchronize();
-      const auto now = std::chrono::steady_clock::now();
-      std::fprintf(stderr, "fmm-adaptive build: %-26s %8.3f ms\n", what, std::chrono::duration<double, std::milli>(now - clock).count());
-      clock = now;
+      std::fprintf(stderr, "fmm-adaptive build: %-26s %8.3f ms\n", what, clock.ms());
+      clock.restart();
     };
     step("(before)");
     levels_.build(t);
