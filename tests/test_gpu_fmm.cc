@@ -382,3 +382,51 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
         }
       }
 }
+
+// The far field on its own stream beside the near field (methods/far_stream.h): fmm and
+// fmm-adaptive match their CPU twins with it (the default), with its stream at high priority and
+// without it, over evaluations in a row without a prepare between (the far stream must wait for
+// each evaluation's zeroed expansions, and L2P for both streams), and on the smallest far field.
+TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles plummer = test::make("plummer", 3, 20000, 75), small = test::make("uniform", 2, 500, 76);
+  for (const char* mode : {"on", "high", "off"})
+    for (const char* kernel : {"fmm", "fmm-adaptive"})
+      for (Precision prec : {Precision::f32, Precision::f64})
+        for (const Particles* p : {&plummer, &small}) {
+          CAPTURE(mode);
+          CAPTURE(kernel);
+          CAPTURE(to_string(prec));
+          CAPTURE(p->size());
+          test::EnvScope overlap("NEARFIELD_OVERLAP", mode);
+          MethodSetup s;
+          s.level = p == &plummer ? 5 : 2;
+          s.domain = default_domain(*p);
+          s.softening = 1e-3;
+          s.precision = prec;
+          s.order = 8;
+          const bool adaptive = std::string(kernel) == "fmm-adaptive";
+          if (adaptive) s.leaf_size = 32;
+          MethodSetup cs = s;
+          if (!adaptive) cs.near = "cpu-omp";  // the scalar sums (fmm_pair.h)
+          auto cpu = make_method(find_kernel(std::string("cpu-") + kernel), cs, *p);
+          auto gpu = make_method(find_kernel(kernel), s, *p);
+          cpu->prepare(*p);
+          cpu->evaluate();
+          gpu->prepare(*p);
+          const std::vector<double> b = cpu->accelerations();
+          for (int round = 0; round < 4; ++round) {
+            CAPTURE(round);
+            gpu->poison_output();
+            gpu->evaluate();
+            CHECK(test::relative_l2(gpu->accelerations(), b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+          }
+        }
+  test::EnvScope overlap("NEARFIELD_OVERLAP", "sometimes");
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(small);
+  s.order = 4;
+  CHECK_THROWS_WITH_AS(make_method(find_kernel("fmm"), s, small), doctest::Contains("NEARFIELD_OVERLAP=sometimes"),
+                       UsageError);
+}

@@ -74,9 +74,11 @@ namespace {
 cudaStream_t raw(const Stream* s) { return s ? static_cast<cudaStream_t>(s->handle()) : cudaStream_t{}; }
 }  // namespace
 
-Stream::Stream() {
+Stream::Stream(bool blocking, bool high) {
+  int least = 0, greatest = 0;
+  if (high) NF_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   cudaStream_t s{};
-  NF_CUDA(cudaStreamCreate(&s));
+  NF_CUDA(cudaStreamCreateWithPriority(&s, blocking ? cudaStreamDefault : cudaStreamNonBlocking, high ? greatest : 0));
   s_ = s;
 }
 Stream::~Stream() { cudaStreamDestroy(static_cast<cudaStream_t>(s_)); }
@@ -134,8 +136,8 @@ EventTimer::~EventTimer() {
   cudaEventDestroy(impl_->start);
   cudaEventDestroy(impl_->stop);
 }
-void EventTimer::start() { NF_CUDA(cudaEventRecord(impl_->start)); }
-void EventTimer::stop() { NF_CUDA(cudaEventRecord(impl_->stop)); }
+void EventTimer::start(const Stream* stream) { NF_CUDA(cudaEventRecord(impl_->start, raw(stream))); }
+void EventTimer::stop(const Stream* stream) { NF_CUDA(cudaEventRecord(impl_->stop, raw(stream))); }
 double EventTimer::elapsed_ms() {
   NF_CUDA(cudaEventSynchronize(impl_->stop));
   float ms = 0.0f;

@@ -129,11 +129,14 @@ class Workspace {
   DeviceBuffer<unsigned char> buffer_;
 };
 
-//! A stream of the device current at construction (a blocking stream: it orders with the
-//! default stream). The handle is a cudaStream_t, kept opaque so host code sees no CUDA type.
+//! A stream of the device current at construction. A blocking stream (the default) orders with
+//! the default stream: work there waits for it and it waits for work there. A non-blocking one
+//! (`blocking` false) does not, and is joined to the default stream with Events only; `high`
+//! gives it the device's greatest priority (its blocks are scheduled first where both wait). The
+//! handle is a cudaStream_t, kept opaque so host code sees no CUDA type.
 class Stream {
  public:
-  Stream();
+  explicit Stream(bool blocking = true, bool high = false);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -165,15 +168,34 @@ class Event {
   void* e_ = nullptr;
 };
 
-//! A pair of CUDA events on the default stream: start(), stop(), then elapsed_ms() waits for stop.
+//! The stream this thread's kernels launch on where a launch site reads it (the far field's:
+//! farfield/*.cu launch on gpu::launch_stream(), core/launch.cuh): the default stream (null)
+//! unless a StreamScope of this thread names another.
+void* current_stream();
+
+//! Makes `stream` (the default stream when null) the thread's current stream while it lives (the
+//! previous one after).
+class StreamScope {
+ public:
+  explicit StreamScope(const Stream* stream);
+  ~StreamScope();
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  void* previous_;
+};
+
+//! A pair of CUDA events: start(), stop(), then elapsed_ms() waits for stop. Each is recorded on
+//! `stream` (the default stream when null).
 class EventTimer {
  public:
   EventTimer();
   ~EventTimer();
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
-  void start();
-  void stop();
+  void start(const Stream* stream = nullptr);
+  void stop(const Stream* stream = nullptr);
   double elapsed_ms();
 
  private:

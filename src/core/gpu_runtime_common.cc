@@ -24,6 +24,14 @@ std::string missing_device_reason(bool no_device, bool old_driver, const std::st
   return "no usable CUDA device (" + detail + ")";
 }
 
+namespace {
+thread_local void* current = nullptr;  // StreamScope's stream; null: the default stream
+}  // namespace
+
+void* current_stream() { return current; }
+StreamScope::StreamScope(const Stream* stream) : previous_(current) { current = stream ? stream->handle() : nullptr; }
+StreamScope::~StreamScope() { current = previous_; }
+
 bool required_by_environment() {
   const char* v = std::getenv("NEARFIELD_REQUIRE_GPU");
   return v && std::string(v) == "1";

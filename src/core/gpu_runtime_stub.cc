@@ -20,7 +20,7 @@ int current_device() { return 0; }
 void set_device(int) { refuse(); }
 DeviceScope::DeviceScope(int) : previous_(0) { refuse(); }
 DeviceScope::~DeviceScope() = default;
-Stream::Stream() { refuse(); }
+Stream::Stream(bool, bool) { refuse(); }
 Stream::~Stream() = default;
 Event::Event() { refuse(); }
 Event::~Event() = default;
@@ -38,8 +38,8 @@ void synchronize() { refuse(); }
 struct EventTimer::Impl {};
 EventTimer::EventTimer() { refuse(); }
 EventTimer::~EventTimer() = default;
-void EventTimer::start() { refuse(); }
-void EventTimer::stop() { refuse(); }
+void EventTimer::start(const Stream*) { refuse(); }
+void EventTimer::stop(const Stream*) { refuse(); }
 double EventTimer::elapsed_ms() { refuse(); }
 
 }  // namespace nf::gpu

@@ -11,8 +11,12 @@
 
 #include "core/cuda_check.cuh"
 #include "core/errors.h"
+#include "core/gpu_runtime.h"
 
 namespace nf::gpu {
+
+//! The stream a launch site that follows StreamScope launches on (gpu_runtime.h, current_stream()).
+inline cudaStream_t launch_stream() { return static_cast<cudaStream_t>(current_stream()); }
 
 //! Multiprocessors of the current device (asked once per device: a multi-GPU run launches on
 //! several).

@@ -213,7 +213,7 @@ void l2p_leaves(const Body<T>* sorted, std::uint32_t n, const DeviceAdaptive& a,
                 const T* L, Acc4<T>* acc) {
   if (n == 0) return;
   dispatch_fixed_order(p, [&](auto order) {
-    l2p_leaves_kernel<D, T, decltype(order)::value><<<gpu::blocks_for(n, 128), 128>>>(
+    l2p_leaves_kernel<D, T, decltype(order)::value><<<gpu::blocks_for(n, 128), 128, 0, gpu::launch_stream()>>>(
         sorted, n, a.leaf_box(), a.leaf_level(), g, p, terms<D>(p), L, acc);
   });
   NF_CUDA(cudaGetLastError());

@@ -165,7 +165,7 @@ bool launch_m2l(const DeviceLevel& level, const DeviceList& list, int p, const O
   NF_CUDA(cudaFuncSetAttribute(m2l_kernel<D, T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   constexpr int kSub = 32 / TB;
   const int warps = std::clamp((terms + 16 * kSub - 1) / (16 * kSub), 2, 16);  // about 4 quads a warp
-  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes>>>(level, list, p, orders, terms, table, M, L);
+  m2l_kernel<D, T, TB><<<gpu::div_up(level.boxes, TB), 32 * warps, bytes, gpu::launch_stream()>>>(level, list, p, orders, terms, table, M, L);
   NF_CUDA(cudaGetLastError());
   return true;
 }

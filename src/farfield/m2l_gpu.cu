@@ -342,7 +342,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
       // The limit is the kernel instance's, for the whole process: another order's operators (a
       // Python Tree keeps one prepared method per order) may have set it lower since this reset.
       NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));
-      kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes>>>(level, over, list, terms_, table_size_, sl.begin,
+      kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes, gpu::launch_stream()>>>(level, over, list, terms_, table_size_, sl.begin,
                                                                        sl.size, sl.first_quad, sl.plan.data(), ops,
                                                                        orders_, chunk_order_.data(), M, L);
     });

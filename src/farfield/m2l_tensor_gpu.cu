@@ -89,7 +89,7 @@ void M2LTensor<D>::apply(int l, const DeviceLevel& level, const DeviceLevel& par
   auto launch = [&](auto kernel) {
     // The limit is the kernel instance's, for the whole process (another order may have set it).
     NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes_)));
-    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_>>>(level, parents, list, terms_, rows_, dz_stride_,
+    kernel<<<dim3(blocks, splits), 32 * warps_, shared_bytes_, gpu::launch_stream()>>>(level, parents, list, terms_, rows_, dz_stride_,
                                                                  plan_.data(), reinterpret_cast<const uint2*>(map_.data()),
                                                                  dz, orders_, M, L);
   };

@@ -303,7 +303,7 @@ void run_thread_kernel(const DeviceLevel& level, const DeviceLevel& parents, con
   const std::uint64_t holds = std::uint64_t(resident) * std::uint64_t(kThreads) * std::uint64_t(gpu::sm_count());
   const std::uint32_t splits = std::uint32_t(std::clamp<std::uint64_t>((holds + threads - 1) / threads, 1, 8));
   thread_kernel<D, T, P, PerOffset, Staged>
-      <<<dim3(blocks, splits), kThreads, bytes>>>(level, parents, list, present, ids, counts, table, M, L);
+      <<<dim3(blocks, splits), kThreads, bytes, gpu::launch_stream()>>>(level, parents, list, present, ids, counts, table, M, L);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -362,15 +362,15 @@ void launch(Staging staged, const DeviceLevel& level, const DeviceLevel& parents
   const std::size_t entries = table_entries<D, T>(P);
   if constexpr (Wide) {
     static_assert(D == 3, "the wide variant is 3D");
-    align_kernel<T, P><<<gpu::blocks_for(std::uint64_t(entries), kThreads), kThreads>>>(table, scratch);
+    align_kernel<T, P><<<gpu::blocks_for(std::uint64_t(entries), kThreads), kThreads, 0, gpu::launch_stream()>>>(table, scratch);
     NF_CUDA(cudaGetLastError());
     if (S != N) {
       const std::uint64_t rows = level.boxes;
-      pad_kernel<D, T, P, false><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch + entries);
+      pad_kernel<D, T, P, false><<<gpu::blocks_for(rows * S, kThreads), kThreads, 0, gpu::launch_stream()>>>(table, M, level.boxes, scratch + entries);
     }
   } else {
     const std::uint64_t rows = std::uint64_t(kOffsets<D>) + (S == N ? 0 : level.boxes);
-    pad_kernel<D, T, P, true><<<gpu::blocks_for(rows * S, kThreads), kThreads>>>(table, M, level.boxes, scratch);
+    pad_kernel<D, T, P, true><<<gpu::blocks_for(rows * S, kThreads), kThreads, 0, gpu::launch_stream()>>>(table, M, level.boxes, scratch);
   }
   NF_CUDA(cudaGetLastError());
   const T* padded_M = S == N ? M : scratch + entries;
@@ -378,7 +378,7 @@ void launch(Staging staged, const DeviceLevel& level, const DeviceLevel& parents
     if (by_order) {
       auto* counts = reinterpret_cast<std::uint64_t*>(classes);
       std::uint32_t* ids = classes + 2 * std::size_t(level.boxes);
-      classes_kernel<D><<<gpu::blocks_for(level.boxes, 128), 128>>>(level, list, orders, present, ids, counts);
+      classes_kernel<D><<<gpu::blocks_for(level.boxes, 128), 128, 0, gpu::launch_stream()>>>(level, list, orders, present, ids, counts);
       NF_CUDA(cudaGetLastError());
       return run_staged_or_not<D, T, P, true>(staged, level, parents, list, present, ids, counts, scratch, padded_M,
                                               L);

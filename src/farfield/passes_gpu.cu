@@ -179,7 +179,7 @@ void launch_p2m_tiles(const Body<T>* sorted, const DeviceLevel& leaf, const Leaf
     NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, S::kThreads, bytes));
     blocks = std::min<std::uint32_t>(leaf.boxes, std::max(resident, 1) * gpu::sm_count());
   }
-  kernel<<<blocks, S::kThreads, bytes>>>(sorted, leaf, g, M, work);
+  kernel<<<blocks, S::kThreads, bytes, gpu::launch_stream()>>>(sorted, leaf, g, M, work);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -208,13 +208,13 @@ void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, 
     return;
   }
   auto* work = static_cast<std::uint32_t*>(workspace->get((std::size_t(leaf.boxes) + 2) * sizeof(std::uint32_t)));
-  NF_CUDA(cudaMemsetAsync(work, 0, 2 * sizeof(std::uint32_t)));
+  NF_CUDA(cudaMemsetAsync(work, 0, 2 * sizeof(std::uint32_t), gpu::launch_stream()));
   // The small boxes a thread each, then the larger boxes from the list.
   dispatch_fixed_order(
       p,
       [&](auto order) {
         p2m_small_kernel<D, T, decltype(order)::value>
-            <<<gpu::blocks_for(leaf.boxes, 128), 128>>>(sorted, leaf, g, M, work, limit);
+            <<<gpu::blocks_for(leaf.boxes, 128), 128, 0, gpu::launch_stream()>>>(sorted, leaf, g, M, work, limit);
         NF_CUDA(cudaGetLastError());
         launch_p2m_tiles<D, T, decltype(order)::value>(sorted, leaf, g, M, work);
       },
@@ -227,7 +227,7 @@ void l2p(const Body<T>* sorted, const std::uint32_t* particle_box, std::uint32_t
   if (n == 0) return;
   dispatch_fixed_order(p, [&](auto order) {
     l2p_kernel<D, T, decltype(order)::value>
-        <<<gpu::blocks_for(n, 128), 128>>>(sorted, particle_box, n, leaf, g, p, terms<D>(p), L, acc);
+        <<<gpu::blocks_for(n, 128), 128, 0, gpu::launch_stream()>>>(sorted, particle_box, n, leaf, g, p, terms<D>(p), L, acc);
   });
   NF_CUDA(cudaGetLastError());
 }

@@ -256,7 +256,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
   const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
     line_shifts::m2m_kernel<D, T><<<gpu::blocks_for(fine.boxes, line_shifts::children_per_block<T>(terms_)),
-                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_)>>>(fine, coarse, p_, M_fine, M_coarse);
+                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_), gpu::launch_stream()>>>(fine, coarse, p_, M_fine, M_coarse);
     NF_CUDA(cudaGetLastError());
     return;
   }
@@ -265,7 +265,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
         p_,
         [&](auto order) {
           thread_shifts::m2m_kernel<D, T, decltype(order)::value>
-              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
+              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads, 0, gpu::launch_stream()>>>(
                   fine, coarse, M_fine, M_coarse);
         },
         std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
@@ -276,7 +276,7 @@ void Shifts<D, T>::m2m(const DeviceLevel& fine, const DeviceLevel& coarse, const
   const std::size_t bytes = (std::size_t(1u << D) * terms_ + up_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(m2m_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  m2m_kernel<D, T><<<coarse.boxes, up_.threads(), bytes>>>(fine, coarse, terms_, up_.view(), M_fine, M_coarse);
+  m2m_kernel<D, T><<<coarse.boxes, up_.threads(), bytes, gpu::launch_stream()>>>(fine, coarse, terms_, up_.view(), M_fine, M_coarse);
   NF_CUDA(cudaGetLastError());
 }
 
@@ -286,7 +286,7 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
   const ShiftKernel kernel = shift_kernel_at<D, T>(p_, fine.boxes, coarse.boxes);
   if (kernel == ShiftKernel::line) {
     line_shifts::l2l_kernel<D, T><<<gpu::blocks_for(fine.boxes, line_shifts::children_per_block<T>(terms_)),
-                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_)>>>(coarse, fine, p_, L_coarse, L_fine);
+                                    line_shifts::kThreads, line_shifts::row_bytes<T>(terms_), gpu::launch_stream()>>>(coarse, fine, p_, L_coarse, L_fine);
     NF_CUDA(cudaGetLastError());
     return;
   }
@@ -295,7 +295,7 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
         p_,
         [&](auto order) {
           thread_shifts::l2l_kernel<D, T, decltype(order)::value>
-              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads>>>(
+              <<<gpu::blocks_for(fine.boxes, thread_shifts::kShiftThreads), thread_shifts::kShiftThreads, 0, gpu::launch_stream()>>>(
                   coarse, fine, L_coarse, L_fine);
         },
         std::make_integer_sequence<int, kThreadBoxMaxOrder<D, T>>{});
@@ -306,7 +306,7 @@ void Shifts<D, T>::l2l(const DeviceLevel& coarse, const DeviceLevel& fine, const
   const std::size_t bytes = (std::size_t(terms_) + down_.outputs()) * sizeof(T);
   if (bytes > kDefaultShared)
     NF_CUDA(cudaFuncSetAttribute(l2l_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  l2l_kernel<D, T><<<coarse.boxes, down_.threads(), bytes>>>(coarse, fine, terms_, down_.view(), L_coarse, L_fine);
+  l2l_kernel<D, T><<<coarse.boxes, down_.threads(), bytes, gpu::launch_stream()>>>(coarse, fine, terms_, down_.view(), L_coarse, L_fine);
   NF_CUDA(cudaGetLastError());
 }
 

@@ -2,12 +2,14 @@
 // builds the tree and gathers the bodies in its order; on that tree the levels and M2L lists are
 // built on the GPU (tree/levels_gpu.h, farfield/lists_gpu.h), and the far field's passes
 // (farfield/passes_gpu.h) run in the setup's precision, with cpu-fmm's operators and box units.
-// One evaluation: the near-field method's evaluation (it zeroes the output and adds the near
-// field), then P2M, M2M, M2L, L2L and L2P, which adds the far field into the same array.
+// One evaluation: P2M, M2M, M2L and L2L on a stream of their own beside the near-field method's
+// evaluation (it zeroes the output and adds the near field), then L2P, which adds the far field
+// into the same array.
 #include <algorithm>
 
 #include "core/errors.h"
 #include "farfield/order.h"
+#include "methods/far_stream.h"
 #include "methods/part_method.h"
 #include "methods/full_method.h"
 #include "methods/registry.h"
@@ -64,7 +66,7 @@ class GpuFmmMethod final : public DeviceMethod {
             ms,
             {{"upward", far_ran_ ? upward_timer_.elapsed_ms() : 0.0},
              {"m2l", far_ran_ ? m2l_timer_.elapsed_ms() : 0.0},
-             {"downward", far_ran_ ? downward_timer_.elapsed_ms() : 0.0},
+             {"downward", far_ran_ ? l2l_timer_.elapsed_ms() + l2p_timer_.elapsed_ms() : 0.0},
              {"near", near.evaluate_ms}}};
   }
   std::vector<Count> counts() override {
@@ -85,25 +87,35 @@ class GpuFmmMethod final : public DeviceMethod {
   void clear_output() override {
     if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
   }
+  // The far field's upward pass, M2L and L2L on their own stream beside the near field
+  // (methods/far_stream.h); L2P after both.
   void compute() override {
-    near_->evaluate();  // zeroes the output, adds the near field
     const DeviceTree& t = near_->device_tree();
     const int p = setup_.order, K = levels_.leaf;
     far_ran_ = K >= 2 && t.n > 0;
-    if (!far_ran_) return;
     const auto* bodies = static_cast<const Body<T>*>(near_->device_bodies());
+    if (far_ran_) {
+      far_.begin();
+      const gpu::Stream* s = far_.stream();
+      const gpu::StreamScope scope(s);
+      upward_timer_.start(s);
+      farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K), t.n, &p2m_work_);
+      for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
+      upward_timer_.stop(s);
+      m2l_timer_.start(s);
+      for (int l = 2; l <= K; ++l) m2l_.apply(l, levels_.level[l], levels_.level[l - 1], lists_.level[l], M(l), L(l));
+      m2l_timer_.stop(s);
+      l2l_timer_.start(s);
+      for (int l = 2; l < K; ++l) shifts_.l2l(levels_.level[l], levels_.level[l + 1], L(l), L(l + 1));
+      l2l_timer_.stop(s);
+    }
+    near_->evaluate();  // zeroes the output, adds the near field
+    if (!far_ran_) return;
+    far_.join();
     auto* acc = static_cast<Acc4<T>*>(near_->device_acc());
-    upward_timer_.start();
-    farfield::p2m<D, T>(bodies, levels_.level[K], geometry_, p, M(K), t.n, &p2m_work_);
-    for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
-    upward_timer_.stop();
-    m2l_timer_.start();
-    for (int l = 2; l <= K; ++l) m2l_.apply(l, levels_.level[l], levels_.level[l - 1], lists_.level[l], M(l), L(l));
-    m2l_timer_.stop();
-    downward_timer_.start();
-    for (int l = 2; l < K; ++l) shifts_.l2l(levels_.level[l], levels_.level[l + 1], L(l), L(l + 1));
+    l2p_timer_.start();
     farfield::l2p<D, T>(bodies, t.particle_compact_box.data(), t.n, levels_.level[K], geometry_, p, L(K), acc);
-    downward_timer_.stop();
+    l2p_timer_.stop();
   }
 
  private:
@@ -145,7 +157,8 @@ class GpuFmmMethod final : public DeviceMethod {
   gpu::Workspace scratch_;
   gpu::Workspace p2m_work_;  // P2M's list of larger boxes
   bool far_ran_ = false;  // the last evaluation had a far field (leaf level >= 2, particles)
-  gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, downward_timer_;
+  FarStream far_;  // the far field's stream beside the near field's
+  gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, l2l_timer_, l2p_timer_;
 };
 #else
 template <int D, class T>

@@ -2,9 +2,9 @@
 // farfield/adaptive_gpu.h; docs/design.md §16, "Adaptive tree"). The compact tree at the deepest
 // level K and the bodies in its order come from a GPU near-field part (bpb-lb's tree builder;
 // its kernel never runs), the full tree with levels from tree/levels_gpu.h, then the kept levels.
-// One evaluation: the leaves' near field, then P2M (kept boxes that are not expanded, each at its
-// own level), M2M, M2L (targets), L2L (from split boxes) and L2P (each leaf at its own level),
-// with fmm's operators, tables and kernels.
+// One evaluation: P2M (kept boxes that are not expanded, each at its own level), M2M, M2L (targets)
+// and L2L (from split boxes) on a stream of their own beside the leaves' near field, then L2P (each
+// leaf at its own level), with fmm's operators, tables and kernels.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 #include "farfield/m2l_thread_orders.h"
 #include "farfield/order.h"
 #include "methods/adaptive_method.h"
+#include "methods/far_stream.h"
 #include "methods/full_method.h"
 #include "methods/memory_estimate.h"
 #include "methods/part_method.h"
@@ -96,7 +97,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
             ms,
             {{"upward", far_ran_ ? upward_timer_.elapsed_ms() : 0.0},
              {"m2l", far_ran_ ? m2l_timer_.elapsed_ms() : 0.0},
-             {"downward", far_ran_ ? downward_timer_.elapsed_ms() : 0.0},
+             {"downward", far_ran_ ? l2l_timer_.elapsed_ms() + l2p_timer_.elapsed_ms() : 0.0},
              {"near", ran_ ? near_timer_.elapsed_ms() : 0.0}}};
   }
   std::vector<Count> counts() override {
@@ -127,6 +128,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     if (t.n) gpu::fill_bytes(part_->device_acc(), 0, std::size_t(t.n) * sizeof(Acc4<T>));
     if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
   }
+  // The far field's upward pass, M2L and L2L on their own stream beside the near field
+  // (methods/far_stream.h); L2P after both.
   void compute() override {
     const DeviceTree& t = part_->device_tree();
     ran_ = t.n > 0;
@@ -135,6 +138,28 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     const auto* bodies = static_cast<const Body<T>*>(part_->device_bodies());
     auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
     const DeviceLevels& a = adaptive_.levels;
+    const int p = setup_.order, K = a.leaf;
+    if (far_ran_) {
+      far_.begin();
+      const gpu::Stream* s = far_.stream();
+      const gpu::StreamScope scope(s);
+      upward_timer_.start(s);
+      for (int l = K; l >= 2; --l) {
+        farfield::LeafGeometry g;
+        for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
+        g.side = geometry_.side[l];
+        // The kept boxes that are not expanded, a block each (the leaves hold about the leaf size).
+        farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, nullptr);
+        if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
+      }
+      upward_timer_.stop(s);
+      m2l_timer_.start(s);
+      for (int l = 2; l <= K; ++l) m2l_.apply(l, a.level[l], a.level[l - 1], lists_.level[l], M(l), L(l));
+      m2l_timer_.stop(s);
+      l2l_timer_.start(s);
+      for (int l = 2; l < K; ++l) shifts_.l2l(a.level[l], a.level[l + 1], L(l), L(l + 1));
+      l2l_timer_.stop(s);
+    }
     near_timer_.start();
     if (mutual_ && view_.computed_boxes) {
       view_.bodies = bodies, view_.acc = acc;
@@ -143,24 +168,10 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     farfield::near_leaves<D, T>(bodies, adaptive_, eps2_, acc);
     near_timer_.stop();
     if (!far_ran_) return;
-    const int p = setup_.order, K = a.leaf;
-    upward_timer_.start();
-    for (int l = K; l >= 2; --l) {
-      farfield::LeafGeometry g;
-      for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
-      g.side = geometry_.side[l];
-      // The kept boxes that are not expanded, a block each (the leaves hold about the leaf size).
-      farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, nullptr);
-      if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
-    }
-    upward_timer_.stop();
-    m2l_timer_.start();
-    for (int l = 2; l <= K; ++l) m2l_.apply(l, a.level[l], a.level[l - 1], lists_.level[l], M(l), L(l));
-    m2l_timer_.stop();
-    downward_timer_.start();
-    for (int l = 2; l < K; ++l) shifts_.l2l(a.level[l], a.level[l + 1], L(l), L(l + 1));
+    far_.join();
+    l2p_timer_.start();
     farfield::l2p_leaves<D, T>(bodies, t.n, adaptive_, geometry_, p, coeffs_.data() + half_, acc);
-    downward_timer_.stop();
+    l2p_timer_.stop();
   }
 
  private:
@@ -296,7 +307,8 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
   bool ran_ = false, far_ran_ = false, planned_ = false;
-  gpu::EventTimer lists_timer_, plan_timer_, upward_timer_, m2l_timer_, downward_timer_, near_timer_;
+  FarStream far_;  // the far field's stream beside the near field's
+  gpu::EventTimer lists_timer_, plan_timer_, upward_timer_, m2l_timer_, l2l_timer_, l2p_timer_, near_timer_;
 };
 #else
 template <int D, class T>

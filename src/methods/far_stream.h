@@ -1,0 +1,58 @@
+#pragma once
+//! The far field beside the near field (docs/design.md §16, "Near and far field at once"): fmm and
+//! fmm-adaptive launch the upward pass, M2L and L2L on a stream of their own, which does not
+//! order with the default stream, and the near field on the default stream (and the blocking
+//! streams its kernels use), so that each fills the other's idle SMs: the tails of the level
+//! launches and the small coarse levels. L2P adds into the output the near field adds into, so
+//! it waits for both, on the default stream.
+//!
+//!   far.begin();                          // the far stream waits for the zeroed expansions
+//!   { gpu::StreamScope s(far.stream());  upward, M2L, L2L }
+//!   near field
+//!   far.join();                           // the default stream waits for the far stream
+//!   L2P
+//!
+//! NEARFIELD_OVERLAP=off runs the same calls one after the other on the default stream
+//! (comparisons); read at construction.
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "core/errors.h"
+#include "core/gpu_runtime.h"
+
+namespace nf {
+
+class FarStream {
+ public:
+  FarStream() {
+    const char* v = std::getenv("NEARFIELD_OVERLAP");
+    const std::string mode = v ? v : "on";
+    if (mode != "on" && mode != "off" && mode != "high")
+      throw UsageError("NEARFIELD_OVERLAP=" + mode + ": expected on, high or off");
+    if (mode == "off") return;
+    stream_ = std::make_unique<gpu::Stream>(false, mode == "high");
+    go_ = std::make_unique<gpu::Event>();
+    done_ = std::make_unique<gpu::Event>();
+  }
+  //! The far field's stream; null (the default stream) when off.
+  const gpu::Stream* stream() const { return stream_.get(); }
+  //! The far stream's next work waits for the default stream's work so far.
+  void begin() {
+    if (!stream_) return;
+    go_->record();
+    go_->wait_on(stream_.get());
+  }
+  //! The default stream's next work waits for the far stream's work so far.
+  void join() {
+    if (!stream_) return;
+    done_->record(stream_.get());
+    done_->wait_on();
+  }
+
+ private:
+  std::unique_ptr<gpu::Stream> stream_;
+  std::unique_ptr<gpu::Event> go_, done_;
+};
+
+}  // namespace nf
