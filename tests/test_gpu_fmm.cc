@@ -384,8 +384,8 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
 }
 
 // The far field on its own stream beside the near field (methods/far_stream.h): fmm and
-// fmm-adaptive match their CPU twins with it (the default), with its stream at high priority and
-// without it, over evaluations in a row without a prepare between (the far stream must wait for
+// fmm-adaptive match their CPU twins with it (NEARFIELD_OVERLAP=on), with its stream at high
+// priority and without it (the default), over evaluations in a row without a prepare between (the far stream must wait for
 // each evaluation's zeroed expansions, and L2P for both streams), and on the smallest far field.
 TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;

@@ -2,9 +2,9 @@
 // builds the tree and gathers the bodies in its order; on that tree the levels and M2L lists are
 // built on the GPU (tree/levels_gpu.h, farfield/lists_gpu.h), and the far field's passes
 // (farfield/passes_gpu.h) run in the setup's precision, with cpu-fmm's operators and box units.
-// One evaluation: P2M, M2M, M2L and L2L on a stream of their own beside the near-field method's
-// evaluation (it zeroes the output and adds the near field), then L2P, which adds the far field
-// into the same array.
+// One evaluation: P2M, M2M, M2L and L2L, the near-field method's evaluation (it zeroes the output
+// and adds the near field), then L2P, which adds the far field into the same array
+// (NEARFIELD_OVERLAP=on: the first four beside it, methods/far_stream.h).
 #include <algorithm>
 
 #include "core/errors.h"
@@ -87,8 +87,9 @@ class GpuFmmMethod final : public DeviceMethod {
   void clear_output() override {
     if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
   }
-  // The far field's upward pass, M2L and L2L on their own stream beside the near field
-  // (methods/far_stream.h); L2P after both.
+  // The far field's upward pass, M2L and L2L, then the near field, then L2P; with
+  // NEARFIELD_OVERLAP=on the first three on a stream of their own beside the near field
+  // (methods/far_stream.h).
   void compute() override {
     const DeviceTree& t = near_->device_tree();
     const int p = setup_.order, K = levels_.leaf;
@@ -157,7 +158,7 @@ class GpuFmmMethod final : public DeviceMethod {
   gpu::Workspace scratch_;
   gpu::Workspace p2m_work_;  // P2M's list of larger boxes
   bool far_ran_ = false;  // the last evaluation had a far field (leaf level >= 2, particles)
-  FarStream far_;  // the far field's stream beside the near field's
+  FarStream far_;  // the far field's own stream (NEARFIELD_OVERLAP=on) or the default one
   gpu::EventTimer lists_timer_, upward_timer_, m2l_timer_, l2l_timer_, l2p_timer_;
 };
 #else

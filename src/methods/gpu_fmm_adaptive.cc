@@ -3,8 +3,9 @@
 // level K and the bodies in its order come from a GPU near-field part (bpb-lb's tree builder;
 // its kernel never runs), the full tree with levels from tree/levels_gpu.h, then the kept levels.
 // One evaluation: P2M (kept boxes that are not expanded, each at its own level), M2M, M2L (targets)
-// and L2L (from split boxes) on a stream of their own beside the leaves' near field, then L2P (each
-// leaf at its own level), with fmm's operators, tables and kernels.
+// and L2L (from split boxes), the leaves' near field (NEARFIELD_OVERLAP=on: beside them,
+// methods/far_stream.h), then L2P (each leaf at its own level), with fmm's operators, tables and
+// kernels.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -128,8 +129,9 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     if (t.n) gpu::fill_bytes(part_->device_acc(), 0, std::size_t(t.n) * sizeof(Acc4<T>));
     if (half_) gpu::fill_bytes(coeffs_.data(), 0, 2 * half_ * sizeof(T));
   }
-  // The far field's upward pass, M2L and L2L on their own stream beside the near field
-  // (methods/far_stream.h); L2P after both.
+  // The far field's upward pass, M2L and L2L, then the near field, then L2P; with
+  // NEARFIELD_OVERLAP=on the first three on a stream of their own beside the near field
+  // (methods/far_stream.h).
   void compute() override {
     const DeviceTree& t = part_->device_tree();
     ran_ = t.n > 0;
@@ -307,7 +309,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
   gpu::DeviceBuffer<T> coeffs_;
   gpu::Workspace scratch_;
   bool ran_ = false, far_ran_ = false, planned_ = false;
-  FarStream far_;  // the far field's stream beside the near field's
+  FarStream far_;  // the far field's own stream (NEARFIELD_OVERLAP=on) or the default one
   gpu::EventTimer lists_timer_, plan_timer_, upward_timer_, m2l_timer_, l2l_timer_, l2p_timer_, near_timer_;
 };
 #else
