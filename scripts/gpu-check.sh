@@ -118,6 +118,9 @@ cases+=("fmm shifts by lines, 2 children a block, 3D double p = 20 (memcheck onl
 cases+=("fmm P2M tiles, the list of large boxes, 3D p = 4|validate --dist plummer --dim 3 --n 20000 --level 3 --kernel fmm --order 4")
 cases+=("fmm P2M tiles, 3D double p = 20|validate --dist plummer --dim 3 --n 2000 --level 2 --kernel fmm --order 20 --precision double")
 cases+=("fmm P2M tiles, 2D p = 13|validate --dist clusters --dim 2 --n 20000 --level 4 --kernel fmm --order 13")
+# The far field on a stream of its own beside the near field (methods/far_stream.h).
+cases+=("fmm far field beside the near field, 3D p = 8|NEARFIELD_OVERLAP=on validate --dist plummer --dim 3 --n 6000 --level 4 --kernel fmm --order 8")
+cases+=("fmm-adaptive far field beside the near field, 3D p = 6|NEARFIELD_OVERLAP=high validate --dist plummer --dim 3 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 6")
 # The step of a simulation: the drift that reduces the bounds, the build from them, the reorder.
 cases+=("simulate steps, 3D bpb-lb|simulate --input $work/p3.csv --kernel bpb-lb --level 3 --dt 0.001 --steps 3 --output-dir $work/sim")
 for tool in memcheck racecheck; do
