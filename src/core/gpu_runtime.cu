@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "core/cuda_check.cuh"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
@@ -119,10 +121,25 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes) {
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   NF_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
-void copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  NF_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+namespace {
+cudaStream_t current() { return static_cast<cudaStream_t>(current_stream()); }
+__global__ void delay_kernel(std::uint64_t ns) {
+  std::uint64_t t0 = 0, t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
 }
-void fill_bytes(void* dst, int value, std::size_t bytes) { NF_CUDA(cudaMemsetAsync(dst, value, bytes)); }
+}  // namespace
+void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  NF_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, current()));
+}
+void fill_bytes(void* dst, int value, std::size_t bytes) { NF_CUDA(cudaMemsetAsync(dst, value, bytes, current())); }
+void delay(double ms) {
+  delay_kernel<<<1, 1, 0, current()>>>(std::uint64_t(ms * 1e6));
+  NF_CUDA(cudaGetLastError());
+}
 void synchronize() { NF_CUDA(cudaDeviceSynchronize()); }
 
 struct EventTimer::Impl {

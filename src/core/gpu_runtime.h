@@ -67,8 +67,13 @@ void* allocate(std::size_t bytes);
 void release(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
-void copy_on_device(void* dst, const void* src, std::size_t bytes);  //!< asynchronous on the default stream
-void fill_bytes(void* dst, int value, std::size_t bytes);  //!< asynchronous on the default stream
+//! Asynchronous on the thread's current stream (current_stream(): the default stream unless a
+//! StreamScope names another).
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_bytes(void* dst, int value, std::size_t bytes);  //!< as copy_on_device
+//! Holds the current stream for at least `ms` milliseconds (one thread waiting on the GPU's
+//! clock): the tests of stream ordering use it to make a missing wait show.
+void delay(double ms);
 void synchronize();
 
 //! Typed device allocation that frees itself.

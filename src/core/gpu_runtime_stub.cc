@@ -34,6 +34,7 @@ void copy_to_device(void*, const void*, std::size_t) { refuse(); }
 void copy_to_host(void*, const void*, std::size_t) { refuse(); }
 void copy_on_device(void*, const void*, std::size_t) { refuse(); }
 void fill_bytes(void*, int, std::size_t) { refuse(); }
+void delay(double) { refuse(); }
 void synchronize() { refuse(); }
 struct EventTimer::Impl {};
 EventTimer::EventTimer() { refuse(); }

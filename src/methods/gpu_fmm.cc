@@ -95,6 +95,7 @@ class GpuFmmMethod final : public DeviceMethod {
     const int p = setup_.order, K = levels_.leaf;
     far_ran_ = K >= 2 && t.n > 0;
     const auto* bodies = static_cast<const Body<T>*>(near_->device_bodies());
+    FarStream::Guard guard(far_);
     if (far_ran_) {
       far_.begin();
       const gpu::Stream* s = far_.stream();

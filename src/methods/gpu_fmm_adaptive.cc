@@ -141,6 +141,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     auto* acc = static_cast<Acc4<T>*>(part_->device_acc());
     const DeviceLevels& a = adaptive_.levels;
     const int p = setup_.order, K = a.leaf;
+    FarStream::Guard guard(far_);
     if (far_ran_) {
       far_.begin();
       const gpu::Stream* s = far_.stream();
