@@ -24,7 +24,8 @@ TEST_CASE("GPU far stream and default stream wait for each other" * doctest::tes
   if (!test::gpu_or_skip()) return;
   test::EnvScope overlap("NEARFIELD_OVERLAP");
   for (const char* mode : {"on", "high", "off"}) {
-    CAPTURE(mode);
+    const std::string setting = mode;
+    CAPTURE(setting);
     overlap.set(mode);
     FarStream far;
     CHECK((far.stream() == nullptr) == (std::string(mode) == "off"));
@@ -64,7 +65,8 @@ TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * d
           for (bool block : {false, true}) {
             const bool adaptive = std::string(kernel) == "fmm-adaptive";
             if (block && (adaptive || order != 12)) continue;
-            CAPTURE(kernel);
+            const std::string method = kernel;
+            CAPTURE(method);
             CAPTURE(to_string(prec));
             CAPTURE(p->size());
             CAPTURE(order);
@@ -83,7 +85,8 @@ TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * d
             cpu->evaluate();
             const std::vector<double> b = cpu->accelerations();
             for (const char* mode : {"on", "high", "off"}) {
-              CAPTURE(mode);
+              const std::string setting = mode;
+              CAPTURE(setting);
               overlap.set(mode);
               shifts.set(nullptr);
               auto gpu = make_method(find_kernel(kernel), s, *p);
