@@ -334,6 +334,14 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     }
   }
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
+  // NEARFIELD_M2L_PROBE=copies|sums (comparisons only: the locals are then wrong) times the group
+  // kernel with only its operands' copies and barriers, or only its sums: how much of its time each
+  // takes, and how much they overlap.
+  const char* probe_env = std::getenv("NEARFIELD_M2L_PROBE");
+  const std::string probe_name = probe_env ? probe_env : "";
+  if (!probe_name.empty() && probe_name != "copies" && probe_name != "sums")
+    throw UsageError("NEARFIELD_M2L_PROBE=" + probe_name + ": expected copies or sums");
+  const int probe = probe_name == "copies" ? 1 : probe_name == "sums" ? 2 : 0;
   for (const Slice& sl : slices_) {
     const int tb = 32 * sl.targets_per_lane;
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
@@ -344,7 +352,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
       NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));
       kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes, gpu::launch_stream()>>>(level, over, list, terms_, table_size_, sl.begin,
                                                                        sl.size, sl.first_quad, sl.plan.data(), ops,
-                                                                       orders_, chunk_order_.data(), M, L);
+                                                                       orders_, chunk_order_.data(), M, L, probe);
     });
     NF_CUDA(cudaGetLastError());
   }
