@@ -28,7 +28,6 @@ static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits
 static_assert(kUnits<1> == 10, "group_kernel_fits (m2l_group_plan.h) plans slices of 10 units a warp");
 
 static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3), "the plans' candidate counts");
-static_assert(kFarCandidates<2> == far_candidates(2) && kFarCandidates<3> == far_candidates(3), "the plans' far counts");
 
 // The kernel's dynamic shared memory (m2l_group_plan.h: group_shared_bytes).
 template <int D, class T>

@@ -21,34 +21,6 @@ constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no sou
 // Candidate offsets of one child position: 6 per axis.
 template <int D>
 constexpr int kCandidates = D == 3 ? 216 : 36;
-// Those that can hold a source: the far ones, some |R0_a| >= 2 (the 3^d near ones never do).
-template <int D>
-constexpr int kFarCandidates = D == 3 ? 189 : 27;
-
-// Whether candidate u (digit a of u, base 6, is R0_a - cc_a + 3) is near: |R0_a| <= 1 on every axis.
-template <int D>
-__device__ __forceinline__ bool near_candidate(int u, const std::uint32_t (&cc)[D]) {
-  bool near = true;
-  for (int a = 0, v = u; a < D; ++a, v /= 6) near = near && abs(v % 6 + int(cc[a]) - 3) <= 1;
-  return near;
-}
-
-// A far candidate's row in the source map, 0 .. kFarCandidates - 1 in candidate order: u less the
-// near candidates before it (a cube of 3 digits an axis from 2 - cc_a; axis D - 1 the most
-// significant). The map keeps no rows for the near ones: at 3D float p = 12 the 27 rows it saves
-// are what lets the next offset's moments be copied during the sums (pipeline shape 3).
-template <int D>
-__device__ __forceinline__ int far_row(int u, const std::uint32_t (&cc)[D]) {
-  int digit[D];
-  for (int a = 0, v = u; a < D; ++a, v /= 6) digit[a] = v % 6;
-  int below = 0, inner = D == 3 ? 9 : 3;
-  for (int a = D - 1; a >= 0; --a, inner /= 3) {
-    const int lo = 2 - int(cc[a]);
-    below += min(max(digit[a] - lo, 0), 3) * inner;
-    if (digit[a] < lo || digit[a] > lo + 2) break;
-  }
-  return u - below;
-}
 
 // Units a warp owns: their accumulators (R rows x TL targets each) live in registers, the same
 // count at R = 4 and 8 (half the units at 8).
@@ -87,8 +59,7 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
 // The block's sibling group (shared by group_kernel and the tensor-core kernel,
 // m2l_tensor_kernel.cuh): child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB
 // (on an adaptive level: of the split parents listed from there, DeviceLevel::split). Finds the slots'
-// targets (target[TB]), per (far candidate, slot) the source's id (source[kFarCandidates * TB],
-// row far_row(u)), the
+// targets (target[TB]), per (candidate, slot) the source's id (source[kCandidates * TB]), the
 // candidates that have a source and their orders (active, active_order, active_count; all shared),
 // the child's position cc and this block's share [share_begin, share_end) of the active candidates
 // (blockIdx.y of gridDim.y). False, for the whole block, where it has no parents.
@@ -97,7 +68,7 @@ __device__ __forceinline__ bool find_group(const DeviceLevel& level, const Devic
                                            const OffsetOrders& orders, std::uint32_t* target, std::uint32_t* source,
                                            int* active, int* active_order, int& active_count, std::uint32_t (&cc)[D],
                                            int& share_begin, int& share_end) {
-  constexpr int C = 1 << D, kCand = kCandidates<D>, kFar = kFarCandidates<D>;
+  constexpr int C = 1 << D, kCand = kCandidates<D>;
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
   const std::uint32_t c = blockIdx.x % C, first_parent = (blockIdx.x / C) * TB;
   // The parents whose children are targets: every box of a uniform level, the split ones of an
@@ -117,7 +88,7 @@ __device__ __forceinline__ bool find_group(const DeviceLevel& level, const Devic
         }
     target[s] = t;
   }
-  for (int i = tid; i < kFar * TB; i += threads) source[i] = kNoBox;
+  for (int i = tid; i < kCand * TB; i += threads) source[i] = kNoBox;
   __syncthreads();
   for (int s = warp; s < TB; s += warps) {
     const std::uint32_t t = target[s];
@@ -131,7 +102,7 @@ __device__ __forceinline__ bool find_group(const DeviceLevel& level, const Devic
       morton_coords<D>(level.key[id], cs);
       int u = 0;  // R0 = ct - cs lies in cc - 3 .. cc + 2: digit R0 - cc + 3 in 0 .. 5
       for (int a = D - 1; a >= 0; --a) u = u * 6 + (int(ct[a]) - int(cs[a]) - int(cc[a]) + 3);
-      source[far_row<D>(u, cc) * TB + s] = id;  // a list's sources are far
+      source[u * TB + s] = id;
     }
   }
   __syncthreads();
@@ -140,10 +111,8 @@ __device__ __forceinline__ bool find_group(const DeviceLevel& level, const Devic
     for (int base = 0; base < kCand; base += 32) {
       const int u = base + lane;
       bool any = false;
-      if (u < kCand && !near_candidate<D>(u, cc)) {
-        const std::uint32_t* row = source + far_row<D>(u, cc) * TB;
-        for (int s = 0; s < TB && !any; ++s) any = row[s] != kNoBox;
-      }
+      if (u < kCand)
+        for (int s = 0; s < TB && !any; ++s) any = source[u * TB + s] != kNoBox;
       const unsigned mask = __ballot_sync(0xffffffffu, any);
       if (any) {
         int R[D];  // the offset R0 = u's digits + cc - 3, and its order
@@ -202,7 +171,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                                      const T* __restrict__ ops, OffsetOrders orders,
                                                      const unsigned char* __restrict__ chunk_order,
                                                      const T* __restrict__ M, T* __restrict__ L, int probe) {
-  constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL, R>, kFar = kFarCandidates<D>;
+  constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL, R>, kCand = kCandidates<D>;
   // probe (NEARFIELD_M2L_PROBE, comparisons only; the result is then wrong): 1 skips the sums
   // (copies and barriers only), 2 the copies of the operands (sums of whatever shared memory holds).
   const bool copy = probe != 2, sums = probe != 1;
@@ -215,8 +184,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
   std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
   std::uint32_t* source = target + TB;
-  int* active = reinterpret_cast<int*>(source + kFar * TB);
-  int* active_order = active + kFar;  // the order of active[i]'s offset, found with the list
+  int* active = reinterpret_cast<int*>(source + kCand * TB);
+  int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
   __shared__ int active_count;
   __shared__ int term_count[kMaxOrder + 1];  // terms<D>(d): the coefficients of degree <= d
   for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
@@ -254,10 +223,9 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   // advance by increments, one copy instruction for both cases (docs/design.md §16: 5% fewer issued
   // instructions, M2L 3% faster at 3D p = 10).
   auto enqueue_moments = [&](int i, T* to) {
-    const int count = term_count[order_of(i)];
-    const std::uint32_t* row = source + far_row<D>(active[i], cc) * TB;
+    const int u = active[i], count = term_count[order_of(i)];
     for (int s = warp; s < TB; s += warps) {
-      const std::uint32_t src = row[s];
+      const std::uint32_t src = source[u * TB + s];
       const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms + lane;
       const std::uint32_t bytes = src == kNoBox ? 0 : sizeof(T);
       std::uint32_t at = shared_address(to + lane * S + s);

@@ -20,23 +20,19 @@ constexpr int kMaxWarps = 16;  // __launch_bounds__(512): up to 128 registers a 
 // The candidate source offsets of a sibling group: c - 3 .. c + 2 per axis, 6^d of them (the
 // kernel's kCandidates, m2l_group_kernel.cuh).
 constexpr int candidates(int dim) { return dim == 3 ? 216 : 36; }
-// Those that can hold a source (some |R0_a| >= 2): the rows of the kernels' source map and the most
-// active candidates (kFarCandidates).
-constexpr int far_candidates(int dim) { return dim == 3 ? 189 : 27; }
 
 // The group kernel's dynamic shared memory for `tl` targets a lane, pipeline shape `stages` (1, one
 // offset's moments and table at a time; 2, the next offset's moments and table copied while this
 // one is summed; 3, where 2 do not fit, the next offset's moments copied during the sums and its
 // table after them, into the one table buffer), `terms` moments and `table_size` table entries a
-// stage, of `scalar` bytes each: the operands, the slots' target ids, a source id per (far
-// candidate, slot), and the active candidates and their orders.
+// stage, of `scalar` bytes each: the operands, the slots' target ids, a source id per (candidate,
+// slot), and the active candidates and their orders.
 inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size) {
   const int TB = 32 * tl, S = TB + 2;
   const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
   const std::size_t operands = stages == 3 ? 2 * moments + std::size_t(table_size)
                                            : std::size_t(stages) * (moments + std::size_t(table_size));
-  return operands * std::size_t(scalar) + (TB + std::size_t(far_candidates(dim)) * TB) * 4 +
-         2 * std::size_t(far_candidates(dim)) * 4;
+  return operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
 
 
@@ -342,11 +338,11 @@ inline int tensor_table_entries(int dim, int p) {
 
 // Its dynamic shared memory at order p with `stages` operand buffers: each the moments of 32 slots
 // (rows of terms rounded up to 8) and the signed derivatives, then the slots' target ids, a source
-// id per (far candidate, slot) and the active candidates with their orders.
+// id per (candidate, slot) and the active candidates with their orders.
 inline std::size_t tensor_shared_bytes(int dim, int p, int stages) {
   const int t = dim == 2 ? terms<2>(p) : terms<3>(p), rows = (t + 7) & ~7;
   return std::size_t(stages) * std::size_t(rows * 32 + tensor_table_entries(dim, p)) * 4 +
-         std::size_t(32 + far_candidates(dim) * 32) * 4 + 2 * std::size_t(far_candidates(dim)) * 4;
+         std::size_t(32 + candidates(dim) * 32) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
 
 // Whether it runs order p where a block may take `optin` bytes: one operand buffer fits and its row

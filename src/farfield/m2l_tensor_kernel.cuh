@@ -64,14 +64,14 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
                                                          const int* __restrict__ plan, const uint2* __restrict__ map,
                                                          const float* __restrict__ dz, OffsetOrders orders,
                                                          const float* __restrict__ M, float* __restrict__ L) {
-  constexpr int TB = kTensorTargets, U = kTensorUnits, kFar = kFarCandidates<D>;
+  constexpr int TB = kTensorTargets, U = kTensorUnits, kCand = kCandidates<D>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int stage_size = rows * TB + dz_stride;  // a multiple of 4: 16-byte aligned stages
   float* stages = reinterpret_cast<float*>(smem);
   std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + Stages * stage_size);
   std::uint32_t* source = target + TB;
-  int* active = reinterpret_cast<int*>(source + kFar * TB);
-  int* active_order = active + kFar;
+  int* active = reinterpret_cast<int*>(source + kCand * TB);
+  int* active_order = active + kCand;
   __shared__ int active_count;
   __shared__ int term_count[kMaxOrder + 1];
   for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
     for (int e = tid * 4; e < dz_stride; e += threads * 4) copy_async<16>(at + e * 4, from + e, 16);
     const int count = term_count[active_order[i]];
     for (int s = warp; s < TB; s += warps) {
-      const std::uint32_t src = source[far_row<D>(u, cc) * TB + s];
+      const std::uint32_t src = source[u * TB + s];
       const float* m = M + std::size_t(src == kNoBox ? 0 : src) * terms;
       const std::uint32_t bytes = src == kNoBox ? 0 : 4;
       for (int n = lane; n < count; n += 32) copy_async<4>(shared_address(moments + moment_at(n, s)), m + n, bytes);
