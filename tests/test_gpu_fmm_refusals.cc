@@ -1,6 +1,7 @@
 // The far-field methods' comparison variables on the GPU (gpu suite): a wrong value of any of them
-// (NEARFIELD_ADAPTIVE_NEAR, the passes', NEARFIELD_M2L_ROWS, NEARFIELD_M2L, NEARFIELD_M2L_STAGED) is
-// refused before any work, and a method that refused plans again once the value is put right.
+// (NEARFIELD_ADAPTIVE_NEAR, the passes', NEARFIELD_M2L_ROWS, NEARFIELD_M2L, NEARFIELD_M2L_STAGED,
+// NEARFIELD_M2L_PROBE) is refused before any work, and a method that refused plans again once the
+// value is put right.
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,23 @@ TEST_CASE("fmm refuses a wrong value of the passes' comparison variables before 
       auto m = make_method(find_kernel(kernel), ks, p);
       CHECK_THROWS_AS(m->prepare(p), UsageError);
     }
+  }
+}
+
+TEST_CASE("fmm and fmm-adaptive refuse a wrong NEARFIELD_M2L_PROBE before any work" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles p = test::make("uniform", 3, 500, 79);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  s.order = 10;  // 3D: the sibling-group kernel's order
+  test::EnvScope probe("NEARFIELD_M2L_PROBE", "copy");
+  for (const char* kernel : {"fmm", "fmm-adaptive"}) {
+    CAPTURE(std::string(kernel));
+    MethodSetup ks = s;
+    if (std::string(kernel) == "fmm-adaptive") ks.leaf_size = 16;
+    CHECK_THROWS_WITH_AS(make_method(find_kernel(kernel), ks, p)->prepare(p), doctest::Contains("NEARFIELD_M2L_PROBE=copy"),
+                         UsageError);
   }
 }
 

@@ -35,6 +35,18 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
   return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size);
 }
 
+// NEARFIELD_M2L_PROBE=copies|sums (comparisons only: the locals are then wrong) runs the group
+// kernel with only its operands' copies and barriers (1), or only its sums (2): how much of its
+// time each takes, and how much they overlap (results/fmm-m2l-probe). Checked at every prepare,
+// before any work; read at every launch.
+int m2l_probe() {
+  const char* v = std::getenv("NEARFIELD_M2L_PROBE");
+  const std::string name = v ? v : "";
+  if (!name.empty() && name != "copies" && name != "sums")
+    throw UsageError("NEARFIELD_M2L_PROBE=" + name + ": expected copies or sums");
+  return name == "copies" ? 1 : name == "sums" ? 2 : 0;
+}
+
 // A positive integer from the environment variable `name`, or `otherwise`.
 int env_int(const char* name, int otherwise) {
   const char* v = std::getenv(name);
@@ -98,6 +110,7 @@ void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&
 
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
+  m2l_probe();  // a wrong value refused before any state changes
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
   const OffsetOrders orders = offset_orders(D, p);
   // The kernel choice is checked before any state changes (a forced tensor-core kernel that does
@@ -334,14 +347,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     }
   }
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
-  // NEARFIELD_M2L_PROBE=copies|sums (comparisons only: the locals are then wrong) times the group
-  // kernel with only its operands' copies and barriers, or only its sums: how much of its time each
-  // takes, and how much they overlap.
-  const char* probe_env = std::getenv("NEARFIELD_M2L_PROBE");
-  const std::string probe_name = probe_env ? probe_env : "";
-  if (!probe_name.empty() && probe_name != "copies" && probe_name != "sums")
-    throw UsageError("NEARFIELD_M2L_PROBE=" + probe_name + ": expected copies or sums");
-  const int probe = probe_name == "copies" ? 1 : probe_name == "sums" ? 2 : 0;
+  const int probe = m2l_probe();
   for (const Slice& sl : slices_) {
     const int tb = 32 * sl.targets_per_lane;
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
