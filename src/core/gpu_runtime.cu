@@ -5,6 +5,7 @@
 #include "core/cuda_check.cuh"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
+#include "core/launch.cuh"
 
 namespace nf::gpu {
 namespace {
@@ -117,12 +118,15 @@ void release(void* p) noexcept {
 }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   NF_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory the copy may still be landing when cudaMemcpy returns, ordered on the
+  // default stream only: inside a StreamScope of another stream (the far field's, e.g. its lazily
+  // built shift tables) the kernels that read it would not wait, so the copy finishes here.
+  if (current_stream()) NF_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   NF_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
 namespace {
-cudaStream_t current() { return static_cast<cudaStream_t>(current_stream()); }
 __global__ void delay_kernel(std::uint64_t ns) {
   std::uint64_t t0 = 0, t = 0;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -133,11 +137,11 @@ __global__ void delay_kernel(std::uint64_t ns) {
 }
 }  // namespace
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  NF_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, current()));
+  NF_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, launch_stream()));
 }
-void fill_bytes(void* dst, int value, std::size_t bytes) { NF_CUDA(cudaMemsetAsync(dst, value, bytes, current())); }
+void fill_bytes(void* dst, int value, std::size_t bytes) { NF_CUDA(cudaMemsetAsync(dst, value, bytes, launch_stream())); }
 void delay(double ms) {
-  delay_kernel<<<1, 1, 0, current()>>>(std::uint64_t(ms * 1e6));
+  delay_kernel<<<1, 1, 0, launch_stream()>>>(std::uint64_t(ms * 1e6));
   NF_CUDA(cudaGetLastError());
 }
 void synchronize() { NF_CUDA(cudaDeviceSynchronize()); }

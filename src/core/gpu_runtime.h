@@ -65,6 +65,8 @@ class DeviceScope {
 
 void* allocate(std::size_t bytes);
 void release(void* p) noexcept;
+//! Complete on return where a StreamScope names a stream other than the default one (its kernels
+//! would not wait for a copy from pageable memory still landing).
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 //! Asynchronous on the thread's current stream (current_stream(): the default stream unless a

@@ -247,10 +247,6 @@ void Shifts<D, T>::tables() const {
   gpu::require_shared_memory(down, gpu::static_shared_bytes(l2l_kernel<D, T>), what + "L2L");
   up_.upload(m2m);
   down_.upload(l2l);
-  // A copy from pageable memory may still be landing when cudaMemcpy returns, ordered on the
-  // default stream only; the first kernel to read these tables may run on the far field's own
-  // stream (methods/far_stream.h), so the copies finish here (once an order).
-  gpu::synchronize();
   tables_p_ = p_;
 }
 
