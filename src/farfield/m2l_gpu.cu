@@ -31,8 +31,8 @@ static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3)
 
 // The kernel's dynamic shared memory (m2l_group_plan.h: group_shared_bytes).
 template <int D, class T>
-std::size_t shared_bytes(int tl, int stages, int terms, int table_size, bool built = false) {
-  return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size, built);
+std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
+  return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size);
 }
 
 // NEARFIELD_M2L_PROBE=copies|sums|no-tables|no-moments (comparisons only: the locals are then
@@ -138,17 +138,9 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     throw UsageError("NEARFIELD_M2L_ROWS=" + rows_force + ": expected 4 or 8");
   if (rows_force == "8" && !std::is_same_v<T, float>)
     throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
-  // NEARFIELD_M2L_TABLES=copied|built: the sibling-group kernel's blocks copy each offset's operator
-  // table, or build it from the offset's derivatives (the default where the entry codes and the
-  // whole table fit; see below).
-  const char* tables_env = std::getenv("NEARFIELD_M2L_TABLES");
-  const std::string tables_kind = tables_env ? tables_env : "";
-  if (!tables_kind.empty() && tables_kind != "copied" && tables_kind != "built")
-    throw UsageError("NEARFIELD_M2L_TABLES=" + tables_kind + ": expected copied or built");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
     p_ = -1, orders_ = orders, terms_ = terms<D>(p);
     slices_.clear();
-    built_ = false;
     // The thread-per-target kernel is the default at every order it is built for: it was faster in
     // every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L time thread /
     // group: 3D float uniform 2^24 levels 5 and 6 and Plummer 2^24 level 7 at p = 2..6, 0.07-0.50;
@@ -204,14 +196,8 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       if (!rows_force.empty()) return std::stoi(rows_force);
       return std::is_same_v<T, float> && (D == 2 || (tl == 1 && p >= 12)) ? 8 : 4;
     };
-    // Built tables: each block writes an offset's table into shared memory from the offset's
-    // derivatives (terms values, copied one offset ahead) and the entry codes it keeps there (2
-    // bytes an entry), instead of copying the table (table_size values), in pipeline shape 1 (one
-    // stage) wherever the codes fit beside it (docs/design.md §16, "Tables built in the block").
-    const bool want_built = tables_kind != "copied" && terms_ < (1 << kCodeIndexBits);
     struct Shape {
       int tl, rows, warps, stages, blocks = 0;
-      bool built = false;
       std::size_t bytes;
       std::vector<int> plan;
       Quads<D> tiles;  // the operator tables' row tiles of `rows` rows
@@ -233,10 +219,8 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size);
       const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
-      const std::size_t with_codes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size, true);
-      const bool built = want_built && stages == 1 && with_codes <= std::size_t(optin);
-      Shape s{tl, rows, w, stages, 0, built, 0, plan, tiles};
-      s.bytes = stages == 2 ? two : stages == 3 ? three : built ? with_codes : bytes;
+      Shape s{tl, rows, w, stages, 0, 0, plan, tiles};
+      s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
       dispatch(tl, s.stages, rows, [&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
         NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.blocks, kernel, 32 * w, s.bytes));
@@ -256,12 +240,11 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       Slice one;
       one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
       one.rows = rows, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
-      one.built = pick.built;
       slices_.push_back(std::move(one));
       if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
-        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan, tables %s\n",
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
                      D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows, pick.warps, pick.stages, pick.blocks,
-                     balanced ? "balanced" : "contiguous", pick.built ? "built" : "copied");
+                     balanced ? "balanced" : "contiguous");
     }
     if (slices_.empty() && force != "direct") {
       // Slices: the row quads cut, in order, where the next would pass the table's room beside one
@@ -295,18 +278,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       map_ = gpu::DeviceBuffer<int>(m.map);
       degree_ = gpu::DeviceBuffer<unsigned char>(m.degree);
       chunk_order_ = gpu::DeviceBuffer<unsigned char>(m.chunk_order);  // (apply sets each launch's memory limit)
-      built_ = slices_.front().built;
-      if (built_) {
-        std::vector<std::uint16_t> codes = table_codes(m);
-        if (codes.empty()) throw std::logic_error("m2l: an operator entry's code passes 16 bits");  // want_built's bound
-        codes.resize((codes.size() + 7) & ~std::size_t(7), 0);  // the kernel reads 8 at a time
-        codes_ = gpu::DeviceBuffer<std::uint16_t>(codes);
-      }
     }
     p_ = p;
   }
-  // Copied tables only: the operator tables of every level (built ones live in the blocks).
-  const std::size_t need = grouped() && !built_ ? (std::size_t(leaf) + 1) * kOffsets<D> * table_size_ : 0;
+  const std::size_t need = grouped() ? (std::size_t(leaf) + 1) * kOffsets<D> * table_size_ : 0;
   if (ops_.size() < need) ops_ = gpu::DeviceBuffer<T>(need);
 }
 
@@ -328,7 +303,7 @@ void M2LOperators<D, T>::prepare(int p, const DeviceLevels& t, double softening)
   derivative_tables<D, T>(p, eps2, tables_.data() + 2 * per_level);
   if constexpr (std::is_same_v<T, float>)
     if (tensor_.ready()) tensor_.prepare(tables_.data(), per_level, K);
-  if (!grouped() || built_) return;
+  if (!grouped()) return;
   const dim3 grid(gpu::div_up(std::uint32_t(table_size_ / 4), 256), kOffsets<D>, unsigned(K - 1));
   expand_kernel<D, T><<<grid, 256>>>(table_size_, terms_, map_.data(), degree_.data(), orders_,
                                      tables_.data() + 2 * per_level,
@@ -372,7 +347,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
       return;
     }
   }
-  const T* ops = built_ ? nullptr : ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
+  const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
   const int probe = m2l_probe();
   for (const Slice& sl : slices_) {
     const int tb = 32 * sl.targets_per_lane;
@@ -384,9 +359,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
       NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));
       kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes, gpu::launch_stream()>>>(level, over, list, terms_, table_size_, sl.begin,
                                                                        sl.size, sl.first_quad, sl.plan.data(), ops,
-                                                                       sl.built ? codes_.data() : nullptr,
-                                                                       derivatives_.at(std::size_t(l)), orders_,
-                                                                       chunk_order_.data(), M, L, probe);
+                                                                       orders_, chunk_order_.data(), M, L, probe);
     });
     NF_CUDA(cudaGetLastError());
   }

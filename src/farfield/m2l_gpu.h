@@ -32,7 +32,6 @@
 //! (m2l_tensor_gpu.h) where that was measured faster. NEARFIELD_M2L=direct|group1|group2|thread|tensor
 //! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only).
 
-#include <cstdint>
 #include <vector>
 
 #include "core/gpu_runtime.h"
@@ -68,7 +67,6 @@ class M2LOperators {
   // of each offset's table (all of them where the table fits), its warps' units, shape and memory.
   struct Slice {
     int begin = 0, size = 0, first_quad = 0, warps = 0, targets_per_lane = 1, stages = 1, rows = 4;
-    bool built = false;  // the blocks build the table from the derivatives (whole tables only)
     std::size_t shared_bytes = 0;
     gpu::DeviceBuffer<int> plan;
   };
@@ -81,13 +79,11 @@ class M2LOperators {
 
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
-  bool built_ = false;     // the group kernel builds its tables (NEARFIELD_M2L_TABLES); no ops_
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
   int p_ = -1, terms_ = 0, table_size_ = 0;
   std::vector<Slice> slices_;          // the group kernel's launches (none: another kernel runs)
   gpu::DeviceBuffer<int> map_;         // operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
-  gpu::DeviceBuffer<std::uint16_t> codes_;  // built tables: the entries' codes (m2l_group_plan.h table_codes)
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
   gpu::DeviceBuffer<T> thread_scratch_;  // the thread kernel's padded rows (m2l_thread_scratch)

@@ -7,7 +7,6 @@
 #include <cuda_pipeline.h>
 
 #include "farfield/lists_gpu.h"
-#include "farfield/m2l_group_plan.h"
 #include "farfield/multi_index.h"
 #include "farfield/offset_order.h"
 #include "farfield/vector4.cuh"
@@ -169,9 +168,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                                      int table_stride, int table_begin, int table_size,
                                                      int first_quad,
                                                      const int* __restrict__ plan,
-                                                     const T* __restrict__ ops,
-                                                     const std::uint16_t* __restrict__ codes,
-                                                     const T* __restrict__ derivatives, OffsetOrders orders,
+                                                     const T* __restrict__ ops, OffsetOrders orders,
                                                      const unsigned char* __restrict__ chunk_order,
                                                      const T* __restrict__ M, T* __restrict__ L, int probe) {
   constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL, R>, kCand = kCandidates<D>;
@@ -190,23 +187,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   std::uint32_t* source = target + TB;
   int* active = reinterpret_cast<int*>(source + kCand * TB);
   int* active_order = active + kCand;  // the order of active[i]'s offset, found with the list
-  // Built tables (codes set; pipeline shape 1 only): the entry codes (m2l_group_plan.h
-  // table_codes) from a 16-byte boundary, then two buffers of an offset's derivatives.
-  std::uint16_t* code_s = reinterpret_cast<std::uint16_t*>(
-      (reinterpret_cast<std::uintptr_t>(active_order + kCand) + 15) & ~std::uintptr_t(15));
-  T* derivs_s = reinterpret_cast<T*>(
-      (reinterpret_cast<std::uintptr_t>(code_s + table_size) + 15) & ~std::uintptr_t(15));
   __shared__ int active_count;
   __shared__ int term_count[kMaxOrder + 1];  // terms<D>(d): the coefficients of degree <= d
   for (int d = threadIdx.x; d <= kMaxOrder; d += blockDim.x) term_count[d] = nf::farfield::terms<D>(d);
   const int tid = threadIdx.x, threads = blockDim.x, warp = tid / 32, lane = tid % 32, warps = threads / 32;
-  if (codes)  // the whole table's codes, once (find_group's barriers publish them)
-    for (int e = 8 * tid; e < table_size; e += 8 * threads) {
-      if (e + 8 <= table_size)
-        *reinterpret_cast<uint4*>(code_s + e) = *reinterpret_cast<const uint4*>(codes + e);
-      else
-        for (int j = e; j < table_size; ++j) code_s[j] = codes[j];
-    }
   std::uint32_t cc[D];
   int share_begin = 0, share_end = 0;
   if (!find_group<D, TB>(level, parents, list, orders, target, source, active, active_order, active_count, cc,
@@ -220,15 +204,12 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   auto table_at = [&](int st) {
     return Stages == 3 ? stages + 2 * moments_size : stages + st * stage_size + moments_size;
   };
-  // The offset index sum_a (R0_a + 3) 7^a of candidate active[i] (R0_a + 3 = u's digit a + cc_a).
-  auto offset_of = [&](int i) {
-    int o = 0;
-    for (int a = 0, v = active[i], scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
-    return o;
-  };
-  // Candidate active[i]'s operator table into `to` (not committed).
+  // Candidate active[i]'s operator table into `to`, and its sources' moments into `to` (not committed).
   auto enqueue_table = [&](int i, T* to) {
-    const T* table = ops + std::size_t(offset_of(i)) * table_stride + table_begin;
+    const int u = active[i];
+    int o = 0;  // offset index sum_a (R0_a + 3) 7^a, R0_a + 3 = u's digit a + cc_a
+    for (int a = 0, v = u, scale = 1; a < D; ++a, v /= 6, scale *= 7) o += (v % 6 + int(cc[a])) * scale;
+    const T* table = ops + std::size_t(o) * table_stride + table_begin;
     const int q = order_of(i);
     constexpr int kPer = 16 / sizeof(T);  // table_size is a multiple of 4, every table 16-byte aligned
     const std::uint32_t at = shared_address(to);
@@ -237,38 +218,6 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     } else {
       for (int e = tid * kPer; e < table_size; e += threads * kPer)
         if (chunk_order[(table_begin + e) / 4] <= q) copy_async<16>(at + e * sizeof(T), table + e, 16);
-    }
-  };
-  // Built tables: candidate active[i]'s derivatives of degree <= its order into `to` (not committed).
-  auto enqueue_derivatives = [&](int i, T* to) {
-    const T* d = derivatives + std::size_t(offset_of(i)) * terms;
-    const int count = term_count[order_of(i)];
-    for (int n = tid; n < count; n += threads) copy_async<sizeof(T)>(shared_address(to + n), d + n, sizeof(T));
-  };
-  // Built tables: candidate active[i]'s table written into `to` from its derivatives `d` (in shared
-  // memory) and the entry codes, four entries a thread at a time; the columns no unit reads at this
-  // offset's order are skipped, as the copies skip them. Instead of an offset's whole table (82 KB
-  // at 3D float p = 12) a block copies its derivatives (1.8 KB).
-  auto build_table = [&](int i, const T* d, T* to) {
-    const int q = order_of(i);
-#pragma unroll 2
-    for (int e = 4 * tid; e < table_size; e += 4 * threads) {
-      if (q != full_order && chunk_order[e / 4] > q) continue;
-      const uint2 c2 = *reinterpret_cast<const uint2*>(code_s + e);
-      const unsigned cs[4] = {c2.x & 0xffffu, c2.x >> 16, c2.y & 0xffffu, c2.y >> 16};
-      T v[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const unsigned index1 = cs[j] & ((1u << m2l_plan::kCodeIndexBits) - 1);
-        const T x = index1 == 0 || int(cs[j] >> (m2l_plan::kCodeIndexBits + 1)) > q ? T(0) : d[index1 - 1];
-        v[j] = cs[j] >> m2l_plan::kCodeIndexBits & 1u ? -x : x;
-      }
-      if constexpr (sizeof(T) == 4) {
-        *reinterpret_cast<float4*>(to + e) = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
-        reinterpret_cast<double2*>(to + e)[0] = make_double2(v[0], v[1]);
-        reinterpret_cast<double2*>(to + e)[1] = make_double2(v[2], v[3]);
-      }
     }
   };
   // A warp per slot: one source's moments, coalesced; a missing source's are zeros. The addresses
@@ -285,26 +234,12 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       for (int n = lane; n < count; n += 32, m += 32, at += 32 * S * sizeof(T)) copy_async<sizeof(T)>(at, m, bytes);
     }
   };
-  // Both operands of candidate active[i] into stage st, committed as one group. Built tables (shape
-  // 1): its table built from its derivatives, copied in the previous group (its barrier published
-  // them), and the next candidate's derivatives copied with its moments; the buffers alternate.
+  // Both operands of candidate active[i] into stage st, committed as one group.
   auto enqueue = [&](int i, int st) {
-    if (codes) {
-      const int b = (i - share_begin) & 1;
-      if (copy_tables) build_table(i, derivs_s + b * terms, table_at(st));
-      if (copy_tables && i + 1 < share_end) enqueue_derivatives(i + 1, derivs_s + (b ^ 1) * terms);
-    } else if (copy_tables) {
-      enqueue_table(i, table_at(st));
-    }
+    if (copy_tables) enqueue_table(i, table_at(st));
     if (copy_moments) enqueue_moments(i, moments_at(st));
     __pipeline_commit();
   };
-  if (codes && copy_tables && share_begin < share_end) {  // the first candidate's derivatives
-    enqueue_derivatives(share_begin, derivs_s);
-    __pipeline_commit();
-    __pipeline_wait_prior(0);
-    __syncthreads();
-  }
 
   int unit[U], first[U];  // first: the quad's table offset | its first row's degree << 26
 #pragma unroll

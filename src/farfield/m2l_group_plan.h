@@ -26,19 +26,13 @@ constexpr int candidates(int dim) { return dim == 3 ? 216 : 36; }
 // one is summed; 3, where 2 do not fit, the next offset's moments copied during the sums and its
 // table after them, into the one table buffer), `terms` moments and `table_size` table entries a
 // stage, of `scalar` bytes each: the operands, the slots' target ids, a source id per (candidate,
-// slot), and the active candidates and their orders; where the block builds its tables (`built`,
-// one stage), then from 16-byte boundaries the table's entry codes (table_codes, 2 bytes an entry)
-// and two offsets' derivatives.
-inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size,
-                                      bool built = false) {
+// slot), and the active candidates and their orders.
+inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size) {
   const int TB = 32 * tl, S = TB + 2;
   const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
   const std::size_t operands = stages == 3 ? 2 * moments + std::size_t(table_size)
                                            : std::size_t(stages) * (moments + std::size_t(table_size));
-  const std::size_t bytes =
-      operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
-  const auto up16 = [](std::size_t b) { return (b + 15) & ~std::size_t(15); };
-  return built ? up16(up16(bytes) + std::size_t(table_size) * 2) + 2 * std::size_t(terms) * std::size_t(scalar) : bytes;
+  return operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
 
 
@@ -118,22 +112,6 @@ OperatorMap operator_map(int p, const Quads<D>& quads, int rows) {
       }
     }
   return m;
-}
-
-// The operator map packed 2 bytes an entry, for blocks that build each offset's table from its
-// derivatives in shared memory instead of copying it (the group kernel's `codes`): |map| (the
-// derivative's index + 1, 0 for padding) in bits 0-9, the sign in bit 10, the degree in bits 11-15.
-// Empty where an index passes 10 bits (more than 1023 terms: 3D p >= 17).
-constexpr int kCodeIndexBits = 10;
-inline std::vector<std::uint16_t> table_codes(const OperatorMap& m) {
-  std::vector<std::uint16_t> codes(m.map.size(), 0);
-  for (std::size_t e = 0; e < m.map.size(); ++e) {
-    const int index1 = m.map[e] < 0 ? -m.map[e] : m.map[e];
-    if (index1 >= (1 << kCodeIndexBits) || m.degree[e] >= 32) return {};
-    if (index1 > 0)
-      codes[e] = static_cast<std::uint16_t>(index1 | (m.map[e] < 0) << kCodeIndexBits | m.degree[e] << (kCodeIndexBits + 1));
-  }
-  return codes;
 }
 
 // The most slices a plan takes: past them the older kernel runs. Each slice gathers every moment
