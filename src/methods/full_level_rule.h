@@ -135,7 +135,9 @@ struct FullMethodRates {
 //!   M2L time a translation on 3D clusters of 2^22 at leaf sizes 64 to 512 (4.4 to 5.8 ns, 4.7 taken;
 //!   results/fmm-adaptive-leaf at e39cfb7) scaled by the speed-up of M2L's pipeline shape 3 (0.83,
 //!   b2edfff, farfield/m2l_gpu.cu): past p = 10 the kernel takes one target a lane and fewer blocks
-//!   fit an SM, so the line through p = 8 and 10 had said 2.0 ns. The GPU double curve's
+//!   fit an SM, so the line through p = 8 and 10 had said 2.0 ns. (Since two row quads a unit, p =
+//!   12 runs one stage again, not shape 3: the scaled point stands, not refitted; docs/design.md
+//!   §16 "Two quads a unit".) The GPU double curve's
 //!   last point continues its last segment (no change).
 //! - Since M2L's orders per offset and its balanced warp plan (farfield/offset_order.h,
 //!   farfield/m2l_gpu.cu) every point is scaled by the measured M2L time over the earlier kernel's
