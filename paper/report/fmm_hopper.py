@@ -17,6 +17,7 @@ from .fmm_adaptive import adaptive_part, depth_error_part, leaf_part
 from .fmm_orders import orders_part
 from .fmm_profile import profile_part
 from .fmm_thread import tensor_part, thread_part
+from .fmm_targets import targets_part
 
 
 
@@ -406,7 +407,8 @@ def fmm_hopper(report):
              "§16). The paper's question of the near field becomes: how large is it inside the whole method, and how "
              "much does a faster near-field kernel buy? Tables are per results file (one machine each).")
     parts = [intro]
-    for title, fn in (("The leaf level: near against far, and the automatic level", levels_part),
+    for title, fn in (("The speed targets", targets_part),
+                      ("The leaf level: near against far, and the automatic level", levels_part),
                       ("Stages and their rates", stages_part),
                       ("Kernel by kernel", profile_part),
                       ("M2L's orders per offset", orders_part),
