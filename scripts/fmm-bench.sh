@@ -9,7 +9,7 @@
 #             staged curve of --level auto's model) -> RESULTS/fmm-levels-2d/<device>.csv
 #   levels-p12  fmm at p = 12 on 3D uniform, Plummer and clusters 2^22, levels 5 to 8 and --level auto
 #             (the check of the slot curve's p = 12 point) -> RESULTS/fmm-levels-p12/<device>.csv
-#   scaling   experiments/fmm-scaling.ini (N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
+#   scaling   experiments/fmm-scaling.ini (fmm and fmm-adaptive, N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
 #             same file
 #   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
 #             level 6 and Plummer 2^24 at level 7, order 8 -> RESULTS/fmm-near/<device>.csv
