@@ -35,17 +35,16 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
   return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size);
 }
 
-// NEARFIELD_M2L_PROBE=copies|sums|no-tables|no-moments (comparisons only: the locals are then
-// wrong) runs the group kernel with only its operands' copies and barriers (1), only its sums (2),
-// without the operator tables' copies (3) or without the moments' (4): how much of its time each
-// takes, and how much they overlap (results/fmm-m2l-probe). Checked at every prepare, before any
-// work; read at every launch.
+// NEARFIELD_M2L_PROBE=copies|sums (comparisons only: the locals are then wrong) runs the group
+// kernel with only its operands' copies and barriers (1), or only its sums (2): how much of its
+// time each takes, and how much they overlap (results/fmm-m2l-probe). Checked at every prepare,
+// before any work; read at every launch.
 int m2l_probe() {
   const char* v = std::getenv("NEARFIELD_M2L_PROBE");
   const std::string name = v ? v : "";
-  if (!name.empty() && name != "copies" && name != "sums" && name != "no-tables" && name != "no-moments")
-    throw UsageError("NEARFIELD_M2L_PROBE=" + name + ": expected copies, sums, no-tables or no-moments");
-  return name == "copies" ? 1 : name == "sums" ? 2 : name == "no-tables" ? 3 : name == "no-moments" ? 4 : 0;
+  if (!name.empty() && name != "copies" && name != "sums")
+    throw UsageError("NEARFIELD_M2L_PROBE=" + name + ": expected copies or sums");
+  return name == "copies" ? 1 : name == "sums" ? 2 : 0;
 }
 
 // A positive integer from the environment variable `name`, or `otherwise`.

@@ -173,9 +173,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
                                                      const T* __restrict__ M, T* __restrict__ L, int probe) {
   constexpr int TB = 32 * TL, S = TB + 2, U = kUnits<TL, R>, kCand = kCandidates<D>;
   // probe (NEARFIELD_M2L_PROBE, comparisons only; the result is then wrong): 1 skips the sums
-  // (copies and barriers only), 2 the copies of the operands (sums of whatever shared memory holds),
-  // 3 the tables' copies only, 4 the moments' copies only.
-  const bool sums = probe != 1, copy_tables = probe != 2 && probe != 3, copy_moments = probe != 2 && probe != 4;
+  // (copies and barriers only), 2 the copies of the operands (sums of whatever shared memory holds).
+  const bool copy = probe != 2, sums = probe != 1;
   static_assert(R == 4 || R == 8, "a unit's rows: a quad or two");
   extern __shared__ __align__(16) unsigned char smem[];
   const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
@@ -236,8 +235,10 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   };
   // Both operands of candidate active[i] into stage st, committed as one group.
   auto enqueue = [&](int i, int st) {
-    if (copy_tables) enqueue_table(i, table_at(st));
-    if (copy_moments) enqueue_moments(i, moments_at(st));
+    if (copy) {
+      enqueue_table(i, table_at(st));
+      enqueue_moments(i, moments_at(st));
+    }
     __pipeline_commit();
   };
 
@@ -260,7 +261,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       if (Stages == 2) {
         enqueue(i + 1, st ^ 1);
       } else {
-        if (copy_moments) enqueue_moments(i + 1, moments_at(st ^ 1));
+        if (copy) enqueue_moments(i + 1, moments_at(st ^ 1));
         __pipeline_commit();
       }
       __pipeline_wait_prior(1);  // all but that group: offset i's operands
@@ -332,7 +333,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     __syncthreads();  // stage st is free again
     if (Stages == 1 && i + 1 < share_end) enqueue(i + 1, 0);
     if (Stages == 3 && i + 1 < share_end) {  // the table buffer is free: the next offset's table
-      if (copy_tables) enqueue_table(i + 1, table_at(0));
+      if (copy) enqueue_table(i + 1, table_at(0));
       __pipeline_commit();
     }
   }
