@@ -11,10 +11,12 @@ from .fmm_common import DIST_STYLE, full_method, on, bench_rows, order_of, is_au
 
 def scaling_figure(fmm, ap, path, title):
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    styles = ("o-", "^-.", "v:", "D-")  # a marker and line per full method, a colour per input
+    kernels = sorted({k for k, _ in fmm})
     for (kernel, dist), pts in sorted(fmm.items()):
         pts = sorted(pts)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=DIST_STYLE.get(dist, "black"),
-                label=f"{kernel} (level auto), {dist}")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[kernels.index(kernel) % len(styles)],
+                color=DIST_STYLE.get(dist, "black"), label=f"{kernel} (level auto), {dist}")
     for (kernel, dist), pts in sorted(ap.items()):
         pts = sorted(pts)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--", color=DIST_STYLE.get(dist, "black"),
