@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times builds of nearfield (or one build under several settings) against each other on the GPU
 # machine, alternated twice in one call (the same inputs, bench rows of 3 repetitions after one
-# warm-up): the medians of each variant's 6 rows of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L +
+# warm-up): the medians of each variant's rows of a case (one a round) of upward_ms (P2M + M2M), m2l_ms, downward_ms (L2L +
 # L2P) and of the evaluation (median_ms), by case, to stdout and $OUT/builds-compare.txt; the rows to
 # $OUT/builds-NAME.csv. A variant is BIN_DIR or BIN_DIR@VAR=value (the variable set for its runs);
 # NAME is the directory's last component, then -value (two variants of one name are refused: give

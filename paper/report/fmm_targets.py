@@ -16,6 +16,11 @@ SPEED = (("uniform", 1 << 24, 1e-4, 60.0), ("plummer", 1 << 24, 1e-4, 60.0), ("u
 ALL_PAIRS = ("allpairs-tiled", 1 << 20, 1e-4, 100.0)  # kernel, N, accuracy, at least this speed-up
 
 
+def usable(r):
+    """A row with the columns the targets read (older or partial rows are left out)."""
+    return str(r.get("n", "")).isdigit() and all(r.get(c) for c in ("kernel", "distribution", "dim", "precision"))
+
+
 def key(r):
     return (r["kernel"], r["distribution"], int(r["n"]), r["dim"], r["precision"], r.get("p", ""))
 
@@ -24,7 +29,7 @@ def measured_errors(report):
     errors = defaultdict(list)
     for name in ERROR_FILES:
         for r in report.rows(name):
-            if r.get("rel_l2") and r.get("p"):
+            if usable(r) and r.get("rel_l2") and r.get("p"):
                 errors[key(r)].append((num(r, "rel_l2"), f"results/{name}/{r['_file']}"))
     return {k: max(v) for k, v in errors.items()}
 
@@ -37,16 +42,28 @@ def asked(r):
 
 
 def describe(r, err):
-    where = f"leaf size {r['leaf_size']}" if r.get("leaf_size") else f"level {r['level']}"
+    where = f"leaf size {r['leaf_size']}" if r.get("leaf_size") else f"level {r.get('level', '?')}"
     e = f", error {err[0]:.2g}" if err else ", error not measured"
-    return f"{fmt_ms(num(r, 'median_ms'))} ms ({r['kernel']}, {where}, p = {r['p']}{e}; {r['git_commit'][:7]})"
+    return (f"{fmt_ms(num(r, 'median_ms'))} ms ({r['kernel']}, {where}, p = {r.get('p', '?')}{e}; "
+            f"{r.get('git_commit', '')[:7]})")
+
+
+def options(r):
+    """The command-line choices that reproduce a row's order and tree: --order, and --leaf-size or
+    --level where they were given rather than automatic."""
+    given = f"--order {r.get('p', '?')}"
+    if r.get("leaf_size") and r.get("leaf_rule") != "auto":
+        given += f" --leaf-size {r['leaf_size']}"
+    elif not r.get("leaf_size") and r.get("level_rule") != "auto":
+        given += f" --level {r.get('level', '?')}"
+    return given
 
 
 def targets_part(report, out):
     gpu_full = report.kernels.where("gpu", "far-field")
     rows = [r for name in TIME_FILES for r in report.rows(name)]
-    timed = [r for r in bench_rows(report, rows) if r["kernel"] in gpu_full and is_gpu_row(r) and r["dim"] == "3"
-             and r["precision"] == "float"]
+    timed = [r for r in bench_rows(report, rows) if usable(r) and r["kernel"] in gpu_full and is_gpu_row(r) and
+             r["dim"] == "3" and r["precision"] == "float"]
     if not timed:
         return []
     errors = measured_errors(report)
@@ -63,10 +80,11 @@ def targets_part(report, out):
                 continue
             t_auto = num(best_auto, "median_ms") if best_auto else None
             t_shown = num(best_shown, "median_ms") if best_shown else None
-            if t_auto is not None and t_auto <= most:
+            auto_error = errors.get(key(best_auto)) if best_auto else None
+            if t_auto is not None and t_auto <= most and (auto_error is None or auto_error[0] <= accuracy):
                 verdict = "**met**"
             elif t_shown is not None and t_shown <= most:
-                verdict = f"met at `--order {best_shown['p']}` only"
+                verdict = f"met at `{options(best_shown)}` only"
             else:
                 verdict = "not met"
             got = fmt_ms(t_auto) + " ms" if t_auto is not None else "no automatic row"
@@ -79,7 +97,7 @@ def targets_part(report, out):
         for dist in sorted({r["distribution"] for r in timed}):
             fmm = [r for r in timed if gpu_name([r]) == dev and r["distribution"] == dist and int(r["n"]) == ap_n and
                    asked(r) is not None and abs(asked(r) - ap_accuracy) <= 1e-9 * ap_accuracy]
-            ap = [r for r in rows if r["kernel"] == ap_kernel and gpu_name([r]) == dev and r["distribution"] == dist
+            ap = [r for r in rows if usable(r) and r["kernel"] == ap_kernel and gpu_name([r]) == dev and r["distribution"] == dist
                   and int(r["n"]) == ap_n and r["dim"] == "3" and r["precision"] == "float" and r.get("median_ms")]
             if not fmm or not ap:
                 continue
@@ -92,6 +110,8 @@ def targets_part(report, out):
             body.append([f"{dist} 3D, N = {ap_n}, <= {ap_accuracy:.0e}: at least {ap_least:g}x {ap_kernel}", dev,
                          describe(f, errors.get(key(f))) + f": {x:.0f}x {ap_kernel}'s {fmt_ms(num(a, 'median_ms'))} ms",
                          "-", verdict])
+    if not body:
+        return []
     met = sum(v[3] == "**met**" for v in verdicts)
     missed = [f"{v[0]} on the {v[1]} ({v[2]}{'; met at a lower measured order' if v[3].startswith('met at') else ''})"
               for v in verdicts if v[3] != "**met**"]
@@ -102,6 +122,8 @@ def targets_part(report, out):
             "row whose order the accuracy model chose for that accuracy (`--accuracy`, or the default 1e-4), its "
             "error where one was measured at that order. *At a measured error*: the fastest row at an order whose "
             "relative L2 error on the same input and N was measured at or below the accuracy (the largest of the "
-            "measurements in results/" + ", results/".join(ERROR_FILES) + ", whole or on a sample of targets). The "
+            "measurements in results/" + ", results/".join(ERROR_FILES) + ", whole or on a sample of targets). An "
+            "error is matched by method, input, N, precision and order only: it may come from another level or leaf "
+            "size, another GPU or an earlier commit than the row it stands beside. The "
             "stages against their bounds and the automatic level are checked in their own parts below.",
             table(["target", "GPU", "automatic order", "at a measured error", "verdict"], body)]
