@@ -4,7 +4,7 @@ model chose, and the fastest at an order whose error was measured at or below th
 from collections import defaultdict
 
 from .common import fmt_ms, gpu_name, is_gpu_row, join, num, table
-from .fmm_common import bench_rows
+from .fmm_common import bench_rows, is_auto
 
 TIME_FILES = ("fmm", "fmm-scaling", "fmm-adaptive")  # the committed timings of the full methods
 # Measured errors (relative L2 against float64, whole or sampled): matched to a timed row by kernel,
@@ -34,11 +34,16 @@ def measured_errors(report):
     return {k: max(v) for k, v in errors.items()}
 
 
-def asked(r):
-    """The accuracy an automatic-order row was run for (None: its order was given)."""
+def asked_for(r, accuracy):
+    """Whether the accuracy model chose the row's order for `accuracy` (not an order given)."""
     if r.get("order") != "auto":
-        return None
-    return num(r, "accuracy") if r.get("accuracy") else DEFAULT_ACCURACY
+        return False
+    asked = num(r, "accuracy") if r.get("accuracy") else DEFAULT_ACCURACY
+    return abs(asked - accuracy) <= 1e-9 * accuracy
+
+
+def fastest(rows):
+    return min(rows, key=lambda r: num(r, "median_ms"), default=None)
 
 
 def describe(r, err):
@@ -54,7 +59,7 @@ def options(r):
     given = f"--order {r.get('p', '?')}"
     if r.get("leaf_size") and r.get("leaf_rule") != "auto":
         given += f" --leaf-size {r['leaf_size']}"
-    elif not r.get("leaf_size") and r.get("level_rule") != "auto":
+    elif not r.get("leaf_size") and not is_auto(r):
         given += f" --level {r.get('level', '?')}"
     return given
 
@@ -72,10 +77,8 @@ def targets_part(report, out):
     for dist, n, accuracy, most in SPEED:
         for dev in devices:
             cand = [r for r in timed if gpu_name([r]) == dev and r["distribution"] == dist and int(r["n"]) == n]
-            auto = [r for r in cand if asked(r) is not None and abs(asked(r) - accuracy) <= 1e-9 * accuracy]
-            shown = [r for r in cand if key(r) in errors and errors[key(r)][0] <= accuracy]
-            best_auto = min(auto, key=lambda r: num(r, "median_ms"), default=None)
-            best_shown = min(shown, key=lambda r: num(r, "median_ms"), default=None)
+            best_auto = fastest([r for r in cand if asked_for(r, accuracy)])
+            best_shown = fastest([r for r in cand if key(r) in errors and errors[key(r)][0] <= accuracy])
             if not best_auto and not best_shown:
                 continue
             t_auto = num(best_auto, "median_ms") if best_auto else None
@@ -95,14 +98,12 @@ def targets_part(report, out):
     ap_kernel, ap_n, ap_accuracy, ap_least = ALL_PAIRS
     for dev in devices:
         for dist in sorted({r["distribution"] for r in timed}):
-            fmm = [r for r in timed if gpu_name([r]) == dev and r["distribution"] == dist and int(r["n"]) == ap_n and
-                   asked(r) is not None and abs(asked(r) - ap_accuracy) <= 1e-9 * ap_accuracy]
-            ap = [r for r in rows if usable(r) and r["kernel"] == ap_kernel and gpu_name([r]) == dev and r["distribution"] == dist
-                  and int(r["n"]) == ap_n and r["dim"] == "3" and r["precision"] == "float" and r.get("median_ms")]
-            if not fmm or not ap:
+            f = fastest([r for r in timed if gpu_name([r]) == dev and r["distribution"] == dist and
+                         int(r["n"]) == ap_n and asked_for(r, ap_accuracy)])
+            a = fastest([r for r in rows if usable(r) and r["kernel"] == ap_kernel and gpu_name([r]) == dev and r["distribution"] == dist
+                         and int(r["n"]) == ap_n and r["dim"] == "3" and r["precision"] == "float" and r.get("median_ms")])
+            if not f or not a:
                 continue
-            f = min(fmm, key=lambda r: num(r, "median_ms"))
-            a = min(ap, key=lambda r: num(r, "median_ms"))
             x = num(a, "median_ms") / num(f, "median_ms")
             verdict = "**met**" if x >= ap_least else "not met"
             verdicts.append((f"{dist} 2^{ap_n.bit_length() - 1} at {ap_accuracy:.0e} {ap_least:g}x {ap_kernel}", dev,
