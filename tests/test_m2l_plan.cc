@@ -1,12 +1,14 @@
 // The sibling-group M2L kernel's plans (farfield/m2l_group_plan.h), on the CPU: for the whole
 // table and for slices of its row quads (the orders whose table does not fit in shared memory),
-// every column of every covered quad is summed by exactly one unit, the packed quad index is
+// every column of every covered quad is summed by exactly one unit (pieces of a quad interleave its
+// columns), the slowest warp's columns at each offset order stay near the mean, the packed quad index is
 // relative to the plan's first quad and fits its 8 bits, and the table offset is relative to the
 // first quad's entries. The tensor-core kernel's plans over row tiles and its index map: every
 // k-step of every tile summed once, and the map's entries, read as the kernel reads them, give the
 // truncated M2L sums of a float64 evaluation at every order an offset takes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -35,9 +37,11 @@ void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int war
     const int q = (unit & 0xff) + quads.first, n0 = (unit >> 8) & 0xfff, n1 = (unit >> 20) & 0xfff;
     if (n1 == n0) continue;  // an empty unit
     REQUIRE(q < quads.last);
-    CHECK((first & 0x3ffffff) == quads.start[std::size_t(q)] - quads.start[std::size_t(quads.first)]);
+    CHECK((first & 0xfffff) == quads.start[std::size_t(q)] - quads.start[std::size_t(quads.first)]);
     CHECK((first >> 26) == quads.degree[std::size_t(q)]);
-    for (int n = n0; n < n1; ++n) ++covered[q].at(std::size_t(n));
+    const int stride = ((first >> 20) & 0x3f) + 1;
+    CHECK((stride == 1 || n0 < stride));  // interleaved pieces begin at their index within the quad
+    for (int n = n0; n < n1; n += stride) ++covered[q].at(std::size_t(n));
   }
   for (const auto& [q, counts] : covered)
     for (int c : counts) CHECK(c == 1);
@@ -77,6 +81,47 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
       CHECK(covered == count);
     }
   }
+}
+
+TEST_CASE("M2L group plans: interleaved pieces keep every offset order's slowest warp near the mean") {
+  // An offset of order o < p sums only the first columns of a quad; a quad cut into pieces of
+  // contiguous columns had left them to one warp (3D p = 12, 8-row tiles, 5 units a warp: 91 columns
+  // for the slowest warp against a mean of 18 at order 7). Interleaved pieces share them out where
+  // the warps have units to spare for them (not at 3D p = 11 with two targets a lane: 91 quads for
+  // 96 units, 94 columns an offset for the slowest warp against a mean of 71).
+  auto check = [&](auto dim, int p, int rows, int U) {
+    constexpr int D = decltype(dim)::value;
+    CAPTURE(D);
+    CAPTURE(p);
+    CAPTURE(rows);
+    const mp::Quads<D> quads(p, rows, 1, rows);
+    const auto classes = mp::order_classes<D>(ff::offset_orders(D, p));
+    std::vector<int> plan;
+    const int w = mp::best_plan<D>(quads, classes, U, plan);
+    REQUIRE(w > 0);
+    check_plan(quads, plan, w, U);
+    for (const auto& [order, weight] : classes) {
+      CAPTURE(order);
+      double most = 0, sum = 0;
+      for (int warp = 0; warp < w; ++warp) {
+        double load = 0;
+        for (int v = 0; v < U; ++v) {
+          const int unit = plan[std::size_t(2 * (warp * U + v))], first = plan[std::size_t(2 * (warp * U + v) + 1)];
+          const int q = unit & 0xff, n0 = (unit >> 8) & 0xfff, n1 = (unit >> 20) & 0xfff;
+          if (n1 == n0) continue;
+          load += mp::strided_columns(n0, n1, ((first >> 20) & 0x3f) + 1, quads.columns_at(q, order));
+        }
+        most = std::max(most, load), sum += load;
+      }
+      // within 1.5x the mean and a few columns (a warp's units hold whole columns of a quad)
+      CHECK(most <= 1.5 * sum / w + 8);
+    }
+  };
+  check(std::integral_constant<int, 3>{}, 12, 8, 5);
+  check(std::integral_constant<int, 3>{}, 10, 4, 6);
+  check(std::integral_constant<int, 3>{}, 8, 4, 10);
+  check(std::integral_constant<int, 2>{}, 14, 8, 5);
+  check(std::integral_constant<int, 2>{}, 16, 8, 5);
 }
 
 TEST_CASE("M2L group plans with two quads a unit: 8-row tiles hold every row's columns, plans cover each once") {

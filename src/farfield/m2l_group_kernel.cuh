@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
     __pipeline_commit();
   };
 
-  int unit[U], first[U];  // first: the quad's table offset | its first row's degree << 26
+  int unit[U], first[U];  // first: the quad's table offset | (stride - 1) << 20 | its first row's degree << 26
 #pragma unroll
   for (int v = 0; v < U; ++v) unit[v] = plan[2 * (warp * U + v)], first[v] = plan[2 * (warp * U + v) + 1];
   T acc[U][R][TL];
@@ -279,7 +279,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       const int left = order - (first[v] >> 26);
       const int n1 = order == full_order ? (unit[v] >> 20) & 0xfff
                                          : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
-      const T* quad = Ts + (first[v] & 0x3ffffff);
+      const T* quad = Ts + (first[v] & 0xfffff);
+      const int stride = ((first[v] >> 20) & 0x3f) + 1;  // the unit's columns n0, n0 + stride, ...: m2l_group_plan.h
       auto load = [&](int n, T (&t)[R / 4][4], T (&m)[TL]) {
 #pragma unroll
         for (int h = 0; h < R / 4; ++h) load4(quad + R * n + 4 * h, t[h]);
@@ -295,7 +296,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       constexpr bool ahead = sizeof(T) == 4 && D == 3 && TL == 1 && R == 8;
       if constexpr (sizeof(T) == 4 && !ahead) {  // unrolled: the loop's own instructions were a third of the issued ones
 #pragma unroll 4
-        for (int n = n0; n < n1; ++n) {
+        for (int n = n0; n < n1; n += stride) {
           T t[R / 4][4], m[TL];
           load(n, t, m);
           sum(t, m);
@@ -309,7 +310,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
           T t[R / 4][4], m[TL];
           load(n0, t, m);
 #pragma unroll 4
-          for (int n = n0 + 1; n < n1; ++n) {
+          for (int n = n0 + stride; n < n1; n += stride) {
             T tn[R / 4][4], mn[TL];
             load(n, tn, mn);
             sum(t, m);
@@ -323,7 +324,7 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
           sum(t, m);
         }
       } else {  // double: unrolling spills
-        for (int n = n0; n < n1; ++n) {
+        for (int n = n0; n < n1; n += stride) {
           T t[R / 4][4], m[TL];
           load(n, t, m);
           sum(t, m);

@@ -37,9 +37,12 @@ inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, i
 
 
 // A unit: row quad q (rows 4q .. 4q + 3; with two quads a unit, Quads(p, 8, 1, 8), rows 8q .. 8q + 7)
-// over columns n0 .. n1 - 1, packed q - first | n0 << 8 | n1 << 20 (first: the plan's first quad;
-// at most kMaxWarps x U quads a plan, n < 4096 up to kMaxOrder), and the quad's first entry in the
-// plan's part of the operator table with the degree of its first row, start | degree << 26.
+// over columns n0, n0 + stride, ... below n1, packed q - first | n0 << 8 | n1 << 20 (first: the
+// plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to kMaxOrder), and the quad's
+// first entry in the plan's part of the operator table (below 2^20 up to kMaxOrder), the stride
+// less one and the degree of its first row, start | (stride - 1) << 20 | degree << 26.
+constexpr int kMaxStride = 64;
+inline int pack_first(int start, int stride, int degree) { return start | (stride - 1) << 20 | degree << 26; }
 inline int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
@@ -162,22 +165,32 @@ std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
 }
 
 // The quads cut into pieces of about `piece` columns, largest first by their weighted columns (sum
-// over orders of weight x the piece's columns at that order).
+// over orders of weight x the piece's columns at that order). A quad of c columns cut into k pieces
+// gives piece i the columns i, i + k, i + 2k, ... below c (n0 = i, n1 = c, stride k): an offset of
+// a lower order sums only a quad's first columns, and pieces of contiguous columns had left those
+// to one warp while the others waited at the barrier (3D p = 12, 8-row tiles, one target a lane:
+// the slowest warp's columns an offset, weighted over the offsets' orders, 1.86x the mean with
+// contiguous pieces, 1.10x interleaved; docs/design.md §16, "Interleaved pieces").
 struct PlanPiece {
-  int q, n0, n1;
+  int q, n0, n1, stride = 1;
   std::vector<double> cols;  // per class
   double weighted = 0;
 };
+// The columns n0, n0 + stride, ... below min(n1, m).
+inline int strided_columns(int n0, int n1, int stride, int m) {
+  const int end = std::min(n1, m);
+  return end > n0 ? (end - n0 + stride - 1) / stride : 0;
+}
 template <int D>
 std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int piece) {
   const std::size_t K = classes.size();
   std::vector<PlanPiece> pieces;
   for (int q = quads.first; q < quads.last; ++q) {
-    const int c = quads.columns[std::size_t(q)], k = std::max(1, (c + piece - 1) / piece);
+    const int c = quads.columns[std::size_t(q)], k = std::min(kMaxStride, std::max(1, (c + piece - 1) / piece));
     for (int i = 0; i < k; ++i) {
-      PlanPiece pc{q, c * i / k, c * (i + 1) / k, std::vector<double>(K), 0};
+      PlanPiece pc{q, k == 1 ? 0 : i, c, k, std::vector<double>(K), 0};
       for (std::size_t j = 0; j < K; ++j) {
-        pc.cols[j] = std::max(0, std::min(pc.n1, quads.columns_at(q, classes[j].first)) - pc.n0);
+        pc.cols[j] = strided_columns(pc.n0, pc.n1, pc.stride, quads.columns_at(q, classes[j].first));
         pc.weighted += classes[j].second * pc.cols[j];
       }
       pieces.push_back(std::move(pc));
@@ -191,7 +204,8 @@ std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std:
 template <int D>
 std::size_t plan_piece_count(const Quads<D>& quads, int piece) {
   std::size_t count = 0;
-  for (int q = quads.first; q < quads.last; ++q) count += std::size_t(std::max(1, (quads.columns[std::size_t(q)] + piece - 1) / piece));
+  for (int q = quads.first; q < quads.last; ++q)
+    count += std::size_t(std::min(kMaxStride, std::max(1, (quads.columns[std::size_t(q)] + piece - 1) / piece)));
   return count;
 }
 
@@ -219,7 +233,7 @@ bool plan_units(const Quads<D>& quads, const std::vector<std::pair<int, double>>
     }
     const std::size_t slot = std::size_t(best) * U + std::size_t(units[std::size_t(best)]++);
     plan[2 * slot] = pack_unit(pc.q - quads.first, pc.n0, pc.n1);
-    plan[2 * slot + 1] = quads.offset(pc.q) | quads.degree[std::size_t(pc.q)] << 26;
+    plan[2 * slot + 1] = pack_first(quads.offset(pc.q), pc.stride, quads.degree[std::size_t(pc.q)]);
     for (std::size_t j = 0; j < K; ++j) load[std::size_t(best)][j] += pc.cols[j];
   }
   cost = 0;
@@ -259,7 +273,7 @@ int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
           }
           const std::size_t slot = std::size_t(w) * U + u;
           plan[2 * slot] = pack_unit(int(q) - quads.first, n, n + int(take));
-          plan[2 * slot + 1] = quads.offset(int(q)) | quads.degree[q] << 26;
+          plan[2 * slot + 1] = pack_first(quads.offset(int(q)), 1, quads.degree[q]);
           ++u, load += take, n += int(take);
         }
       }

@@ -108,7 +108,8 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
   };
 
   // A unit (plan, read where used: registers go to the accumulators): tile | k-step begin << 8 |
-  // end << 20, then its map start | its first row's degree << 26.
+  // end << 20, then its map start | (stride - 1) << 20 | its first row's degree << 26 (its k-steps
+  // begin, begin + stride, ... below end: m2l_group_plan.h).
   const int2* units = reinterpret_cast<const int2*>(plan) + warp * U;
   float acc[U][4][4];
 #pragma unroll
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
         const int left = order - (un.y >> 26);
         s1 = min(s1, left < 0 ? 0 : (term_count[left] + 7) >> 3);
       }
-      const uint2* mp = map + (std::size_t((un.y & 0x3ffffff) + s0) << 5) + lane;
+      const int stride = ((un.y >> 20) & 0x3f) + 1;  // the unit's k-steps s0, s0 + stride, ...
+      const uint2* mp = map + (std::size_t((un.y & 0xfffff) + s0) << 5) + lane;
       // This offset's sums apart, added to the unit's accumulators once (the tensor cores' sums
       // round less well than a float add: kept to one offset's k-steps).
       float part[4][4];
@@ -161,7 +163,7 @@ __global__ void __launch_bounds__(512, 1) tensor_kernel(DeviceLevel level, Devic
       for (int j = 0; j < 4; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) part[j][e] = 0.0f;
-      for (int s = s0; s < s1; ++s, mp += 32) {
+      for (int s = s0; s < s1; s += stride, mp += 32 * stride) {
         const uint2 ix = __ldg(mp);
         std::uint32_t ah[4], al[4];
         split_tf32(Ds[ix.x & 0xffff], ah[0], al[0]);
