@@ -24,9 +24,10 @@ namespace mp = nf::farfield::m2l_plan;
 
 namespace {
 
-// Checks a plan of `warps` warps of U units each over quads.first .. quads.last - 1.
+// Checks a plan of `warps` warps of U units each over quads.first .. quads.last - 1, its quads'
+// columns dealt out in chunks of `chunk`.
 template <int D>
-void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int warps, int U) {
+void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int warps, int U, int chunk = mp::kGroupChunk) {
   REQUIRE(warps > 0);
   CHECK(warps <= mp::kMaxWarps);
   REQUIRE(plan.size() == std::size_t(2) * warps * U);
@@ -40,8 +41,9 @@ void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int war
     CHECK((first & 0xfffff) == quads.start[std::size_t(q)] - quads.start[std::size_t(quads.first)]);
     CHECK((first >> 26) == quads.degree[std::size_t(q)]);
     const int stride = ((first >> 20) & 0x3f) + 1;
-    CHECK((stride == 1 || n0 < stride));  // interleaved pieces begin at their index within the quad
-    for (int n = n0; n < n1; n += stride) ++covered[q].at(std::size_t(n));
+    CHECK((stride == 1 || n0 < stride * chunk));  // dealt-out pieces begin at their chunk within the quad
+    for (int c = n0; c < n1; c += stride * chunk)
+      for (int n = c; n < std::min(c + chunk, n1); ++n) ++covered[q].at(std::size_t(n));
   }
   for (const auto& [q, counts] : covered)
     for (int c : counts) CHECK(c == 1);
@@ -58,7 +60,7 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
     const int count = int(quads.columns.size());
     std::vector<int> plan;
     if (count <= mp::kMaxWarps * U) {  // the whole table in one plan
-      const int w = mp::best_plan<D>(quads, classes, U, plan);
+      const int w = mp::best_plan<D>(quads, classes, U, plan, mp::kGroupChunk);
       check_plan(quads, plan, w, U);
       if (p == 8) {  // the contiguous plan needs about 1.25 quads' units a warp: up to p = 12
         const int c = mp::contiguous_plan<D>(quads, U, plan);
@@ -74,7 +76,7 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
         const int q0 = count * s / slices, q1 = count * (s + 1) / slices;
         REQUIRE(q1 - q0 <= mp::kMaxWarps * U);
         const mp::Quads<D> part = quads.range(q0, q1);
-        const int w = mp::best_plan<D>(part, classes, U, plan);
+        const int w = mp::best_plan<D>(part, classes, U, plan, mp::kGroupChunk);
         check_plan(part, plan, w, U);
         covered += q1 - q0;
       }
@@ -83,23 +85,26 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
   }
 }
 
-TEST_CASE("M2L group plans: interleaved pieces keep every offset order's slowest warp near the mean") {
+TEST_CASE("M2L plans: pieces dealt out by chunk keep every offset order's slowest warp near the mean") {
   // An offset of order o < p sums only the first columns of a quad; a quad cut into pieces of
   // contiguous columns had left them to one warp (3D p = 12, 8-row tiles, 5 units a warp: 91 columns
-  // for the slowest warp against a mean of 18 at order 7). Interleaved pieces share them out where
-  // the warps have units to spare for them (not at 3D p = 11 with two targets a lane: 91 quads for
-  // 96 units, 94 columns an offset for the slowest warp against a mean of 71).
-  auto check = [&](auto dim, int p, int rows, int U) {
+  // for the slowest warp against a mean of 18 at order 7). Pieces dealt out chunk by chunk share them
+  // out where the warps have units to spare for them (not at 3D p = 11 with two targets a lane: 91
+  // quads for 96 units, 94 columns an offset for the slowest warp against a mean of 71). Chunks of
+  // the group kernel's 4 columns, and of the tensor-core kernel's 1 k-step (16-row tiles, 4 units; at
+  // p = 14: at 16, 61 tiles for 64 units leave nothing to deal out).
+  auto check = [&](auto dim, int p, int rows, int U, int chunk = mp::kGroupChunk) {
     constexpr int D = decltype(dim)::value;
     CAPTURE(D);
     CAPTURE(p);
     CAPTURE(rows);
-    const mp::Quads<D> quads(p, rows, 1, rows);
+    CAPTURE(chunk);
+    const mp::Quads<D> quads = chunk == 1 ? mp::Quads<D>(p, 16, 8, 1) : mp::Quads<D>(p, rows, 1, rows);
     const auto classes = mp::order_classes<D>(ff::offset_orders(D, p));
     std::vector<int> plan;
-    const int w = mp::best_plan<D>(quads, classes, U, plan);
+    const int w = mp::best_plan<D>(quads, classes, U, plan, chunk);
     REQUIRE(w > 0);
-    check_plan(quads, plan, w, U);
+    check_plan(quads, plan, w, U, chunk);
     for (const auto& [order, weight] : classes) {
       CAPTURE(order);
       double most = 0, sum = 0;
@@ -109,7 +114,7 @@ TEST_CASE("M2L group plans: interleaved pieces keep every offset order's slowest
           const int unit = plan[std::size_t(2 * (warp * U + v))], first = plan[std::size_t(2 * (warp * U + v) + 1)];
           const int q = unit & 0xff, n0 = (unit >> 8) & 0xfff, n1 = (unit >> 20) & 0xfff;
           if (n1 == n0) continue;
-          load += mp::strided_columns(n0, n1, ((first >> 20) & 0x3f) + 1, quads.columns_at(q, order));
+          load += mp::dealt_columns(n0, n1, ((first >> 20) & 0x3f) + 1, chunk, quads.columns_at(q, order));
         }
         most = std::max(most, load), sum += load;
       }
@@ -122,6 +127,7 @@ TEST_CASE("M2L group plans: interleaved pieces keep every offset order's slowest
   check(std::integral_constant<int, 3>{}, 8, 4, 10);
   check(std::integral_constant<int, 2>{}, 14, 8, 5);
   check(std::integral_constant<int, 2>{}, 16, 8, 5);
+  check(std::integral_constant<int, 3>{}, 14, 16, 4, 1);
 }
 
 TEST_CASE("M2L group plans with two quads a unit: 8-row tiles hold every row's columns, plans cover each once") {
@@ -146,7 +152,7 @@ TEST_CASE("M2L group plans with two quads a unit: 8-row tiles hold every row's c
       for (int U : {3, 5}) {  // kUnits<2, 8>, kUnits<1, 8>
         CAPTURE(U);
         std::vector<int> plan;
-        const int w = mp::best_plan<D>(tiles, classes, U, plan);
+        const int w = mp::best_plan<D>(tiles, classes, U, plan, mp::kGroupChunk);
         if (int(tiles.columns.size()) > mp::kMaxWarps * U) {  // more tiles than units (3D p = 12 at U = 3)
           CHECK(w == 0);
           continue;
@@ -221,8 +227,8 @@ TEST_CASE("M2L tensor-core plans cover every k-step once, and the index map give
       const ff::OffsetOrders orders = ff::offset_orders(D, p);
       const auto classes = mp::order_classes<D>(orders);
       std::vector<int> plan;
-      const int w = mp::best_plan<D>(tiles, classes, U, plan);
-      check_plan(tiles, plan, w, U);
+      const int w = mp::best_plan<D>(tiles, classes, U, plan, 1);
+      check_plan(tiles, plan, w, U, 1);
       const std::vector<std::uint32_t> map = mp::tensor_map<D>(p, tiles);
       const int t = ff::terms<D>(p), rows = (t + 7) / 8 * 8;
       std::mt19937 rng(std::uint32_t(100 * D + p));
@@ -306,14 +312,15 @@ TEST_CASE("M2L group slices: as many as the room asks, none past kMostSlices") {
 namespace {
 
 template <int D>
-int exhaustive_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan) {
+int exhaustive_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan,
+                    int chunk) {
   int warps = 0;
   double best = 0;
   std::vector<int> trial;
   for (int w = 8; w <= mp::kMaxWarps; ++w)
     for (int piece : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 4096}) {
       double cost = 0;
-      if (!mp::plan_units<D>(quads, classes, mp::plan_pieces<D>(quads, classes, piece), w, U, trial, cost)) continue;
+      if (!mp::plan_units<D>(quads, classes, mp::plan_pieces<D>(quads, classes, piece, chunk), w, U, trial, cost)) continue;
       if (warps == 0 || cost < best * (1 - 1e-9)) warps = w, best = cost, plan = trial;
     }
   return warps;
@@ -322,9 +329,11 @@ int exhaustive_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, 
 template <int D>
 void same_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U) {
   std::vector<int> a, b;
-  const int wa = mp::best_plan<D>(quads, classes, U, a), wb = exhaustive_plan<D>(quads, classes, U, b);
-  CHECK(wa == wb);
-  CHECK(a == b);
+  for (int chunk : {1, mp::kGroupChunk}) {
+    const int wa = mp::best_plan<D>(quads, classes, U, a, chunk), wb = exhaustive_plan<D>(quads, classes, U, b, chunk);
+    CHECK(wa == wb);
+    CHECK(a == b);
+  }
 }
 
 }  // namespace
@@ -344,7 +353,7 @@ TEST_CASE("M2L group plans: best_plan's search skips only the piece sizes that c
         if (q3.last > 3) same_plan<3>(q3.range(1, 3), c3, U);  // a slice
         same_plan<2>(mp::Quads<2>(p, rows, 1, rows), c2, U);
         std::vector<int> plan;
-        planned += mp::best_plan<3>(q3, c3, U, plan) > 0;
+        planned += mp::best_plan<3>(q3, c3, U, plan, mp::kGroupChunk) > 0;
       }
   }
   CHECK(planned > 10);  // most of these shapes have a plan: the comparison is not of empty searches

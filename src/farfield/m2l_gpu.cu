@@ -27,6 +27,7 @@ using namespace m2l_plan;
 static_assert(kMaxWarps * kUnits<1> <= 256, "a plan's quads are packed in 8 bits");
 static_assert(kUnits<1> == 10, "group_kernel_fits (m2l_group_plan.h) plans slices of 10 units a warp");
 
+static_assert(kChunk == kGroupChunk, "the plans deal out the kernel's chunks of columns");
 static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3), "the plans' candidate counts");
 
 // The kernel's dynamic shared memory (m2l_group_plan.h: group_shared_bytes).
@@ -209,7 +210,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const int U = (tl == 2 ? kUnits<2> : kUnits<1>) * 4 / rows;
       const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size);
       if (bytes > std::size_t(optin)) continue;
-      const int w = balanced ? best_plan<D>(tiles, classes, U, plan) : contiguous_plan<D>(tiles, U, plan);
+      const int w = balanced ? best_plan<D>(tiles, classes, U, plan, kGroupChunk) : contiguous_plan<D>(tiles, U, plan);
       if (w == 0) continue;
       // Two stages (the next offset's operands copied during this one's sums) where they fit, else
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
@@ -256,7 +257,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
           slice_cuts<D>(quads, std::size_t(optin), int(sizeof(T)), terms_, U);
       for (const auto& [q0, q1] : cut) {
         const Quads<D> part = quads.range(q0, q1);
-        const int w = balanced ? best_plan<D>(part, classes, U, plan) : contiguous_plan<D>(part, U, plan);
+        const int w = balanced ? best_plan<D>(part, classes, U, plan, kGroupChunk) : contiguous_plan<D>(part, U, plan);
         if (w == 0) {  // not planned: the fallback
           slices_.clear();
           break;

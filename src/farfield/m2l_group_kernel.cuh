@@ -18,6 +18,10 @@ namespace {
 
 constexpr std::uint32_t kNoBox = 0xffffffffu;  // no child c of a parent, no source at an offset
 
+// The columns a unit's loop takes at a time (unrolled; a plan deals a quad's columns out to its
+// units in chunks of this many: m2l_group_plan.h, plan_pieces).
+constexpr int kChunk = 4;
+
 // Candidate offsets of one child position: 6 per axis.
 template <int D>
 constexpr int kCandidates = D == 3 ? 216 : 36;
@@ -280,7 +284,6 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       const int n1 = order == full_order ? (unit[v] >> 20) & 0xfff
                                          : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
       const T* quad = Ts + (first[v] & 0xfffff);
-      const int stride = ((first[v] >> 20) & 0x3f) + 1;  // the unit's columns n0, n0 + stride, ...: m2l_group_plan.h
       auto load = [&](int n, T (&t)[R / 4][4], T (&m)[TL]) {
 #pragma unroll
         for (int h = 0; h < R / 4; ++h) load4(quad + R * n + 4 * h, t[h]);
@@ -293,41 +296,35 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
           for (int i2 = 0; i2 < TL; ++i2) acc[v][j][i2] = fma(t[j / 4][j % 4], m[i2], acc[v][j][i2]);
       };
       const int n0 = (unit[v] >> 8) & 0xfff;
-      constexpr bool ahead = sizeof(T) == 4 && D == 3 && TL == 1 && R == 8;
-      if constexpr (sizeof(T) == 4 && !ahead) {  // unrolled: the loop's own instructions were a third of the issued ones
-#pragma unroll 4
-        for (int n = n0; n < n1; n += stride) {
-          T t[R / 4][4], m[TL];
-          load(n, t, m);
-          sum(t, m);
+      // The unit's chunks of kChunk columns start at n0, n0 + stride, ... (stride kChunk: the columns
+      // n0 .. n1 - 1); the last one may end early, at n1.
+      const int stride = kChunk * (((first[v] >> 20) & 0x3f) + 1);
+      if constexpr (sizeof(T) == 4) {
+        // A whole chunk unrolled, its operands loaded before its sums (the loop's own instructions
+        // had been a third of the issued ones; loading ahead of the sums made M2L 3% faster at 3D
+        // p = 12: docs/design.md §16 "M2L on the GPU").
+        int c = n0;
+        for (; c + kChunk <= n1; c += stride) {
+          T t[kChunk][R / 4][4], m[kChunk][TL];
+#pragma unroll
+          for (int j = 0; j < kChunk; ++j) load(c + j, t[j], m[j]);
+#pragma unroll
+          for (int j = 0; j < kChunk; ++j) sum(t[j], m[j]);
         }
-      } else if constexpr (ahead) {
-        // 3D, one target a lane, two quads a unit (float from p = 12): unrolled too, and each
-        // column's operands loaded one column ahead of their sums, which then wait less on shared
-        // memory (M2L 3% faster at 3D p = 12; with two targets a lane at 3D p = 10 it gained
-        // nothing, in 2D p = 14 it lost 2%: docs/design.md §16 "M2L on the GPU").
-        if (n0 < n1) {
+        for (; c < n1; ++c) {  // a chunk cut short by n1: the unit's last
           T t[R / 4][4], m[TL];
-          load(n0, t, m);
-#pragma unroll 4
-          for (int n = n0 + stride; n < n1; n += stride) {
-            T tn[R / 4][4], mn[TL];
-            load(n, tn, mn);
-            sum(t, m);
-#pragma unroll
-            for (int h = 0; h < R / 4; ++h)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) t[h][e] = tn[h][e];
-#pragma unroll
-            for (int i2 = 0; i2 < TL; ++i2) m[i2] = mn[i2];
-          }
+          load(c, t, m);
           sum(t, m);
         }
       } else {  // double: unrolling spills
-        for (int n = n0; n < n1; n += stride) {
-          T t[R / 4][4], m[TL];
-          load(n, t, m);
-          sum(t, m);
+        for (int c = n0; c < n1; c += stride) {
+          const int e = min(c + kChunk, n1);
+#pragma unroll 1
+          for (int n = c; n < e; ++n) {
+            T t[R / 4][4], m[TL];
+            load(n, t, m);
+            sum(t, m);
+          }
         }
       }
     }

@@ -37,13 +37,17 @@ inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, i
 
 
 // A unit: row quad q (rows 4q .. 4q + 3; with two quads a unit, Quads(p, 8, 1, 8), rows 8q .. 8q + 7)
-// over columns n0, n0 + stride, ... below n1, packed q - first | n0 << 8 | n1 << 20 (first: the
-// plan's first quad; at most kMaxWarps x U quads a plan, n < 4096 up to kMaxOrder), and the quad's
-// first entry in the plan's part of the operator table (below 2^20 up to kMaxOrder), the stride
-// less one and the degree of its first row, start | (stride - 1) << 20 | degree << 26.
-constexpr int kMaxStride = 64;
-inline int pack_first(int start, int stride, int degree) { return start | (stride - 1) << 20 | degree << 26; }
+// over the chunks of columns (the kernel's chunk: 4 columns in the sibling-group kernel, 1 k-step
+// on the tensor cores) that start at n0, n0 + stride chunk, ... below n1 (stride 1: the columns n0
+// .. n1 - 1), packed q - first | n0 << 8 | n1 << 20 (first: the plan's first quad; at most kMaxWarps
+// x U quads a plan, n < 4096 up to kMaxOrder), and the quad's first entry in the plan's part of the
+// operator table (below 2^20 up to kMaxOrder), the stride less one and the degree of its first row,
+// start | (stride - 1) << 20 | degree << 26.
 inline int pack_unit(int q, int n0, int n1) { return q | n0 << 8 | n1 << 20; }
+inline int pack_first(int start, int stride, int degree) { return start | (stride - 1) << 20 | degree << 26; }
+constexpr int kMaxStride = 64;  // chunks, in the 6 bits pack_first keeps
+// The sibling-group kernel's chunk of columns (m2l_group_kernel.cuh, kChunk).
+constexpr int kGroupChunk = 4;
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
 // covers the quads first .. last - 1 (all of them, or one slice), its table offsets counted from
@@ -165,32 +169,41 @@ std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
 }
 
 // The quads cut into pieces of about `piece` columns, largest first by their weighted columns (sum
-// over orders of weight x the piece's columns at that order). A quad of c columns cut into k pieces
-// gives piece i the columns i, i + k, i + 2k, ... below c (n0 = i, n1 = c, stride k): an offset of
-// a lower order sums only a quad's first columns, and pieces of contiguous columns had left those
-// to one warp while the others waited at the barrier (3D p = 12, 8-row tiles, one target a lane:
-// the slowest warp's columns an offset, weighted over the offsets' orders, 1.86x the mean with
-// contiguous pieces, 1.10x interleaved; docs/design.md §16, "Interleaved pieces").
+// over orders of weight x the piece's columns at that order). A quad's columns are dealt out in
+// chunks of `chunk` columns (the sibling-group kernel's 4, its unrolled loop's; the tensor-core
+// kernel's 1 k-step): a quad cut into k pieces gives piece i the chunks i, i + k, i + 2k, ... (n0 =
+// chunk i, n1 = the quad's columns, stride k chunks). An offset of a lower order sums only a
+// quad's first columns, and pieces of contiguous columns had left those to one warp while the
+// others waited at the barrier (3D p = 12, 8-row tiles, one target a lane: the slowest warp's
+// columns an offset, weighted over the offsets' orders, 1.86x the mean with contiguous pieces,
+// 1.10x dealt out by column; docs/design.md §16, "Pieces dealt out").
 struct PlanPiece {
-  int q, n0, n1, stride = 1;
+  int q, n0, n1, stride = 1;  // stride: in chunks
   std::vector<double> cols;  // per class
   double weighted = 0;
 };
-// The columns n0, n0 + stride, ... below min(n1, m).
-inline int strided_columns(int n0, int n1, int stride, int m) {
+// The columns of the chunks of `chunk` columns starting at n0, n0 + stride chunk, ... below min(n1, m).
+inline int dealt_columns(int n0, int n1, int stride, int chunk, int m) {
   const int end = std::min(n1, m);
-  return end > n0 ? (end - n0 + stride - 1) / stride : 0;
+  int count = 0;
+  for (int c = n0; c < end; c += stride * chunk) count += std::min(chunk, end - c);
+  return count;
+}
+// How many pieces a quad of c columns is cut into.
+inline int pieces_of(int c, int piece, int chunk) {
+  return std::min({kMaxStride, std::max(1, (c + piece - 1) / piece), std::max(1, (c + chunk - 1) / chunk)});
 }
 template <int D>
-std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int piece) {
+std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int piece,
+                                   int chunk) {
   const std::size_t K = classes.size();
   std::vector<PlanPiece> pieces;
   for (int q = quads.first; q < quads.last; ++q) {
-    const int c = quads.columns[std::size_t(q)], k = std::min(kMaxStride, std::max(1, (c + piece - 1) / piece));
+    const int c = quads.columns[std::size_t(q)], k = pieces_of(c, piece, chunk);
     for (int i = 0; i < k; ++i) {
-      PlanPiece pc{q, k == 1 ? 0 : i, c, k, std::vector<double>(K), 0};
+      PlanPiece pc{q, chunk * i, c, k, std::vector<double>(K), 0};
       for (std::size_t j = 0; j < K; ++j) {
-        pc.cols[j] = strided_columns(pc.n0, pc.n1, pc.stride, quads.columns_at(q, classes[j].first));
+        pc.cols[j] = dealt_columns(pc.n0, pc.n1, pc.stride, chunk, quads.columns_at(q, classes[j].first));
         pc.weighted += classes[j].second * pc.cols[j];
       }
       pieces.push_back(std::move(pc));
@@ -202,10 +215,9 @@ std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std:
 
 // How many pieces plan_pieces cuts, without cutting them.
 template <int D>
-std::size_t plan_piece_count(const Quads<D>& quads, int piece) {
+std::size_t plan_piece_count(const Quads<D>& quads, int piece, int chunk) {
   std::size_t count = 0;
-  for (int q = quads.first; q < quads.last; ++q)
-    count += std::size_t(std::min(kMaxStride, std::max(1, (quads.columns[std::size_t(q)] + piece - 1) / piece)));
+  for (int q = quads.first; q < quads.last; ++q) count += std::size_t(pieces_of(quads.columns[std::size_t(q)], piece, chunk));
   return count;
 }
 
@@ -282,10 +294,11 @@ int contiguous_plan(const Quads<D>& quads, int U, std::vector<int>& plan) {
   return 0;
 }
 
-// The cheapest balanced plan over 8..kMaxWarps warps and a few piece sizes (fewer warps on ties); 0 warps
-// where none fits.
+// The cheapest balanced plan over 8..kMaxWarps warps and a few piece sizes (fewer warps on ties), each
+// quad's columns dealt out to its pieces in chunks of `chunk` (plan_pieces); 0 warps where none fits.
 template <int D>
-int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan) {
+int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U, std::vector<int>& plan,
+              int chunk) {
   int warps = 0;
   double best = 0;
   std::vector<int> trial;
@@ -295,7 +308,8 @@ int best_plan(const Quads<D>& quads, const std::vector<std::pair<int, double>>& 
   std::vector<std::vector<PlanPiece>> cut(std::size(kPieces));
   std::vector<bool> fits(std::size(kPieces), false);
   for (std::size_t i = 0; i < std::size(kPieces); ++i)
-    if ((fits[i] = plan_piece_count<D>(quads, kPieces[i]) <= std::size_t(kMaxWarps) * U)) cut[i] = plan_pieces<D>(quads, classes, kPieces[i]);
+    if ((fits[i] = plan_piece_count<D>(quads, kPieces[i], chunk) <= std::size_t(kMaxWarps) * U))
+      cut[i] = plan_pieces<D>(quads, classes, kPieces[i], chunk);
   for (int w = 8; w <= kMaxWarps; ++w)
     for (std::size_t i = 0; i < std::size(kPieces); ++i) {
       double cost = 0;

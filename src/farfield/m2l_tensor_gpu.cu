@@ -54,7 +54,7 @@ bool M2LTensor<D>::reset(int p, const OffsetOrders& orders) {
   if (stages == 0) return false;
   const Quads<D> tiles(p, 16, 8, 1);  // row tiles of 16, columns in k-steps of 8, start: first k-step
   std::vector<int> plan;
-  const int warps = best_plan<D>(tiles, order_classes<D>(orders), kTensorUnits, plan);
+  const int warps = best_plan<D>(tiles, order_classes<D>(orders), kTensorUnits, plan, 1);
   if (warps == 0) return false;
   const int t = terms<D>(p);
   const std::vector<std::uint32_t> map = tensor_map<D>(p, tiles);
