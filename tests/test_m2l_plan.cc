@@ -25,7 +25,7 @@ namespace mp = nf::farfield::m2l_plan;
 namespace {
 
 // Checks a plan of `warps` warps of U units each over quads.first .. quads.last - 1, its quads'
-// columns dealt out in chunks of `chunk`.
+// columns dealt out in chunks of `chunk` (0: contiguous pieces).
 template <int D>
 void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int warps, int U, int chunk = mp::kGroupChunk) {
   REQUIRE(warps > 0);
@@ -41,6 +41,11 @@ void check_plan(const mp::Quads<D>& quads, const std::vector<int>& plan, int war
     CHECK((first & 0xfffff) == quads.start[std::size_t(q)] - quads.start[std::size_t(quads.first)]);
     CHECK((first >> 26) == quads.degree[std::size_t(q)]);
     const int stride = ((first >> 20) & 0x3f) + 1;
+    if (chunk == 0) {  // contiguous pieces
+      CHECK(stride == 1);
+      for (int n = n0; n < n1; ++n) ++covered[q].at(std::size_t(n));
+      continue;
+    }
     CHECK((stride == 1 || n0 < stride * chunk));  // dealt-out pieces begin at their chunk within the quad
     for (int c = n0; c < n1; c += stride * chunk)
       for (int n = c; n < std::min(c + chunk, n1); ++n) ++covered[q].at(std::size_t(n));
@@ -62,6 +67,8 @@ TEST_CASE("M2L group plans: the whole table and slices of its row quads cover ev
     if (count <= mp::kMaxWarps * U) {  // the whole table in one plan
       const int w = mp::best_plan<D>(quads, classes, U, plan, mp::kGroupChunk);
       check_plan(quads, plan, w, U);
+      const int w0 = mp::best_plan<D>(quads, classes, U, plan, 0);  // double's contiguous pieces
+      check_plan(quads, plan, w0, U, 0);
       if (p == 8) {  // the contiguous plan needs about 1.25 quads' units a warp: up to p = 12
         const int c = mp::contiguous_plan<D>(quads, U, plan);
         check_plan(quads, plan, c, U);
@@ -329,7 +336,7 @@ int exhaustive_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, 
 template <int D>
 void same_plan(const mp::Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int U) {
   std::vector<int> a, b;
-  for (int chunk : {1, mp::kGroupChunk}) {
+  for (int chunk : {0, 1, mp::kGroupChunk}) {
     const int wa = mp::best_plan<D>(quads, classes, U, a, chunk), wb = exhaustive_plan<D>(quads, classes, U, b, chunk);
     CHECK(wa == wb);
     CHECK(a == b);

@@ -109,6 +109,12 @@ void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&
   by_shape(std::integral_constant<int, 4>{});
 }
 
+// The chunks a balanced plan deals a quad's columns out in (m2l_group_plan.h, plan_pieces): float
+// takes the kernel's chunk of 4 columns; double keeps contiguous pieces (0), its loop a column at a
+// time (dealt out, M2L at 3D double p = 10 took 95.0 against 82.9 ms; H200, results/fmm-m2l-dealt).
+template <class T>
+constexpr int kPlanChunk = std::is_same_v<T, float> ? kGroupChunk : 0;
+
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   m2l_probe();  // a wrong value refused before any state changes
@@ -210,7 +216,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const int U = (tl == 2 ? kUnits<2> : kUnits<1>) * 4 / rows;
       const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size);
       if (bytes > std::size_t(optin)) continue;
-      const int w = balanced ? best_plan<D>(tiles, classes, U, plan, kGroupChunk) : contiguous_plan<D>(tiles, U, plan);
+      const int w = balanced ? best_plan<D>(tiles, classes, U, plan, kPlanChunk<T>) : contiguous_plan<D>(tiles, U, plan);
       if (w == 0) continue;
       // Two stages (the next offset's operands copied during this one's sums) where they fit, else
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
@@ -257,7 +263,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
           slice_cuts<D>(quads, std::size_t(optin), int(sizeof(T)), terms_, U);
       for (const auto& [q0, q1] : cut) {
         const Quads<D> part = quads.range(q0, q1);
-        const int w = balanced ? best_plan<D>(part, classes, U, plan, kGroupChunk) : contiguous_plan<D>(part, U, plan);
+        const int w = balanced ? best_plan<D>(part, classes, U, plan, kPlanChunk<T>) : contiguous_plan<D>(part, U, plan);
         if (w == 0) {  // not planned: the fallback
           slices_.clear();
           break;

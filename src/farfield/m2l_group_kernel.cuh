@@ -298,8 +298,8 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       const int n0 = (unit[v] >> 8) & 0xfff;
       // The unit's chunks of kChunk columns start at n0, n0 + stride, ... (stride kChunk: the columns
       // n0 .. n1 - 1); the last one may end early, at n1.
-      const int stride = kChunk * (((first[v] >> 20) & 0x3f) + 1);
       if constexpr (sizeof(T) == 4) {
+        const int stride = kChunk * (((first[v] >> 20) & 0x3f) + 1);
         // A whole chunk unrolled, its operands loaded before its sums (the loop's own instructions
         // had been a third of the issued ones; loading ahead of the sums made M2L 3% faster at 3D
         // p = 12: docs/design.md §16 "M2L on the GPU").
@@ -316,15 +316,11 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
           load(c, t, m);
           sum(t, m);
         }
-      } else {  // double: unrolling spills
-        for (int c = n0; c < n1; c += stride) {
-          const int e = min(c + kChunk, n1);
-#pragma unroll 1
-          for (int n = c; n < e; ++n) {
-            T t[R / 4][4], m[TL];
-            load(n, t, m);
-            sum(t, m);
-          }
+      } else {  // double: unrolling spills; its plans' pieces are contiguous (m2l_gpu.cu, kPlanChunk)
+        for (int n = n0; n < n1; ++n) {
+          T t[R / 4][4], m[TL];
+          load(n, t, m);
+          sum(t, m);
         }
       }
     }

@@ -171,8 +171,9 @@ std::vector<std::pair<int, double>> order_classes(const OffsetOrders& orders) {
 // The quads cut into pieces of about `piece` columns, largest first by their weighted columns (sum
 // over orders of weight x the piece's columns at that order). A quad's columns are dealt out in
 // chunks of `chunk` columns (the sibling-group kernel's 4, its unrolled loop's; the tensor-core
-// kernel's 1 k-step): a quad cut into k pieces gives piece i the chunks i, i + k, i + 2k, ... (n0 =
-// chunk i, n1 = the quad's columns, stride k chunks). An offset of a lower order sums only a
+// kernel's 1 k-step; 0: pieces of contiguous columns, as double takes them): a quad cut into k pieces
+// gives piece i the chunks i, i + k, i + 2k, ... (n0 = chunk i, n1 = the quad's columns, stride k
+// chunks). An offset of a lower order sums only a
 // quad's first columns, and pieces of contiguous columns had left those to one warp while the
 // others waited at the barrier (3D p = 12, 8-row tiles, one target a lane: the slowest warp's
 // columns an offset, weighted over the offsets' orders, 1.86x the mean with contiguous pieces,
@@ -189,9 +190,10 @@ inline int dealt_columns(int n0, int n1, int stride, int chunk, int m) {
   for (int c = n0; c < end; c += stride * chunk) count += std::min(chunk, end - c);
   return count;
 }
-// How many pieces a quad of c columns is cut into.
+// How many pieces a quad of c columns is cut into (chunk 0: contiguous pieces, as many as `piece` asks).
 inline int pieces_of(int c, int piece, int chunk) {
-  return std::min({kMaxStride, std::max(1, (c + piece - 1) / piece), std::max(1, (c + chunk - 1) / chunk)});
+  const int k = std::max(1, (c + piece - 1) / piece);
+  return chunk > 0 ? std::min({kMaxStride, k, std::max(1, (c + chunk - 1) / chunk)}) : k;
 }
 template <int D>
 std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std::pair<int, double>>& classes, int piece,
@@ -201,9 +203,12 @@ std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std:
   for (int q = quads.first; q < quads.last; ++q) {
     const int c = quads.columns[std::size_t(q)], k = pieces_of(c, piece, chunk);
     for (int i = 0; i < k; ++i) {
-      PlanPiece pc{q, chunk * i, c, k, std::vector<double>(K), 0};
+      // chunk 0: pieces of contiguous columns
+      PlanPiece pc = chunk > 0 ? PlanPiece{q, chunk * i, c, k, std::vector<double>(K), 0}
+                               : PlanPiece{q, c * i / k, c * (i + 1) / k, 1, std::vector<double>(K), 0};
       for (std::size_t j = 0; j < K; ++j) {
-        pc.cols[j] = dealt_columns(pc.n0, pc.n1, pc.stride, chunk, quads.columns_at(q, classes[j].first));
+        const int m = quads.columns_at(q, classes[j].first);
+        pc.cols[j] = chunk > 0 ? dealt_columns(pc.n0, pc.n1, pc.stride, chunk, m) : std::max(0, std::min(pc.n1, m) - pc.n0);
         pc.weighted += classes[j].second * pc.cols[j];
       }
       pieces.push_back(std::move(pc));
