@@ -111,7 +111,7 @@ void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&
 
 // The chunks a balanced plan deals a quad's columns out in (m2l_group_plan.h, plan_pieces): float
 // takes the kernel's chunk of 4 columns; double keeps contiguous pieces (0), its loop a column at a
-// time (dealt out, M2L at 3D double p = 10 took 95.0 against 82.9 ms; H200, results/fmm-m2l-dealt).
+// time (dealt out, M2L at 3D double p = 10 took 95.1 against 82.9 ms; H200, results/fmm-m2l-dealt).
 template <class T>
 constexpr int kPlanChunk = std::is_same_v<T, float> ? kGroupChunk : 0;
 

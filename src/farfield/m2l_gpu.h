@@ -13,7 +13,7 @@
 //! block's gathered moments. The matrix is precomputed per level as an *operator table*: the rows
 //! k are taken four at a time (a row quad, four consecutive terms of nearly one degree), and for
 //! each quad its columns n of degree <= p - |first k|, the four rows' entries side by side (sign
-//! folded in, zero where |n| + |k| > p). A warp owns a few (quad, column range) units for the whole
+//! folded in, zero where |n| + |k| > p). A warp owns a few (quad, columns) units for the whole
 //! kernel and keeps their accumulators in registers: per column it loads one moment per target and
 //! the quad's four entries (a broadcast), then does 4 (or 8) multiply-adds. At the end the units'
 //! sums meet in shared memory (a split quad adds from two warps) and each target's locals are added

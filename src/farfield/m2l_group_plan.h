@@ -183,9 +183,11 @@ struct PlanPiece {
   std::vector<double> cols;  // per class
   double weighted = 0;
 };
-// The columns of the chunks of `chunk` columns starting at n0, n0 + stride chunk, ... below min(n1, m).
+// The columns of the chunks of `chunk` columns starting at n0, n0 + stride chunk, ... below min(n1, m)
+// (chunk 0: the columns n0 .. min(n1, m) - 1).
 inline int dealt_columns(int n0, int n1, int stride, int chunk, int m) {
   const int end = std::min(n1, m);
+  if (chunk <= 0) return std::max(0, end - n0);  // contiguous pieces
   int count = 0;
   for (int c = n0; c < end; c += stride * chunk) count += std::min(chunk, end - c);
   return count;

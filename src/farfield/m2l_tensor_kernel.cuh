@@ -12,7 +12,7 @@ namespace nf::farfield {
 namespace {
 
 constexpr int kTensorTargets = 32;  // slots a block: 4 target tiles of 8
-constexpr int kTensorUnits = 4;     // (row tile, k-step range) units a warp: 16 accumulators each
+constexpr int kTensorUnits = 4;     // (row tile, k-steps) units a warp: 16 accumulators each
 constexpr int kTensorStages = 4;    // operand buffers at most
 
 // x rounded to TF32 (10 explicit mantissa bits, round to nearest), as its bit pattern.
@@ -49,7 +49,7 @@ __device__ __forceinline__ int moment_at(int n, int t) { return n * 32 + (t ^ ((
 // k-step and lane, four 16-bit indices). Float products on TF32 tensor cores in three parts (A_hi
 // B_hi + A_hi B_lo + A_lo B_hi, each part split on the fly; the dropped A_lo B_lo is about 2^-22 of a
 // product), accumulated in float: the sums keep float's precision.
-// A warp owns up to kTensorUnits units (a tile over a range of its k-steps: plan, as m2l_group_plan.h
+// A warp owns up to kTensorUnits units (a tile over some of its k-steps, dealt out: plan, as m2l_group_plan.h
 // packs them, the tile's first k-step in `map` with its first row's degree) and keeps their
 // accumulators in registers over every offset; at the end the units meet in shared memory and each
 // target's locals are added to L once. Shared memory: Stages x (the moments [rows][32], rows =
