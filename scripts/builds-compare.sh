@@ -15,7 +15,9 @@
 # (p = 10, 12), fmm on 3D uniform 2^24 at level 6 (p = 10) and 5 (p = 12). CASES=plans (the orders
 # that take M2L's balanced plans, the tensor cores' at 3D p = 14): CASES=m2l's and 3D uniform 2^24 at
 # level 6 p = 11 and level 5 p = 14, 2D uniform 2^22 at level 7 (p = 14, 16), 3D double uniform
-# 2^22 at level 6 (p = 8, 10). CASES=shifts (M2M and L2L): 3D uniform 2^24 at level 6 (p = 4, 6, 8, 10, 12) and
+# 2^22 at level 6 (p = 8, 10). CASES=plans-rest (the group kernel's other float shapes): 3D uniform
+# 2^24 at level 5 (p = 9; p = 17, in slices), 2D uniform 2^22 at level 7 (p = 13, contiguous plan;
+# 18, 20). CASES=shifts (M2M and L2L): 3D uniform 2^24 at level 6 (p = 4, 6, 8, 10, 12) and
 # 5 (p = 10, 14), 3D Plummer 2^24 at level 7 (p = 6, 10), 3D uniform 2^22 at level 8 (p = 4, 8), 3D
 # double uniform 2^22 at level 6 (p = 4, 8, 12) and 2^18 at level 4 (p = 16, 20), 2D uniform 2^22 at level 7 (p = 8, 14) and
 # fmm-adaptive on 3D Plummer 2^24 (p = 12).
@@ -69,6 +71,9 @@ for round in 1 2; do
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 12,14
       b --kernel fmm --input "$work/u2.bin" --level 7 --order 14,16
       b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 6 --order 8,10 --precision double
+    elif [ "${CASES:-}" = plans-rest ]; then
+      b --kernel fmm --input "$work/u3.bin" --level 5 --order 9,17
+      b --kernel fmm --input "$work/u2.bin" --level 7 --order 13,18,20
     elif [ "${CASES:-}" = shifts ]; then
       b --kernel fmm --input "$work/u3.bin" --level 6 --order 4,6,8,10,12
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 10,14
