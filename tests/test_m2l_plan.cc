@@ -113,7 +113,8 @@ TEST_CASE("M2L plans: pieces dealt out by chunk keep every offset order's slowes
     const int w = mp::best_plan<D>(quads, classes, U, plan, chunk);
     REQUIRE(w > 0);
     check_plan(quads, plan, w, U, chunk);
-    for (const auto& [order, weight] : classes) {
+    for (const auto& order_class : classes) {
+      const int order = order_class.first;  // (a structured binding cannot be captured in C++17)
       CAPTURE(order);
       double most = 0, sum = 0;
       for (int warp = 0; warp < w; ++warp) {
