@@ -123,8 +123,7 @@ TEST_CASE("M2L plans: pieces dealt out by chunk keep every offset order's slowes
           const int unit = plan[std::size_t(2 * (warp * U + v))], first = plan[std::size_t(2 * (warp * U + v) + 1)];
           const int q = unit & 0xff, n0 = (unit >> 8) & 0xfff, n1 = (unit >> 20) & 0xfff;
           if (n1 == n0) continue;
-          const int m = quads.columns_at(q, order);
-          load += chunk > 0 ? mp::dealt_columns(n0, n1, ((first >> 20) & 0x3f) + 1, chunk, m) : std::max(0, std::min(n1, m) - n0);
+          load += mp::dealt_columns(n0, n1, ((first >> 20) & 0x3f) + 1, chunk, quads.columns_at(q, order));
         }
         most = std::max(most, load), sum += load;
       }

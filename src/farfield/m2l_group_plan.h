@@ -209,8 +209,7 @@ std::vector<PlanPiece> plan_pieces(const Quads<D>& quads, const std::vector<std:
       PlanPiece pc = chunk > 0 ? PlanPiece{q, chunk * i, c, k, std::vector<double>(K), 0}
                                : PlanPiece{q, c * i / k, c * (i + 1) / k, 1, std::vector<double>(K), 0};
       for (std::size_t j = 0; j < K; ++j) {
-        const int m = quads.columns_at(q, classes[j].first);
-        pc.cols[j] = chunk > 0 ? dealt_columns(pc.n0, pc.n1, pc.stride, chunk, m) : std::max(0, std::min(pc.n1, m) - pc.n0);
+        pc.cols[j] = dealt_columns(pc.n0, pc.n1, pc.stride, chunk, quads.columns_at(q, classes[j].first));
         pc.weighted += classes[j].second * pc.cols[j];
       }
       pieces.push_back(std::move(pc));
