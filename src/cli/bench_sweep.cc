@@ -7,6 +7,7 @@
 
 #include "cli/sweep_engine.h"
 #include "methods/adaptive_method.h"
+#include "methods/order_search.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "measure/benchmark.h"
@@ -21,7 +22,7 @@ const std::vector<std::string>& bench_columns() {
        "tree_ms", "plan_ms", "level_rule", "gpus", "processes", "cross_pairs", "comm_ms", "comm_share", "kernel_max_ms",
        "kernel_imbalance", "halo_bodies", "order", "accuracy", "p", "near_kernel", "lists_ms", "upward_ms", "m2l_ms",
        "downward_ms", "near_ms", "upward_madds", "m2l_translations", "m2l_madds", "downward_madds", "near_pairs",
-       "leaf_size", "leaf_rule", "domain", "generator"});
+       "leaf_size", "leaf_rule", "domain", "generator", "order_sample", "order_search_ms"});
   return columns;
 }
 
@@ -112,6 +113,10 @@ class BenchTask : public SweepTask {
       row["p"] = std::to_string(method->setup().order);
       row["near_kernel"] = method->near_kernel();
       if (k.adaptive()) row["leaf_size"] = std::to_string(leaf_size(method->setup()));
+      if (const OrderSearch* o = method->order_search()) {
+        row["order_search_ms"] = format_double(o->ms);
+        out.note = o->describe(k.name);
+      }
       for (const char* stage : {"lists", "upward", "m2l", "downward", "near"})
         row[std::string(stage) + "_ms"] = format_double(m.stage(stage));
       // The stages' operation counts (farfield/op_counts.h: multiply-adds, translations, pairs).

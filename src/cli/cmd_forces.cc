@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
+#include "methods/order_search.h"
 #include "distributed/process_group.h"
 #include "distributed/spread_method.h"
 
@@ -19,7 +20,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   std::string level, kernel, domain, output, precision = "float", mask = "all";
   double softening = 1e-4;
   int threads = 0, gpus = 1, order = 0;
-  std::uint32_t leaf_size = 0;
+  std::uint32_t leaf_size = 0, order_sample = 0;
   double accuracy = 0;
   std::string near;
   std::string cross_pairs = "auto";
@@ -49,6 +50,9 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "leaf-size", count_option(leaf_size, "leaf-size"),
       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)")(
+      "order-sample", count_option(order_sample, "order-sample"),
+      "full methods without --order: choose the order by measuring the error at M sampled targets against float64 "
+      "sums (the lowest order whose bound is within --accuracy; docs/design.md §16); 0: from the error model")(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");
@@ -81,6 +85,9 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
   s.accuracy = accuracy;
   s.near = near;
   s.leaf_size = leaf_size;
+  s.order_sample = order_sample;
+  if (order_sample != 0 && (!k.far_field() || order != 0))  // before any work (check_setup says why)
+    check_setup(k, s);
   if (round_inputs && k.uses_tree())
     throw UsageError("--round-inputs applies to the all-pairs kernels (the references), not to " + k.name);
   // All-pairs kernels over every pair need no tree, hence no level.
@@ -117,6 +124,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
     s.progress = long_run->progress();
   }
   auto m = make_spread_method(k, s, p, spread);
+  if (const OrderSearch* o = m->order_search()) out << o->describe(k.name) << "\n";
   m->prepare(p);
   m->evaluate();
   long_run.reset();

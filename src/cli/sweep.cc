@@ -124,7 +124,11 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
       ("near", po::value(&c.near), "full methods: the near-field kernel of the direct part (default: the device's)")
       ("leaf-size", count_option(c.leaf_size, "leaf-size"),
        "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
-      "(0: automatic, from the order and the device; docs/design.md §16)");
+      "(0: automatic, from the order and the device; docs/design.md §16)")
+      ("order-sample", count_option(c.order_sample, "order-sample"),
+       "full methods without --order: choose the order by measuring, on each input, the error at M sampled targets "
+       "against float64 sums (the lowest order whose bound is within --accuracy; docs/design.md §16); 0: from the "
+       "error model");
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", count_option(c.cpu_reference_limit, "cpu-reference-limit"),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)")

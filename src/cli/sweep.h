@@ -41,6 +41,7 @@ struct SweepConfig {
   double accuracy = 0;                //!< --accuracy: target relative L2 error (0: the default)
   std::string near;                   //!< --near: the near-field kernel of their direct part
   std::uint32_t leaf_size = 0;        //!< --leaf-size: the adaptive full methods' S (0: automatic)
+  std::uint32_t order_sample = 0;     //!< --order-sample M: the order measured at M targets (0: the model's)
   // validate: compare M sampled targets only (docs/design.md §4).
   std::string sample;                 //!< --sample M: empty: every particle
 };

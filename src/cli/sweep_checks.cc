@@ -81,10 +81,12 @@ void check_sweep(const SweepConfig& c, bool validation) {
                        "has one");
     // Options no kernel of the sweep takes had been dropped without a word (a sweep of several
     // kinds applies each to the kernels it concerns).
-    if ((c.orders != "0" || c.accuracy != 0 || !c.near.empty()) &&
+    if (c.order_sample != 0 && c.orders != "0")
+      throw UsageError("--order-sample chooses the order by measuring it; give no --order (given: " + c.orders + ")");
+    if ((c.orders != "0" || c.accuracy != 0 || !c.near.empty() || c.order_sample != 0) &&
         std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) { return find_kernel(k).far_field(); }))
-      throw UsageError("--order, --accuracy and --near set the far field of a full method (cpu-fmm, fmm, ...); none "
-                       "of the kernels has one");
+      throw UsageError("--order, --order-sample, --accuracy and --near set the far field of a full method (cpu-fmm, "
+                       "fmm, ...); none of the kernels has one");
     if (c.mask == "near" && std::none_of(kernels.begin(), kernels.end(), [](const std::string& k) {
           const KernelInfo& i = find_kernel(k);
           return !i.near_field() && !i.far_field();

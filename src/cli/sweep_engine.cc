@@ -113,6 +113,8 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   // Full methods: the order as asked (auto: from the accuracy) and the accuracy asked for.
   k["order"] = order < 0 ? "" : order == 0 ? "auto" : std::to_string(order);
   k["accuracy"] = order < 0 || c.accuracy <= 0 ? "" : format_double(c.accuracy);
+  // --order-sample M: the order measured on the input at M targets (methods/order_search.h).
+  k["order_sample"] = order == 0 && c.order_sample > 0 ? std::to_string(c.order_sample) : "";
   // validate --sample M: a sample is its own measurement; M >= N validates every particle, the
   // same measurement as without --sample (empty).
   k["sample"] = sampled(c, p.size()) ? std::to_string(parse_sample(c)) : "";
@@ -162,6 +164,7 @@ MethodSetup SweepCell::setup(const SweepConfig& c) const {
     s.accuracy = c.accuracy;
     s.near = c.near;
     if (kernel.adaptive()) s.leaf_size = c.leaf_size;
+    if (order == 0) s.order_sample = c.order_sample;
   }
   return s;
 }
@@ -265,6 +268,7 @@ Table Sweep::run(SweepTask& task, std::vector<std::string> header, const std::ve
       // A file's particles are known only now: the cell's memory is checked before it allocates.
       check_run_memory(k, sc.setup(c_), at.particles.dim, at.particles.size(), 0.0, false, cell.spread.gpus);
       CellResult result = task.measure(sc);
+      if (!result.note.empty()) out << result.note << "\n";
       t.add(std::move(result.table_row));
       if (!file) continue;
       ResultsRow row = key;

@@ -78,6 +78,7 @@ struct SweepCell {
 struct CellResult {
   std::vector<std::string> table_row;
   ResultsRow columns;
+  std::string note;  //!< a line the sweep prints before going on (a measured order's search); empty: none
 };
 
 //! What a command measures over a sweep; the engine does the rest.

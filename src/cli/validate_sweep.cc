@@ -8,6 +8,7 @@
 
 #include "cli/sweep_engine.h"
 #include "methods/adaptive_method.h"
+#include "methods/order_search.h"
 #include "core/numbers.h"
 #include "distributed/process_group.h"
 #include "measure/validation.h"
@@ -126,6 +127,10 @@ class ValidateTask : public SweepTask {
       row["p"] = std::to_string(method->setup().order);
       row["near_kernel"] = method->near_kernel();
       if (k.adaptive()) row["leaf_size"] = std::to_string(leaf_size(method->setup()));
+      if (const OrderSearch* o = method->order_search()) {
+        row["order_search_ms"] = format_double(o->ms);
+        out.note = o->describe(k.name);
+      }
     }
     row["repeat"] = repeat;
     row["one_gpu"] = one_gpu == "-" ? "" : one_gpu;
@@ -168,7 +173,8 @@ int run_validate(const SweepConfig& c, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> columns = with_context(
       {"kernel", "dim", "level", "ppb", "n", "distribution", "seed", "precision", "softening", "mask", "reference",
        "rel_l2", "max_rel", "momentum", "tolerance", "repeat", "status", "level_rule", "gpus", "processes", "cross_pairs", "one_gpu",
-       "order", "accuracy", "p", "near_kernel", "p99_rel", "sample", "leaf_size", "leaf_rule", "domain", "generator"});
+       "order", "accuracy", "p", "near_kernel", "p99_rel", "sample", "leaf_size", "leaf_rule", "domain", "generator",
+       "order_sample", "order_search_ms"});
   sweep.run(task, header, columns, out, err).print(out);
   out << sweep.recorded_note();
   for (const std::string& r : task.references()) out << "reference for " << r << "\n";

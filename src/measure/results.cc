@@ -53,6 +53,9 @@ const std::vector<std::string>& added_columns() {
     c.push_back("leaf_rule");  // and "auto" where S came from the rule (methods/full_level_rule.h)
     c.push_back("domain");     // bench, validate: --domain as given (empty: each input's default)
     c.push_back("generator");  // and a generated input's non-default --mass, --clusters, --jitter
+    // Full methods with --order-sample: the targets that chose the order, and the search's time.
+    c.push_back("order_sample");
+    c.push_back("order_search_ms");
     return c;
   }();
   return columns;

@@ -151,7 +151,7 @@ std::vector<double> ground_truth(const Particles& p, const MethodSetup& setup, P
                                  std::size_t cpu_limit, std::string& name, Mask mask) {
   MethodSetup ref = setup;
   ref.mask = mask;
-  ref.order = 0, ref.accuracy = 0, ref.near.clear(), ref.leaf_size = 0;
+  ref.order = 0, ref.accuracy = 0, ref.near.clear(), ref.leaf_size = 0, ref.order_sample = 0;
   ref.count_interactions = false;
   ref.precision = Precision::f64;
   ref.round_inputs_to_float = kernel_precision == Precision::f32;

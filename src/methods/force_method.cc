@@ -12,6 +12,7 @@
 #include "core/numbers.h"
 #include "farfield/order.h"
 #include "methods/full_method.h"
+#include "methods/order_search.h"
 #include "methods/potential.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
@@ -133,6 +134,9 @@ void check_far_field(const MethodSetup& s) {
     throw UsageError("--accuracy must be a relative error in (0, 1) (0: the default " +
                      format_double(farfield::kDefaultAccuracy) + "), not " + format_double(s.accuracy));
   if (s.mask == Mask::near) throw UsageError("--mask near is for all-pairs kernels: a full method computes every pair");
+  if (s.order_sample != 0 && s.order != 0)
+    throw UsageError("--order-sample chooses the order by measuring it; give no --order (given: " +
+                     std::to_string(s.order) + ")");
 }
 
 }  // namespace
@@ -151,9 +155,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s) {
   if (s.subsample > 1 && s.mask == Mask::near)
     throw UsageError("--subsample and --mask near exclude each other (a sub-sample of the near field is no near field)");
   if (s.count_interactions && !k.near_field()) throw UsageError("counting mode is for near-field kernels");
-  if (!k.far_field() && (s.order != 0 || s.accuracy != 0 || !s.near.empty()))
-    throw UsageError("--order, --accuracy and --near set the far field of a full method (cpu-fmm); " + k.name +
-                     " has none");
+  if (!k.far_field() && (s.order != 0 || s.accuracy != 0 || !s.near.empty() || s.order_sample != 0))
+    throw UsageError("--order, --order-sample, --accuracy and --near set the far field of a full method (cpu-fmm); " +
+                     k.name + " has none");
   if (k.far_field()) check_far_field(s);
   if (s.leaf_size != 0 && !k.adaptive())
     throw UsageError("--leaf-size sets the adaptive tree of cpu-fmm-adaptive and fmm-adaptive; " + k.name +
@@ -295,7 +299,14 @@ std::string overflow_advice(Precision precision) {
 
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   check_setup(k, s, like);
-  return k.make(k, s, like);
+  if (!k.far_field() || s.order_sample == 0) return k.make(k, s, like);
+  auto search = std::make_shared<OrderSearch>(search_order(k, s, like));
+  MethodSetup chosen = s;
+  chosen.order = search->order;
+  chosen.accuracy = search->accuracy;  // validate holds the method to the target it was chosen for
+  auto m = k.make(k, chosen, like);
+  m->set_order_search(std::move(search));
+  return m;
 }
 
 }  // namespace nf

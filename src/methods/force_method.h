@@ -26,6 +26,7 @@
 namespace nf {
 
 struct KernelInfo;
+struct OrderSearch;
 
 //! Which pairs an all-pairs method computes: all of them, or only the near field at a level.
 enum class Mask { all, near };
@@ -52,6 +53,10 @@ struct MethodSetup {
   //! The adaptive full methods: a box is split while it holds more than this many particles
   //! (tree/adaptive.h); 0: the automatic size (methods/full_level_rule.h: auto_leaf_size).
   std::uint32_t leaf_size = 0;
+  //! Full methods without an order (order 0): M >= 1 chooses the order by measuring the error at M
+  //! sampled targets of the particles the method is made for (methods/order_search.h), in
+  //! make_method; 0: the order comes from the error model.
+  std::uint32_t order_sample = 0;
   //! Called with the fraction of an evaluation done (0..1), on the evaluating thread between pieces
   //! of work, by methods that cut their work into pieces (cpu-allpairs: blocks of targets, the
   //! same sums); empty: no calls. A long `forces` run shows it (cli/long_run.h).
@@ -163,10 +168,17 @@ class ForceMethod {
 
   const MethodSetup& setup() const { return setup_; }
 
+  //! The search that chose this method's order (make_method with MethodSetup::order_sample), or null.
+  const OrderSearch* order_search() const { return order_search_.get(); }
+  void set_order_search(std::shared_ptr<const OrderSearch> search) { order_search_ = std::move(search); }
+
  protected:
   ForceMethod(ForceModel model, MethodSetup setup) : model_(model), setup_(std::move(setup)) {}
   ForceModel model_;
   MethodSetup setup_;
+
+ private:
+  std::shared_ptr<const OrderSearch> order_search_;
 };
 
 //! A method on the CPU: evaluate runs to completion, timed on the steady clock. Subclasses
@@ -230,7 +242,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
 //! known yet) adds the model's factor for sparse trees (farfield::sparse_factor).
 void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive = false, std::uint64_t particles = 0);
 //! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
-//! its registry factory, after check_setup.
+//! its registry factory, after check_setup. A full method with s.order_sample > 0 and no order
+//! first searches its order on `like`'s positions (methods/order_search.h: search_order), then is
+//! made at that order with the accuracy it reached for (order_search() holds the search).
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);
 
 //! Throws std::runtime_error naming the first particle whose acceleration (of `acc`, dim values a

@@ -38,7 +38,7 @@ inline MethodSetup full_setup_at(MethodSetup s, int dim, int level, std::uint64_
 
 //! The setup of a full method's near-field part: the same, less the far field's options.
 inline MethodSetup near_part_setup(MethodSetup s) {
-  s.order = 0, s.accuracy = 0, s.near.clear(), s.leaf_size = 0;
+  s.order = 0, s.accuracy = 0, s.near.clear(), s.leaf_size = 0, s.order_sample = 0;
   return s;
 }
 

@@ -56,6 +56,7 @@ std::vector<Setting> compared_settings(const SimulationConfig& c) {
           {"accuracy", "--accuracy", format_double(c.accuracy), "0", true},
           {"near", "--near", c.near.empty() ? "-" : c.near, "-"},
           {"leaf_size", "--leaf-size", std::to_string(c.leaf_size), "0"},
+          {"order_sample", "--order-sample", std::to_string(c.order_sample), "0"},
           {"snapshot_every", "--snapshot-every", std::to_string(c.snapshot_every)},
           {"format", "--format", io::to_string(c.format)},
           {"render_every", "--render-every", std::to_string(c.render_every)},
@@ -155,6 +156,7 @@ MethodSetup method_setup(const SimulationConfig& c, int level) {
   s.accuracy = c.accuracy;
   s.near = c.near;
   s.leaf_size = c.leaf_size;
+  s.order_sample = c.order_sample;
   return s;
 }
 

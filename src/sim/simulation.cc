@@ -19,6 +19,7 @@
 #include "distributed/spread_method.h"
 #include "io/particle_file.h"
 #include "methods/force_method.h"
+#include "methods/order_search.h"
 #include "methods/registry.h"
 #include "sim/diagnostics.h"
 #include "sim/frames.h"
@@ -96,9 +97,10 @@ SimulationResult simulate(const SimulationConfig& c, const Particles* initial, s
   // The forces: the kernel's method (spread over c.gpus GPUs) and, sub-sampled, the exact one.
   MethodSetup setup = method_setup(c, start.level);
   if (start.leaf_size) setup.leaf_size = start.leaf_size;  // a resumed adaptive run keeps its leaf size
-  if (start.order) setup.order = start.order;              // and a resumed full method its order
+  if (start.order) setup.order = start.order, setup.order_sample = 0;  // and a resumed full method its order
   std::unique_ptr<ForceMethod> field =
       make_spread_method(k, setup, start.particles, Spread{c.gpus, CrossPairs::automatic});
+  if (const OrderSearch* o = field->order_search()) log << o->describe(k.name) << "\n";  // on step 0's positions
   std::unique_ptr<ForceMethod> exact;  // sub-sampled runs: the exact forces, for the force error
   if (c.subsample > 1) {
     MethodSetup all = setup;

@@ -1,0 +1,145 @@
+#include "methods/order_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/timing.h"
+#include "farfield/multi_index.h"
+#include "farfield/order.h"
+#include "measure/validation.h"
+#include "methods/registry.h"
+
+namespace nf {
+
+SampledError sampled_error(const double* a, const double* ref, std::size_t targets, int dim, std::size_t population,
+                           double z) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::size_t values = targets * std::size_t(dim);
+  double scale = 0;
+  for (std::size_t i = 0; i < values; ++i) {
+    if (!std::isfinite(a[i]) || !std::isfinite(ref[i])) return {nan, nan};
+    scale = std::max(scale, std::fabs(ref[i]));
+  }
+  if (targets == 0) return {0, 0};
+  if (scale == 0) scale = 1;
+  std::vector<double> u(targets), v(targets);
+  double su = 0, sv = 0;
+  for (std::size_t t = 0; t < targets; ++t) {
+    double e2 = 0, r2 = 0;
+    for (int d = 0; d < dim; ++d) {
+      const double r = ref[t * dim + d] / scale, e = a[t * dim + d] / scale - r;
+      e2 += e * e, r2 += r * r;
+    }
+    u[t] = e2, v[t] = r2, su += e2, sv += r2;
+  }
+  if (sv == 0) return su == 0 ? SampledError{0, 0} : SampledError{inf, inf};
+  const double r2 = su / sv, m = double(targets);
+  const double estimate = std::sqrt(r2);
+  if (targets >= population) return {estimate, estimate};  // every particle: nothing is estimated
+  if (targets < 2) return {estimate, inf};                 // one target: no spread to go by
+  double s2 = 0;
+  for (std::size_t t = 0; t < targets; ++t) {
+    const double d = u[t] - r2 * v[t];
+    s2 += d * d;
+  }
+  s2 /= m - 1;
+  const double fpc = 1.0 - m / double(population);
+  const double se = std::sqrt(fpc * s2 / m) / (sv / m);
+  return {estimate, std::sqrt(r2 + z * se)};
+}
+
+namespace {
+
+std::string e2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2e", v);
+  return b;
+}
+
+std::string seconds(double ms) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g s", ms / 1e3);
+  return b;
+}
+
+}  // namespace
+
+std::string OrderSearch::describe(const std::string& kernel) const {
+  const OrderTrial* chosen = nullptr;
+  for (const OrderTrial& t : trials)
+    if (t.order == order) chosen = &t;
+  std::string s = kernel + ": order " + std::to_string(order) + " (measured at " + std::to_string(sample) +
+                  " sampled targets: relative L2 " + (chosen ? e2(chosen->error.rel_l2) : "?") + ", bound " +
+                  (chosen ? e2(chosen->error.bound) : "?") + (reached ? " <= " : " > ") + e2(accuracy) + "; tried";
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    s += (i ? ", " : " ") + std::to_string(trials[i].order) + (trials[i].pass ? " pass" : " fail");
+  s += "; " + seconds(ms) + ", of which float64 sums " + seconds(reference_ms) + ")";
+  if (!reached)
+    s += "; no order reached the accuracy on this input: the order with the least bound runs, and validate fails it";
+  return s;
+}
+
+OrderSearch search_order(const KernelInfo& k, const MethodSetup& s, const Particles& p) {
+  const Stopwatch whole;
+  OrderSearch out;
+  out.accuracy = s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy;
+  const std::vector<std::size_t> targets = sample_targets(p.size(), s.order_sample, kOrderSearchSeed);
+  out.sample = targets.size();
+  std::string name;
+  Stopwatch clock;
+  const std::vector<double> ref = sampled_ground_truth(p, s, s.precision, targets, name, Mask::all);
+  out.reference_ms = clock.ms();
+
+  const int dim = p.dim;
+  std::vector<double> at(targets.size() * std::size_t(dim));
+  auto trial = [&](int order) {
+    clock.restart();
+    MethodSetup t = s;
+    t.order = order;
+    t.accuracy = out.accuracy;
+    t.order_sample = 0;  // a plain method at this order
+    auto m = make_method(k, t, p);
+    m->prepare(p);
+    m->evaluate();
+    const std::vector<double> a = m->accelerations();
+    check_finite_accelerations(a, p, s.precision);
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      for (int d = 0; d < dim; ++d) at[i * dim + d] = a[targets[i] * dim + d];
+    OrderTrial r;
+    r.order = order;
+    r.error = sampled_error(at.data(), ref.data(), targets.size(), dim, p.size());
+    r.pass = r.error.bound <= out.accuracy;
+    r.ms = clock.ms();
+    out.trials.push_back(r);
+    return r.pass;
+  };
+
+  // The table's own order for the accuracy (farfield/order.h, no factor): where a typical
+  // calibrated input reaches it.
+  const int start = farfield::order_for_accuracy(dim, out.accuracy, 0, 0);
+  int order = start;
+  if (p.size() == 0) {  // nothing to measure: the table's order
+    out.order = start, out.reached = true;
+  } else if (trial(order)) {
+    while (order > 1 && trial(order - 1)) --order;
+    out.order = order, out.reached = true;
+  } else {
+    while (order < farfield::kMaxOrder && !trial(order + 1)) ++order;
+    const OrderTrial& last = out.trials.back();
+    out.reached = last.pass;
+    if (out.reached) {
+      out.order = last.order;
+    } else {  // none passed: the least bound
+      const auto best = std::min_element(out.trials.begin(), out.trials.end(), [](const OrderTrial& x, const OrderTrial& y) {
+        return x.error.bound < y.error.bound;
+      });
+      out.order = best->order;
+    }
+  }
+  out.ms = whole.ms();
+  return out;
+}
+
+}  // namespace nf
