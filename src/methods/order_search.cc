@@ -74,7 +74,8 @@ std::string OrderSearch::describe(const std::string& kernel) const {
                   " sampled targets: relative L2 " + (chosen ? e2(chosen->error.rel_l2) : "?") + ", bound " +
                   (chosen ? e2(chosen->error.bound) : "?") + (reached ? " <= " : " > ") + e2(accuracy) + "; tried";
   for (std::size_t i = 0; i < trials.size(); ++i)
-    s += (i ? ", " : " ") + std::to_string(trials[i].order) + (trials[i].pass ? " pass" : " fail");
+    s += (i ? ", " : " ") + std::to_string(trials[i].order) + " (" + e2(trials[i].error.rel_l2) + ", bound " +
+         e2(trials[i].error.bound) + (trials[i].pass ? ", pass)" : ", fail)");
   s += "; " + seconds(ms) + ", of which float64 sums " + seconds(reference_ms) + ")";
   if (!reached)
     s += "; no order reached the accuracy on this input: the order with the least bound runs, and validate fails it";

@@ -69,7 +69,7 @@ struct OrderSearch {
   double reference_ms = 0; //!< the float64 sums at the targets
   double ms = 0;           //!< the whole search
   std::vector<OrderTrial> trials;  //!< in the order they ran
-  //! One line: the order, its error and bound, the orders tried, the time.
+  //! One line: the order, its error and bound, each order tried with its error and bound, the time.
   std::string describe(const std::string& kernel) const;
 };
 
