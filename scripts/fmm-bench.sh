@@ -28,7 +28,7 @@
 #   sparse    fmm in double on 3D uniform 2^20 at levels 7 and 8, orders 8 and 10 (the sparse factor
 #             of farfield/order.h at large N) -> RESULTS/fmm-sparse/<device>.csv
 #   order-search  the measured order (--order-sample 4096, methods/order_search.h) at the default 1e-4:
-#             fmm-adaptive on 3D Plummer 2^24 and the shell 2^22, fmm on 3D uniform 2^24 at --level
+#             fmm-adaptive on 3D Plummer 2^24 and 2^20 and the shell 2^22, fmm on 3D uniform 2^24 at --level
 #             auto: bench rows (the search's order and time) and validate rows on 1000 other
 #             targets -> RESULTS/fmm-order-search/<device>.csv and <device>-validate.csv
 #   depth-error  the error against the tree's depth in 3D, fmm-adaptive on eight inputs (orders 6..12)
@@ -184,7 +184,8 @@ for s in $sections; do
       out="$RESULTS/fmm-order-search/$device.csv" val="$RESULTS/fmm-order-search/$device-validate.csv"
       fresh "$out"
       fresh "$val"
-      for input in "fmm-adaptive plummer 16777216" "fmm uniform 16777216" "fmm-adaptive shell 4194304"; do
+      for input in "fmm-adaptive plummer 16777216" "fmm uniform 16777216" "fmm-adaptive shell 4194304" \
+                   "fmm-adaptive plummer 1048576"; do
         read -r kernel dist n <<< "$input"
         "$NF" bench --kernel "$kernel" --dist "$dist" --dim 3 --n "$n" --level auto --order-sample 4096 --reps 5 \
           --output "$out"

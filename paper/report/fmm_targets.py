@@ -6,10 +6,12 @@ from collections import defaultdict
 from .common import fmt_ms, gpu_name, is_gpu_row, join, num, table
 from .fmm_common import bench_rows, is_auto
 
-TIME_FILES = ("fmm", "fmm-scaling", "fmm-adaptive")  # the committed timings of the full methods
+# The committed timings of the full methods; fmm-order-search's orders were measured on the input
+# (--order-sample), its validate rows are errors.
+TIME_FILES = ("fmm", "fmm-scaling", "fmm-adaptive", "fmm-order-search")
 # Measured errors (relative L2 against float64, whole or sampled): matched to a timed row by kernel,
 # input, N, dimension, precision and order; the largest of any match is taken.
-ERROR_FILES = ("fmm-accuracy", "fmm-adaptive-accuracy", "fmm-m2l-orders", "fmm-depth-error")
+ERROR_FILES = ("fmm-accuracy", "fmm-adaptive-accuracy", "fmm-m2l-orders", "fmm-depth-error", "fmm-order-search")
 DEFAULT_ACCURACY = 1e-4  # the methods' default --accuracy
 # (input, N, accuracy, at most ms): 3D, float.
 SPEED = (("uniform", 1 << 24, 1e-4, 60.0), ("plummer", 1 << 24, 1e-4, 60.0), ("uniform", 1 << 24, 1e-3, 30.0))
@@ -35,7 +37,8 @@ def measured_errors(report):
 
 
 def asked_for(r, accuracy):
-    """Whether the accuracy model chose the row's order for `accuracy` (not an order given)."""
+    """Whether the method chose the row's order for `accuracy` (not an order given): from the accuracy
+    model, or measured on the input (--order-sample)."""
     if r.get("order") != "auto":
         return False
     asked = num(r, "accuracy") if r.get("accuracy") else DEFAULT_ACCURACY
@@ -49,7 +52,8 @@ def fastest(rows):
 def describe(r, err):
     where = f"leaf size {r['leaf_size']}" if r.get("leaf_size") else f"level {r.get('level', '?')}"
     e = f", error {err[0]:.2g}" if err else ", error not measured"
-    return (f"{fmt_ms(num(r, 'median_ms'))} ms ({r['kernel']}, {where}, p = {r.get('p', '?')}{e}; "
+    how = f" measured at `--order-sample {r['order_sample']}`" if r.get("order_sample") else ""
+    return (f"{fmt_ms(num(r, 'median_ms'))} ms ({r['kernel']}, {where}, p = {r.get('p', '?')}{how}{e}; "
             f"{r.get('git_commit', '')[:7]})")
 
 
@@ -120,8 +124,9 @@ def targets_part(report, out):
                        "GPU) pairs met at the automatic order" + (f"; missed: {join(missed)}" if missed else ""))
     return ["The speed targets of docs/design.md §16 (3D, float), from the committed rows of results/" +
             ", results/".join(TIME_FILES) + " (median of each row's timed runs). *Automatic order*: the fastest "
-            "row whose order the accuracy model chose for that accuracy (`--accuracy`, or the default 1e-4), its "
-            "error where one was measured at that order. *At a measured error*: the fastest row at an order whose "
+            "row whose order the method chose for that accuracy (`--accuracy`, or the default 1e-4) from the "
+            "accuracy model or, with `--order-sample M`, by measuring it on the input (docs/design.md §16, \"The "
+            "measured order\"), its error where one was measured at that order. *At a measured error*: the fastest row at an order whose "
             "relative L2 error on the same input and N was measured at or below the accuracy (the largest of the "
             "measurements in results/" + ", results/".join(ERROR_FILES) + ", whole or on a sample of targets). An "
             "error is matched by method, input, N, precision and order only: it may come from another level or leaf "
