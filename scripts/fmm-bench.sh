@@ -27,7 +27,7 @@
 #             p = 12, fmm-adaptive p = 14) -> RESULTS/fmm-m2l-slices/<device>{,-direct}.csv
 #   sparse    fmm in double on 3D uniform 2^20 at levels 7 and 8, orders 8 and 10 (the sparse factor
 #             of farfield/order.h at large N) -> RESULTS/fmm-sparse/<device>.csv
-#   order-search  the measured order (--order-sample 4096, methods/order_search.h) at the default 1e-4:
+#   order-search  the measured order (--order-sample 4096, measure/order_search.h) at the default 1e-4:
 #             fmm-adaptive on 3D Plummer 2^24 and 2^20 and the shell 2^22, fmm on 3D uniform 2^24 at --level
 #             auto: bench rows (the search's order and time) and validate rows on 1000 other
 #             targets -> RESULTS/fmm-order-search/<device>.csv and <device>-validate.csv

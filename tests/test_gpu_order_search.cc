@@ -1,5 +1,5 @@
 // The measured order on the GPU (gpu suite): fmm and fmm-adaptive search their order on the
-// device (methods/order_search.h); the order taken reaches the accuracy against a naive float64
+// device (measure/order_search.h); the order taken reaches the accuracy against a naive float64
 // sum over every pair, and the order below it, run again, does not reach it where every particle
 // was compared.
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 #include "force_checks.h"
 #include "helpers.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 #include "methods/registry.h"
 
 using namespace nf;
@@ -37,7 +37,7 @@ TEST_CASE("fmm and fmm-adaptive --order-sample: the order taken reaches the accu
     s.accuracy = c.accuracy;
     s.order_sample = c.sample;
     if (k.adaptive()) s.leaf_size = 32;
-    auto m = make_method(k, s, p);
+    auto m = make_measured_method(k, s, p);
     REQUIRE(m->order_search() != nullptr);
     const OrderSearch& found = *m->order_search();
     CAPTURE(found.describe(k.name));

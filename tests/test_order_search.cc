@@ -1,15 +1,16 @@
-// The measured order (methods/order_search.h, docs/design.md §16): the sampled error and its
+// The measured order (measure/order_search.h, docs/design.md §16): the sampled error and its
 // bound against the exact error of a known population, the search against independent float64
-// all-pairs sums (the order taken reaches the accuracy, the order below does not), make_method's
+// all-pairs sums (the order taken reaches the accuracy, the order below does not), make_measured_method's
 // refusals, and the commands' option and columns.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/errors.h"
 #include "core/random.h"
 #include "farfield/order.h"
 #include "force_checks.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 
 using namespace nf;
 
@@ -174,8 +175,8 @@ TEST_CASE("search_order: the order taken reaches the accuracy on float64 all pai
       CHECK(trial(found.order)->error.bound == doctest::Approx(err).epsilon(1e-6));
       if (found.order > 1) CHECK(rel_l2(run_at(k, s, p, found.order - 1), ref) > c.accuracy);
     }
-    // make_method runs the same search and makes the method at its order, held to the accuracy.
-    auto m = make_method(k, s, p);
+    // make_measured_method runs the same search and makes the method at its order, held to the accuracy.
+    auto m = make_measured_method(k, s, p);
     REQUIRE(m->order_search() != nullptr);
     CHECK(m->setup().order == found.order);
     CHECK(m->setup().accuracy == c.accuracy);
@@ -205,11 +206,14 @@ TEST_CASE("--order-sample: refused with --order and for kernels without a far fi
   s.domain = default_domain(p);
   s.order_sample = 100;
   s.order = 6;
-  CHECK_THROWS_AS(make_method(find_kernel("cpu-fmm"), s, p), UsageError);
+  CHECK_THROWS_AS(make_measured_method(find_kernel("cpu-fmm"), s, p), UsageError);
   s.order = 0;
-  CHECK_THROWS_AS(make_method(find_kernel("cpu-serial"), s, p), UsageError);
+  CHECK_THROWS_AS(make_measured_method(find_kernel("cpu-serial"), s, p), UsageError);
+  // make_method cannot measure (the search lies in a layer above it): it says so instead of
+  // silently taking the model's order.
+  CHECK_THROWS_AS(make_method(find_kernel("cpu-fmm"), s, p), std::logic_error);
   s.order_sample = 0;
-  CHECK(make_method(find_kernel("cpu-fmm"), s, p)->order_search() == nullptr);
+  CHECK(make_measured_method(find_kernel("cpu-fmm"), s, p)->order_search() == nullptr);
   // No particles: nothing to measure, the table's order, no trial.
   s.order_sample = 10;
   Particles none;

@@ -7,7 +7,7 @@
 
 #include "cli/sweep_engine.h"
 #include "methods/adaptive_method.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "measure/benchmark.h"

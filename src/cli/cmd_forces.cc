@@ -9,7 +9,7 @@
 #include "core/errors.h"
 #include "methods/auto_level.h"
 #include "methods/force_method.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 #include "distributed/process_group.h"
 #include "distributed/spread_method.h"
 

@@ -113,7 +113,7 @@ ResultsRow point_key(const SweepConfig& c, const LoadedPoint& at, const std::str
   // Full methods: the order as asked (auto: from the accuracy) and the accuracy asked for.
   k["order"] = order < 0 ? "" : order == 0 ? "auto" : std::to_string(order);
   k["accuracy"] = order < 0 || c.accuracy <= 0 ? "" : format_double(c.accuracy);
-  // --order-sample M: the order measured on the input at M targets (methods/order_search.h).
+  // --order-sample M: the order measured on the input at M targets (measure/order_search.h).
   k["order_sample"] = order == 0 && c.order_sample > 0 ? std::to_string(c.order_sample) : "";
   // validate --sample M: a sample is its own measurement; M >= N validates every particle, the
   // same measurement as without --sample (empty).

@@ -8,7 +8,7 @@
 
 #include "cli/sweep_engine.h"
 #include "methods/adaptive_method.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 #include "core/numbers.h"
 #include "distributed/process_group.h"
 #include "measure/validation.h"

@@ -18,6 +18,7 @@
 #include "distributed/exchange.h"
 #include "distributed/nccl_transport.h"
 #include "distributed/process_group.h"
+#include "measure/order_search.h"
 
 #if defined(NF_HAVE_CUDA)
 #include "distributed/halo_gpu.h"
@@ -393,7 +394,7 @@ std::unique_ptr<ForceMethod> make_spread_method(const KernelInfo& k, const Metho
                                                 const Spread& spread) {
   if (ProcessGroup* g = process_group(); g && g->size() > 1) return make_process_method(k, s, like, spread, *g);
   check_gpus(k, spread.gpus);
-  if (spread.gpus == 1) return make_method(k, s, like);
+  if (spread.gpus == 1) return make_measured_method(k, s, like);  // make_method, or a measured order first
   check_setup(k, s, like);
   GpuCluster c;
   c.parts = spread.gpus;

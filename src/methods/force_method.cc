@@ -12,7 +12,6 @@
 #include "core/numbers.h"
 #include "farfield/order.h"
 #include "methods/full_method.h"
-#include "methods/order_search.h"
 #include "methods/potential.h"
 #include "methods/registry.h"
 #include "tree/tree.h"
@@ -299,14 +298,10 @@ std::string overflow_advice(Precision precision) {
 
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
   check_setup(k, s, like);
-  if (!k.far_field() || s.order_sample == 0) return k.make(k, s, like);
-  auto search = std::make_shared<OrderSearch>(search_order(k, s, like));
-  MethodSetup chosen = s;
-  chosen.order = search->order;
-  chosen.accuracy = search->accuracy;  // validate holds the method to the target it was chosen for
-  auto m = k.make(k, chosen, like);
-  m->set_order_search(std::move(search));
-  return m;
+  if (k.far_field() && s.order_sample != 0)  // measuring needs the layers above (measure/order_search.h)
+    throw std::logic_error("make_method: a measured order (order_sample) is searched by make_spread_method or "
+                           "make_measured_method");
+  return k.make(k, s, like);
 }
 
 }  // namespace nf

@@ -54,8 +54,8 @@ struct MethodSetup {
   //! (tree/adaptive.h); 0: the automatic size (methods/full_level_rule.h: auto_leaf_size).
   std::uint32_t leaf_size = 0;
   //! Full methods without an order (order 0): M >= 1 chooses the order by measuring the error at M
-  //! sampled targets of the particles the method is made for (methods/order_search.h), in
-  //! make_method; 0: the order comes from the error model.
+  //! sampled targets of the particles the method is made for (measure/order_search.h:
+  //! make_measured_method, through make_spread_method); 0: the order comes from the error model.
   std::uint32_t order_sample = 0;
   //! Called with the fraction of an evaluation done (0..1), on the evaluating thread between pieces
   //! of work, by methods that cut their work into pieces (cpu-allpairs: blocks of targets, the
@@ -168,7 +168,7 @@ class ForceMethod {
 
   const MethodSetup& setup() const { return setup_; }
 
-  //! The search that chose this method's order (make_method with MethodSetup::order_sample), or null.
+  //! The search that chose this method's order (MethodSetup::order_sample), or null.
   const OrderSearch* order_search() const { return order_search_.get(); }
   void set_order_search(std::shared_ptr<const OrderSearch> search) { order_search_ = std::move(search); }
 
@@ -242,9 +242,9 @@ void check_setup(const KernelInfo& k, const MethodSetup& s, const Particles& lik
 //! known yet) adds the model's factor for sparse trees (farfield::sparse_factor).
 void check_accuracy_reachable(int dim, int level, double accuracy, bool adaptive = false, std::uint64_t particles = 0);
 //! Kernel k's method for setup `s` and particles like `like` (dimension, N and masses), through
-//! its registry factory, after check_setup. A full method with s.order_sample > 0 and no order
-//! first searches its order on `like`'s positions (methods/order_search.h: search_order), then is
-//! made at that order with the accuracy it reached for (order_search() holds the search).
+//! its registry factory, after check_setup. A full method whose order is to be measured
+//! (s.order_sample > 0) is made by measure/order_search.h's make_measured_method (which
+//! distributed/spread_method.h's make_spread_method calls); here it is a logic error.
 std::unique_ptr<ForceMethod> make_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);
 
 //! Throws std::runtime_error naming the first particle whose acceleration (of `acc`, dim values a

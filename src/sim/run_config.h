@@ -45,7 +45,7 @@ struct SimulationConfig {
   double accuracy = 0;
   std::string near;
   std::uint32_t leaf_size = 0;  //!< adaptive full methods: tree/adaptive.h's S (0: automatic)
-  std::uint32_t order_sample = 0;  //!< M > 0: the order measured at M targets of step 0 (methods/order_search.h)
+  std::uint32_t order_sample = 0;  //!< M > 0: the order measured at M targets of step 0 (measure/order_search.h)
 };
 
 //! The level as a number: K, or -1 for "auto" (resolved from the particles), 0 when not given.

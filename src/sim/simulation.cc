@@ -19,7 +19,7 @@
 #include "distributed/spread_method.h"
 #include "io/particle_file.h"
 #include "methods/force_method.h"
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 #include "methods/registry.h"
 #include "sim/diagnostics.h"
 #include "sim/frames.h"

@@ -1,4 +1,4 @@
-#include "methods/order_search.h"
+#include "measure/order_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,6 +80,19 @@ std::string OrderSearch::describe(const std::string& kernel) const {
   if (!reached)
     s += "; no order reached the accuracy on this input: the order with the least bound runs, and validate fails it";
   return s;
+}
+
+std::unique_ptr<ForceMethod> make_measured_method(const KernelInfo& k, const MethodSetup& s, const Particles& like) {
+  if (!k.far_field() || s.order_sample == 0) return make_method(k, s, like);
+  check_setup(k, s, like);  // the refusals (--order-sample with --order) before the float64 sums
+  auto search = std::make_shared<OrderSearch>(search_order(k, s, like));
+  MethodSetup chosen = s;
+  chosen.order = search->order;
+  chosen.accuracy = search->accuracy;
+  chosen.order_sample = 0;  // a method at that order; order_search() says how it was found
+  auto m = make_method(k, chosen, like);
+  m->set_order_search(std::move(search));
+  return m;
 }
 
 OrderSearch search_order(const KernelInfo& k, const MethodSetup& s, const Particles& p) {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,11 @@ struct OrderSearch {
 //! (its setup otherwise s's), prepare(p), evaluate(); a trial whose output is not finite throws as
 //! check_finite_accelerations does.
 OrderSearch search_order(const KernelInfo& k, const MethodSetup& s, const Particles& p);
+
+//! Kernel k's method for `s` on particles like `like`: where k is a full method and s asks for a
+//! measured order (order_sample > 0, order 0), search_order on `like`'s positions, then make_method
+//! at the order found with the accuracy it was found for (validate holds the method to that target),
+//! the search kept in its order_search(); otherwise make_method.
+std::unique_ptr<ForceMethod> make_measured_method(const KernelInfo& k, const MethodSetup& s, const Particles& like);
 
 }  // namespace nf
