@@ -195,6 +195,12 @@ std::uint32_t leaf_size_of(const py::object& v) {
   return static_cast<std::uint32_t>(leaf);
 }
 
+std::uint32_t order_sample_of(const py::object& v) {
+  const int m = int_or(v, 0, "order_sample");
+  if (!v.is_none() && m < 1) throw py::value_error("order_sample: must be at least 1, not " + std::to_string(m));
+  return static_cast<std::uint32_t>(m);
+}
+
 double float_or(const py::object& v, double none, const char* what) {
   if (v.is_none()) return none;
   if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)))

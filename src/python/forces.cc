@@ -5,6 +5,7 @@
 
 #include "core/gpu_runtime.h"
 #include "distributed/spread_method.h"
+#include "measure/order_search.h"
 #include "methods/auto_level.h"
 #include "methods/run_checks.h"
 #include "python/arrays.h"
@@ -16,7 +17,7 @@ std::string auto_kernel() { return gpu::available() ? "fmm" : "cpu-fmm"; }
 ForceOptions force_options(double softening, const std::string& kernel, const py::object& level,
                            const std::string& precision, const py::object& order, const py::object& near,
                            const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
-                           const py::object& domain, int gpus) {
+                           const py::object& domain, int gpus, const py::object& order_sample) {
   ForceOptions o;
   o.softening = softening;
   o.kernel = kernel;
@@ -26,6 +27,7 @@ ForceOptions force_options(double softening, const std::string& kernel, const py
   o.near = near;
   o.accuracy = accuracy;
   o.leaf_size = leaf_size;
+  o.order_sample = order_sample;
   o.mask = mask;
   o.domain = domain;
   o.gpus = gpus;
@@ -48,6 +50,7 @@ Resolved resolve(const ForceOptions& o, const Particles& p, const std::optional<
   s.accuracy = float_or(o.accuracy, 0.0, "accuracy");
   s.near = string_or_empty(o.near, "near");
   s.leaf_size = leaf_size_of(o.leaf_size);
+  s.order_sample = order_sample_of(o.order_sample);
   const bool needs_level = k.uses_tree() || s.mask == Mask::near;
   int level = 0;
   if (fixed) {  // a Tree's level and domain
@@ -89,6 +92,7 @@ RunResult result_of(const Resolved& r, ForceMethod& m) {
     out.order = m.setup().order;
     out.near_kernel = m.near_kernel();
     if (r.kernel->adaptive()) out.leaf_size = m.setup().leaf_size;
+    if (const OrderSearch* o = m.order_search()) out.order_search = o->describe(r.kernel->name);
   }
   out.forces = m.describe();
   out.note = r.note;
@@ -108,6 +112,7 @@ py::object result_object(RunResult&& r, const Particles& p, bool return_info) {
     info["order"] = r.order;
     info["near_kernel"] = r.near_kernel;
     if (r.leaf_size) info["leaf_size"] = r.leaf_size;
+    if (!r.order_search.empty()) info["order_search"] = r.order_search;
   }
   info["forces"] = r.forces;
   info["note"] = r.note;
@@ -144,15 +149,16 @@ void bind_forces(py::module_& mod) {
       [](const py::object& pos, const py::object& m, double softening, const std::string& kernel,
          const py::object& level, const std::string& precision, const py::object& order, const py::object& near,
          const py::object& accuracy, const py::object& leaf_size, const std::string& mask, const py::object& domain,
-         int gpus, const py::object& tree, bool return_info) {
-        const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask, domain, gpus);
+         int gpus, const py::object& tree, bool return_info, const py::object& order_sample) {
+        const ForceOptions o = force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask,
+                                             domain, gpus, order_sample);
         if (!tree.is_none()) return forces_of(pos, m, o, tree, return_info);
         return evaluate(o, particles_from_arrays(pos, m), return_info);
       },
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "level"_a = "auto", "precision"_a = "float",
       "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),
       "mask"_a = "all", "domain"_a = py::none(), "gpus"_a = 1, "tree"_a = py::none(), "return_info"_a = false,
+      "order_sample"_a = py::none(),
       R"(Accelerations of particles at pos (N, 2|3) with masses m (N,), float64 (N, d), input order.
 
 The same evaluation as `nearfield forces --kernel K ...` (equal bit for bit on the same input).
@@ -161,10 +167,13 @@ CUDA GPU, else "cpu-fmm". level: an int or "auto" (the command's rule); all-pair
 mask="all" use none. precision: "float" or "double" arithmetic; the result is float64 either way
 (a float kernel's values are float32 numbers, widened exactly). order, near, accuracy: full
 methods (cpu-fmm, fmm). leaf_size: the adaptive ones (cpu-fmm-adaptive, fmm-adaptive; a box is split
-while it holds more than this many particles; None: automatic, from the order and the device). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
+while it holds more than this many particles; None: automatic, from the order and the device).
+order_sample: full methods without order: measure the order on these particles at M sampled targets
+(--order-sample; the info dict's order_search says what was tried). domain: (x0, y0[, z0], side), else the bounding square/cube. gpus: GPU
 near-field kernels over several GPUs. tree: a nearfield.Tree of these positions (its level and
 domain; its prepared methods are kept). return_info: also return a dict (kernel, level, order,
-near_kernel, leaf_size of the adaptive methods, what the forces are, the --level auto note, stage times in ms).)");
+near_kernel, leaf_size of the adaptive methods, order_search of a measured order, what the forces are, the --level
+auto note, stage times in ms).)");
 
   mod.def(
       "potential",
@@ -192,7 +201,7 @@ Takes forces()'s arguments.)");
       [](const py::object& targets, const py::object& pos, const py::object& m, double softening,
          const std::string& kernel, const py::object& level, const std::string& precision, const py::object& order,
          const py::object& near, const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
-         const py::object& domain, int gpus, bool return_info) {
+         const py::object& domain, int gpus, bool return_info, const py::object& order_sample) {
         Particles p = particles_from_arrays(pos, m);
         const Particles t = points_from_array(targets, "targets");
         if (t.dim != p.dim)
@@ -208,8 +217,8 @@ Takes forces()'s arguments.)");
           if (p.dim == 3) p.z[n + i] = t.z[i];
           p.m[n + i] = 0.0;
         }
-        const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask, domain, gpus);
+        const ForceOptions o = force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, mask,
+                                             domain, gpus, order_sample);
         const py::object all = evaluate(o, p, return_info);
         const py::object acc = return_info ? py::object(all.cast<py::tuple>()[0]) : all;
         py::object rows = acc[py::slice(static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(p.size()), 1)];
@@ -220,6 +229,7 @@ Takes forces()'s arguments.)");
       "targets"_a, "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "level"_a = "auto",
       "precision"_a = "float", "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(),
       "leaf_size"_a = py::none(), "mask"_a = "all", "domain"_a = py::none(), "gpus"_a = 1, "return_info"_a = false,
+      "order_sample"_a = py::none(),
       R"(Accelerations at the points targets (M, d) due to the particles pos, m: float64 (M, d).
 
 The targets are evaluated as particles of zero mass appended to the sources: they feel every

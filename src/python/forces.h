@@ -28,6 +28,7 @@ struct ForceOptions {
   std::string precision = "float";
   py::object order, near, accuracy;  //!< full methods; None: the method's defaults
   py::object leaf_size;              //!< adaptive full methods; None: automatic (methods/full_level_rule.h)
+  py::object order_sample;           //!< full methods: M targets measure the order; None: the error model's
   std::string mask = "all";
   py::object domain;  //!< None or (x0, y0[, z0], side)
   int gpus = 1;
@@ -57,6 +58,7 @@ struct RunResult {
   std::string kernel, precision, near_kernel, forces, note;
   int level = 0, order = 0;
   std::uint32_t leaf_size = 0;  //!< adaptive full methods: the leaf size used (0: none)
+  std::string order_search;     //!< a measured order's line (measure/order_search.h); empty: none
   bool far_field = false;
   double softening = 0;
   StageTimes times;
@@ -72,7 +74,7 @@ py::object result_object(RunResult&& r, const Particles& p, bool return_info);
 ForceOptions force_options(double softening, const std::string& kernel, const py::object& level,
                            const std::string& precision, const py::object& order, const py::object& near,
                            const py::object& accuracy, const py::object& leaf_size, const std::string& mask,
-                           const py::object& domain, int gpus);
+                           const py::object& domain, int gpus, const py::object& order_sample = py::none());
 
 //! forces(pos, m, ..., tree=tree): the tree's call, after checking that pos are its positions
 //! (python/tree.cc).

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/numbers.h"
 #include "io/particle_file.h"
+#include "measure/order_search.h"
 #include "measure/validation.h"
 #include "methods/auto_level.h"
 #include "methods/memory_estimate.h"
@@ -73,6 +74,7 @@ py::dict validate(const Particles& p, ForceOptions o, std::int64_t sample, std::
     d["order"] = method->setup().order;
     d["near_kernel"] = method->near_kernel();
     if (k.adaptive()) d["leaf_size"] = method->setup().leaf_size;
+    if (const OrderSearch* s = method->order_search()) d["order_search"] = s->describe(k.name);
   }
   d["note"] = r.note;
   return d;
@@ -118,9 +120,9 @@ void bind_runs(py::module_& mod) {
       [](const py::object& pos, const py::object& m, double softening, const std::string& kernel,
          const py::object& level, const std::string& precision, const py::object& order, const py::object& near,
          const py::object& accuracy, const py::object& leaf_size, const py::object& domain, const py::object& sample,
-         std::uint64_t seed, std::size_t reference_limit, int gpus) {
-        const ForceOptions o =
-            force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, "all", domain, gpus);
+         std::uint64_t seed, std::size_t reference_limit, int gpus, const py::object& order_sample) {
+        const ForceOptions o = force_options(softening, kernel, level, precision, order, near, accuracy, leaf_size, "all",
+                                             domain, gpus, order_sample);
         // sample=None: every particle; a given sample must be at least 1, as --sample (0 had validated
         // every particle without a word).
         const int targets = int_or(sample, 0, "sample");
@@ -131,6 +133,7 @@ void bind_runs(py::module_& mod) {
       "pos"_a, "m"_a, py::kw_only(), "softening"_a, "kernel"_a, "level"_a = "auto", "precision"_a = "float",
       "order"_a = py::none(), "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(),
       "domain"_a = py::none(), "sample"_a = py::none(), "seed"_a = 1, "reference_limit"_a = 20000, "gpus"_a = 1,
+      "order_sample"_a = py::none(),
       R"(One kernel against the float64 ground truth, as one row of `nearfield validate`: a dict.
 
 Near-field and all-pairs kernels (the latter with the near mask) are compared with the float64
@@ -139,7 +142,8 @@ rounded for precision="float"); a deterministic kernel runs twice and must repea
 sample=M compares M targets drawn with seed (float64 sums over every source). Keys: kernel,
 precision, level, n, sample, rel_l2, p99_rel, max_rel, momentum, finite, tolerance, repeat
 ("bitwise", "DIFFERS" or "-"), passed, status ("PASS"/"FAIL"), reference, note, and for full
-methods order and near_kernel. reference_limit: the largest N of the CPU reference.)");
+methods order and near_kernel (and order_search, with order_sample=M: the order measured on the input,
+forces()'s option). reference_limit: the largest N of the CPU reference.)");
 
   mod.def(
       "simulate",
@@ -148,7 +152,7 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
          const std::string& precision, std::int64_t snapshot_every, const std::string& format, int subsample,
          std::int64_t render_every, int render_size, const std::string& render_plane, const py::object& render_window,
          bool resume, const py::object& order, const py::object& accuracy, const py::object& near,
-         const py::object& leaf_size, int gpus, const py::object& timing, bool progress) {
+         const py::object& leaf_size, int gpus, const py::object& timing, bool progress, const py::object& order_sample) {
         sim::SimulationConfig c;
         c.kernel = kernel == "auto" ? auto_kernel() : kernel;
         c.dt = dt;
@@ -171,6 +175,7 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
         c.accuracy = float_or(accuracy, 0.0, "accuracy");
         c.near = string_or_empty(near, "near");
         c.leaf_size = leaf_size_of(leaf_size);
+        c.order_sample = order_sample_of(order_sample);
         c.gpus = gpus;
         c.timing_csv = string_or_empty(timing, "timing");
         return simulate(pos, m, vel, c, progress);
@@ -180,6 +185,7 @@ methods order and near_kernel. reference_limit: the largest N of the CPU referen
       "format"_a = "csv", "subsample"_a = 1, "render_every"_a = 0, "render_size"_a = 512, "render_plane"_a = "xy",
       "render_window"_a = py::none(), "resume"_a = false, "order"_a = py::none(), "accuracy"_a = py::none(),
       "near"_a = py::none(), "leaf_size"_a = py::none(), "gpus"_a = 1, "timing"_a = py::none(), "progress"_a = false,
+      "order_sample"_a = py::none(),
       R"(Leapfrog time steps, writing the run folder `nearfield simulate` writes (docs/design.md §12):
 output_dir/snap_NNNNNN.EXT, energy.csv, run.ini, frames. The options are the command's (--level:
 level=K or "auto", default "auto" for tree kernels, refused for the others; --resume: resume=True

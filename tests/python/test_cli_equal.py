@@ -72,6 +72,26 @@ def test_adaptive_leaf_size_equal_cli(tmp_path):
     assert row["rel_l2"] != row_default["rel_l2"]
 
 
+def test_order_sample_equal_cli(tmp_path):
+    """order_sample measures the order as --order-sample does: the same order, equal bit for bit, the
+    search's line in the info dict and in validate's row, which passes at the accuracy."""
+    p = nearfield.generate("plummer", dim=3, n=3000, seed=7)
+    args = dict(softening=1e-3, kernel="cpu-fmm", level=3, accuracy=1e-3)
+    got, info = nearfield.forces(p["pos"], p["m"], order_sample=500, return_info=True, **args)
+    want = cli_forces(tmp_path, p["pos"], p["m"], "--kernel", "cpu-fmm", "--level", 3, "--accuracy", 1e-3,
+                      "--softening", 1e-3, "--order-sample", 500)
+    assert np.array_equal(got, want)
+    assert info["order_search"].startswith(f"cpu-fmm: order {info['order']} (measured at 500 sampled targets")
+    assert "order_search" not in nearfield.forces(p["pos"], p["m"], return_info=True, **args)[1]
+    row = nearfield.validate(p["pos"], p["m"], order_sample=500, **args)
+    assert row["order"] == info["order"] and row["passed"] and row["tolerance"] == 1e-3
+    assert row["order_search"].split(" s, ")[0].rsplit(";", 1)[0] == info["order_search"].split(" s, ")[0].rsplit(";", 1)[0]
+    with pytest.raises(ValueError, match="order_sample: must be at least 1, not 0"):
+        nearfield.forces(p["pos"], p["m"], order_sample=0, **args)
+    with pytest.raises(nearfield.UsageError, match="--order-sample chooses the order"):
+        nearfield.forces(p["pos"], p["m"], order_sample=500, order=6, **args)
+
+
 def test_masked_allpairs_and_domain_equal_cli(tmp_path, rng):
     pos = rng.random((257, 2))
     m = np.ones(257)
