@@ -4,6 +4,8 @@
 // refusals, and the commands' option and columns.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -273,4 +275,41 @@ TEST_CASE("bench, validate and forces take --order-sample: the note, the columns
                                                                             "--output", dir.file("no.csv")}));
   CHECK(fboth.code != 0);
   CHECK(fboth.err.find("--order-sample chooses the order") != std::string::npos);
+}
+
+TEST_CASE("simulate --order-sample: measured once on step 0, recorded in run.ini, kept by a resumed run") {
+  test::TempDir dir;
+  const std::string run = dir.file("run");
+  const std::vector<std::string> args = {"simulate", "--kernel", "cpu-fmm", "--dist", "plummer", "--dim", "3",
+                                         "--n", "2000", "--level", "3", "--dt", "1e-3", "--softening", "1e-2",
+                                         "--order-sample", "300", "--accuracy", "1e-3", "--snapshot-every", "2",
+                                         "--output-dir", run};
+  std::vector<std::string> first = args;
+  first.insert(first.end(), {"--steps", "2"});
+  const auto a = test::run_cli(first);
+  INFO(a.err);
+  REQUIRE(a.code == 0);
+  const auto at = a.out.find("cpu-fmm: order ");
+  REQUIRE(at != std::string::npos);
+  CHECK(a.out.find("measured at 300 sampled targets") != std::string::npos);
+  const int order = std::stoi(a.out.substr(at + 15));
+  std::ifstream ini(run + "/run.ini");
+  const std::string text((std::istreambuf_iterator<char>(ini)), std::istreambuf_iterator<char>());
+  CHECK(text.find("order_sample = 300") != std::string::npos);
+  CHECK(text.find("order_used = " + std::to_string(order)) != std::string::npos);
+  std::vector<std::string> more = args;
+  more.insert(more.end(), {"--steps", "4", "--resume"});
+  const auto b = test::run_cli(more);
+  INFO(b.err);
+  CHECK(b.code == 0);
+  const std::string said = b.out + b.err;
+  CHECK(said.find("resuming at order " + std::to_string(order)) != std::string::npos);
+  CHECK(said.find("measured at") == std::string::npos);  // no second search
+  // Another --order-sample is another run: refused, naming the setting.
+  std::vector<std::string> other = args;
+  *std::find(other.begin(), other.end(), "300") = "400";
+  other.insert(other.end(), {"--steps", "6", "--resume"});
+  const auto c = test::run_cli(other);
+  CHECK(c.code != 0);
+  CHECK(c.err.find("--order-sample") != std::string::npos);
 }
