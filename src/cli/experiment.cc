@@ -124,6 +124,8 @@ std::string sweep_summary(const SweepConfig& c) {
   if (!c.in.n.empty()) s += ", N = " + c.in.n;
   s += ", " + c.precisions;
   if (c.orders != "0") s += ", order " + c.orders;
+  if (c.order_sample != 0) s += ", order measured at " + std::to_string(c.order_sample) + " targets";
+  if (c.accuracy != 0) s += ", accuracy " + format_double(c.accuracy);
   if (c.gpus != "1") s += ", GPUs " + c.gpus;
   return s;
 }

@@ -59,7 +59,8 @@ void check_gpus(const KernelInfo& k, int gpus);
 
 //! Kernel k's method for setup `s` on particles like `like`. Under MPI with more than one process
 //! (process_group.h): spread over the processes, one part each (make_process_method). Otherwise
-//! make_method when spread.gpus is 1,
+//! make_measured_method (measure/order_search.h: make_method, after a measured order's search) when
+//! spread.gpus is 1,
 //! else the method spread over spread.gpus GPUs of this process (checked as check_gpus does;
 //! counting mode refused): parts 0..G-1 on devices 0..G-1, NCCL between them; with
 //! emulating_gpus(), every part on device 0 and DeviceLoopbackTransport between them.

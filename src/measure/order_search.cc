@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 
 #include "core/bodies.h"
 #include "core/errors.h"
@@ -127,6 +128,8 @@ std::string seconds(double ms) {
 }  // namespace
 
 std::string OrderSearch::describe(const std::string& kernel) const {
+  if (trials.empty()) return kernel + ": order " + std::to_string(order) + " (the table's for " + e2(accuracy) + "; " +
+                             stopped + ": nothing measured)";
   const OrderTrial* chosen = nullptr;
   for (const OrderTrial& t : trials)
     if (t.order == order) chosen = &t;
@@ -137,8 +140,9 @@ std::string OrderSearch::describe(const std::string& kernel) const {
     s += (i ? ", " : " ") + std::to_string(trials[i].order) + " (" + e2(trials[i].error.rel_l2) + ", bound " +
          e2(trials[i].error.bound) + (trials[i].pass ? ", pass)" : ", fail)");
   s += "; " + seconds(ms) + ", of which the reference " + seconds(reference_ms) + ": " + reference + ")";
+  if (!stopped.empty()) s += "; " + stopped;
   if (!reached)
-    s += "; no order reached the accuracy on this input: the order with the least bound runs, and validate fails it";
+    s += "; no order's bound reached the accuracy on this input: the order of least bound runs (validate may fail it)";
   return s;
 }
 
@@ -156,9 +160,20 @@ std::unique_ptr<ForceMethod> make_measured_method(const KernelInfo& k, const Met
 }
 
 OrderSearch search_order(const KernelInfo& k, const MethodSetup& s, const Particles& p) {
+  if (s.order_sample == 0) throw std::logic_error("search_order: no targets to measure on (order_sample 0)");
   const Stopwatch whole;
   OrderSearch out;
   out.accuracy = s.accuracy > 0 ? s.accuracy : farfield::kDefaultAccuracy;
+  // The table's own order for the accuracy (farfield/order.h, no factor): where a typical
+  // calibrated input reaches it. Nothing to measure without particles or a far field (a leaf level
+  // below 2): that order, no trial.
+  const int start = farfield::order_for_accuracy(p.dim, out.accuracy, 0, 0);
+  if (p.size() == 0 || s.level < 2) {
+    out.order = start, out.reached = true;
+    out.stopped = p.size() == 0 ? "no particles" : "no far field at leaf level " + std::to_string(s.level);
+    out.ms = whole.ms();
+    return out;
+  }
   const std::vector<std::size_t> targets = sample_targets(p.size(), s.order_sample, kOrderSearchSeed);
   out.sample = targets.size();
   Stopwatch clock;
@@ -189,22 +204,45 @@ OrderSearch search_order(const KernelInfo& k, const MethodSetup& s, const Partic
     return r.pass;
   };
 
-  // The table's own order for the accuracy (farfield/order.h, no factor): where a typical
-  // calibrated input reaches it.
-  const int start = farfield::order_for_accuracy(dim, out.accuracy, 0, 0);
+  // A trial the method refuses (memory, say) after the first ends the walk in its direction; the
+  // first one's refusal is the caller's, as for an order given.
+  auto tried = [&](int order, bool& refused) {
+    try {
+      return trial(order);
+    } catch (const UsageError& e) {
+      refused = true;
+      out.stopped = "order " + std::to_string(order) + " refused: " + e.what();
+      return false;
+    }
+  };
   int order = start;
-  if (p.size() == 0) {  // nothing to measure: the table's order
-    out.order = start, out.reached = true;
-  } else if (trial(order)) {
-    while (order > 1 && trial(order - 1)) --order;
+  bool refused = false;
+  if (trial(order)) {
+    while (order > 1 && tried(order - 1, refused)) --order;
     out.order = order, out.reached = true;
   } else {
-    while (order < farfield::kMaxOrder && !trial(order + 1)) ++order;
+    // Up until an order passes; a bound that stops falling (two orders in a row not below 0.9 of
+    // the least so far: the arithmetic's rounding, not the truncation, is left) ends the climb.
+    double least = out.trials.back().error.bound;
+    int stale = 0;
+    while (order < farfield::kMaxOrder) {
+      const bool pass = tried(order + 1, refused);
+      if (refused) break;
+      ++order;
+      if (pass) break;
+      const double bound = out.trials.back().error.bound;
+      if (bound < 0.9 * least) {
+        least = bound, stale = 0;
+      } else if (++stale == 2) {
+        out.stopped = "the bound stopped falling at order " + std::to_string(order);
+        break;
+      }
+    }
     const OrderTrial& last = out.trials.back();
     out.reached = last.pass;
     if (out.reached) {
       out.order = last.order;
-    } else {  // none passed: the least bound
+    } else {  // none passed: the least bound (the lowest such order)
       const auto best = std::min_element(out.trials.begin(), out.trials.end(), [](const OrderTrial& x, const OrderTrial& y) {
         return x.error.bound < y.error.bound;
       });

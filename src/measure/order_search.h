@@ -6,9 +6,14 @@
 //! carries the worst one's margin (a thin shell's, in 3D on adaptive trees) for all of them. Here
 //! the method runs at trial orders on the particles it is made for, and each trial's accelerations
 //! at M sampled targets are compared with float64 direct sums at those targets; the order taken is
-//! the lowest whose error bound (the sampled relative L2 error plus kOrderSearchZ standard errors)
-//! is within the accuracy. The search starts at the table's own order for the accuracy (no margin,
-//! no depth or sparse factor), goes down while the bound holds and up until it does.
+//! the lowest of those tried whose error bound (the sampled relative L2 error with its square
+//! raised by kOrderSearchZ standard errors: a heuristic bound, not a guarantee) is within the
+//! accuracy. The walk starts at the table's own order for the accuracy (no margin, no depth or
+//! sparse factor) and goes down one order at a time while the bound holds, or up until it does; it
+//! stops early where an order is refused (memory) or the bound stops falling (two orders in a row
+//! not below 0.9 of the least: rounding, not truncation, is left), and then takes the order of least
+//! bound. Without particles or a far field (leaf level below 2) it measures nothing and takes the
+//! table's order.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,15 +30,20 @@ struct KernelInfo;
 
 //! How many standard errors above the sampled error the bound lies. A normally distributed
 //! estimate would need 2 for 97.7% one-sided; the errors of a full method are skewed (a few
-//! particles carry much of the sum, and a sample that misses them also understates the spread), so
-//! that 2 covered the true error in only 87% of 400 samples of 250 targets on 3D clusters (cpu-fmm,
-//! p = 8, N = 20000), 3 in 94%, and at 1000 and 4000 targets 3 covered it in 94.5% to 100% of them
-//! on Plummer, uniform and clusters (the test "sampled_error ... on a full method's errors").
+//! particles carry much of the sum, and a sample that misses them also understates the spread).
+//! Measured on 3D inputs of N = 20000 (cpu-fmm in double against a naive float64 sum over every
+//! pair; 400 samples each, the share of samples whose bound covered the true error), at z = 2 / 3:
+//! Plummer p = 10: 97.5 / 97.8% with 250 targets, 89.7 / 93.0% with 1000, 97.5 / 99.8% with 4000;
+//! clusters p = 10: 87.3 / 93.2%, 94.8 / 99.3%, 97.5 / 99.5%; clusters p = 8: 86.8 / 94.3%,
+//! 94.5 / 98.5%, 97.5 / 99.5%; uniform p = 8: 93.8 / 97.3%, 99 / 100%, 99 / 100%. At 4000 of 20000
+//! the finite-population factor narrows the bound by about 11%, which a sample of 4000 of 2^24 does
+//! not have; the test "sampled_error on a full method's errors" holds z = 3 to 97% at 4000 and 90%
+//! at 1000 targets.
 inline constexpr double kOrderSearchZ = 3.0;
 
-//! The seed of the search's targets: a stream of its own (validation/sample_targets mixes it with
-//! another constant), so that `validate --sample` never checks a measured order on the targets
-//! that chose it unless asked for this very seed.
+//! The seed of the search's targets: a stream of its own (sample_targets mixes it with another
+//! constant), so that `validate --sample m` draws its targets apart from the M that chose the order:
+//! the two samples share only what chance gives both (about M m / N targets).
 inline constexpr std::uint64_t kOrderSearchSeed = 0x6f72646572ull;  // "order"
 
 //! A sampled estimate of a relative L2 error and its upper bound.
@@ -80,6 +90,7 @@ struct OrderSearch {
   std::string reference;   //!< where they ran (sampled_reference's name)
   double ms = 0;           //!< the whole search
   std::vector<OrderTrial> trials;  //!< in the order they ran
+  std::string stopped;  //!< why the walk stopped short (a refused order, a bound that stopped falling) or nothing was measured
   //! One line: the order, its error and bound, each order tried with its error and bound, the time.
   std::string describe(const std::string& kernel) const;
 };

@@ -133,6 +133,9 @@ void check_far_field(const MethodSetup& s) {
     throw UsageError("--accuracy must be a relative error in (0, 1) (0: the default " +
                      format_double(farfield::kDefaultAccuracy) + "), not " + format_double(s.accuracy));
   if (s.mask == Mask::near) throw UsageError("--mask near is for all-pairs kernels: a full method computes every pair");
+  if (s.order_sample == 1)
+    throw UsageError("--order-sample 1: one target gives no spread to bound the error by; take at least 2 (about "
+                     "4000 is the size to ask for)");
   if (s.order_sample != 0 && s.order != 0)
     throw UsageError("--order-sample chooses the order by measuring it; give no --order (given: " +
                      std::to_string(s.order) + ")");

@@ -197,7 +197,7 @@ std::uint32_t leaf_size_of(const py::object& v) {
 
 std::uint32_t order_sample_of(const py::object& v) {
   const int m = int_or(v, 0, "order_sample");
-  if (!v.is_none() && m < 1) throw py::value_error("order_sample: must be at least 1, not " + std::to_string(m));
+  if (!v.is_none() && m < 2) throw py::value_error("order_sample: must be at least 2, not " + std::to_string(m));
   return static_cast<std::uint32_t>(m);
 }
 

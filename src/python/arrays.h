@@ -59,7 +59,7 @@ std::int64_t int64_or(const py::object& v, std::int64_t none, const char* what);
 bool bool_or(const py::object& v, bool none, const char* what);
 //! `leaf_size`: None is 0 (the automatic size), else an int of at least 1 (TypeError, ValueError).
 std::uint32_t leaf_size_of(const py::object& v);
-//! `order_sample`: None is 0 (the order from the error model), else an int of at least 1
+//! `order_sample`: None is 0 (the order from the error model), else an int of at least 2
 //! (TypeError, ValueError).
 std::uint32_t order_sample_of(const py::object& v);
 //! An optional float (None gives `none`).

@@ -62,7 +62,7 @@ class PyTree {
     const std::string key = r.kernel->name + "|" + to_string(r.setup.precision) + "|" + format_double(r.setup.softening) +
                             "|" + std::to_string(r.setup.order) + "|" + format_double(r.setup.accuracy) + "|" +
                             r.setup.near + "|" + to_string(r.setup.mask) + "|" + std::to_string(r.gpus) + "|" +
-                            std::to_string(r.setup.leaf_size);
+                            std::to_string(r.setup.leaf_size) + "|" + std::to_string(r.setup.order_sample);
     RunResult result;
     {
       py::gil_scoped_release free;
@@ -159,15 +159,16 @@ prepared method (per kernel, settings and masses), so a repeated call only evalu
           "forces",
           [](PyTree& t, const py::object& m, double softening, const std::string& kernel, const std::string& precision,
              const py::object& order, const py::object& near, const py::object& accuracy,
-             const py::object& leaf_size, const std::string& mask, int gpus, bool return_info) {
+             const py::object& leaf_size, const std::string& mask, int gpus, bool return_info,
+             const py::object& order_sample) {
             return t.forces(m,
                             force_options(softening, kernel, py::str("auto"), precision, order, near, accuracy, leaf_size,
-                                          mask, py::none(), gpus),
+                                          mask, py::none(), gpus, order_sample),
                             return_info);
           },
           "m"_a, py::kw_only(), "softening"_a, "kernel"_a = "auto", "precision"_a = "float", "order"_a = py::none(),
           "near"_a = py::none(), "accuracy"_a = py::none(), "leaf_size"_a = py::none(), "mask"_a = "all", "gpus"_a = 1,
-          "return_info"_a = false,
+          "return_info"_a = false, "order_sample"_a = py::none(),
           "forces() on the tree's positions at its level and domain");
 }
 

@@ -86,8 +86,16 @@ def test_order_sample_equal_cli(tmp_path):
     row = nearfield.validate(p["pos"], p["m"], order_sample=500, **args)
     assert row["order"] == info["order"] and row["passed"] and row["tolerance"] == 1e-3
     assert row["order_search"].split(" s, ")[0].rsplit(";", 1)[0] == info["order_search"].split(" s, ")[0].rsplit(";", 1)[0]
-    with pytest.raises(ValueError, match="order_sample: must be at least 1, not 0"):
-        nearfield.forces(p["pos"], p["m"], order_sample=0, **args)
+    # A tree keeps a method per setting: a measured order is its own, not the model's kept method.
+    tree = nearfield.Tree(p["pos"], level=3)
+    plain = tree.forces(p["m"], softening=1e-3, kernel="cpu-fmm", accuracy=1e-3, return_info=True)
+    measured = tree.forces(p["m"], softening=1e-3, kernel="cpu-fmm", accuracy=1e-3, order_sample=500,
+                           return_info=True)
+    assert "order_search" not in plain[1] and measured[1]["order"] == info["order"]
+    assert measured[1]["order_search"].startswith(f"cpu-fmm: order {info['order']} (measured at 500")
+    assert np.array_equal(measured[0], got)
+    with pytest.raises(ValueError, match="order_sample: must be at least 2, not 1"):
+        nearfield.forces(p["pos"], p["m"], order_sample=1, **args)
     with pytest.raises(nearfield.UsageError, match="--order-sample chooses the order"):
         nearfield.forces(p["pos"], p["m"], order_sample=500, order=6, **args)
 
