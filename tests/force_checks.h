@@ -13,11 +13,24 @@
 #include "measure/validation.h"
 #include "methods/force_method.h"
 #include "methods/registry.h"
+#include "nearfield/nearfield_cpu.h"
 #include "tree/domain.h"
 #include "helpers.h"
 #include "tree/tree.h"
 
+namespace nf {
+extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
+}
+
 namespace nf::test {
+
+//! cpu-serial's near field, for the kernels tests register: as a near-field kernel under another
+//! name, or registered with kFarField, a deliberately wrong full method (the near field alone: its
+//! error is the whole far field, at any order).
+template <int D, class T>
+void cpu_serial_near_field(const HostNearField<T>& f) {
+  cpu_serial_kernels.get<D, T>()(f);
+}
 
 //! Float64 near-field (or, with all = true, all-pairs) reference, written independently of the
 //! kernels and the tree: each particle's box coordinates by the rule of docs/design.md §2 (floor,

@@ -16,15 +16,7 @@
 
 using namespace nf;
 
-namespace nf {
-extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
-}
 namespace {
-
-template <int D, class T>
-void cpu_serial(const HostNearField<T>& f) {
-  cpu_serial_kernels.get<D, T>()(f);
-}
 
 // Deliberately wrong kernels, registered only inside the tests below.
 template <int D, class T>
@@ -42,7 +34,7 @@ void wrong_skips_own_box(const HostNearField<T>& f) {  // a plausible bug: the f
 }
 template <int D, class T>
 void wrong_one_nan(const HostNearField<T>& f) {  // right everywhere but one NaN
-  cpu_serial<D, T>(f);
+  test::cpu_serial_near_field<D, T>(f);
   if (f.tree->particles() > 0) f.acc[0].x = std::numeric_limits<T>::quiet_NaN();
 }
 template <int D, class T>
@@ -50,7 +42,7 @@ void wrong_not_repeatable(const HostNearField<T>& f) {  // accurate, but an ulp 
   // (Stepping toward the run count moved every run the same way wherever the value lies outside
   // (1, 2): the clang build of the sanitizer pass computed such a value and the kernel repeated.)
   static int runs = 0;
-  cpu_serial<D, T>(f);
+  test::cpu_serial_near_field<D, T>(f);
   const T away = ++runs % 2 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
   if (f.tree->particles() > 0) f.acc[0].x = std::nextafter(f.acc[0].x, away);
 }

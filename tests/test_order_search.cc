@@ -19,18 +19,7 @@ using namespace nf;
 using test::column;
 using test::csv_rows;
 
-namespace nf {
-extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
-}
-
 namespace {
-
-// The near field alone, registered below as a full method: its error, the whole far field, does
-// not fall with the order.
-template <int D, class T>
-void near_field_only(const HostNearField<T>& f) {
-  cpu_serial_kernels.get<D, T>()(f);
-}
 
 // ||a - ref|| / ||ref|| over every value: the definition, summed plainly.
 double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
@@ -332,7 +321,7 @@ TEST_CASE("simulate --order-sample: measured once on step 0, recorded in run.ini
 
 TEST_CASE("search_order: an error that does not fall with the order stops the climb; the least bound runs; M = 1 is refused") {
   KernelRegistration reg({"test-near-only-full", kFarField | kDeterministic | kDenseTree, "test only",
-                          cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(near_field_only))});
+                          cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(test::cpu_serial_near_field))});
   const Particles p = test::make("plummer", 3, 3000, 4);
   MethodSetup s;
   s.level = 3;

@@ -16,17 +16,10 @@ using namespace nf;
 using test::column;
 using test::csv_rows;
 
-namespace nf {
-extern const CpuNearFieldKernels cpu_serial_kernels;  // the registered cpu-serial (nearfield_cpu.cc)
-}
-
 namespace {
 
-// Deliberately wrong methods, registered only inside the tests below.
-template <int D, class T>
-void near_field_only(const HostNearField<T>& f) {  // the near field, registered below as a full method
-  cpu_serial_kernels.get<D, T>()(f);
-}
+// A deliberately wrong method, registered only inside a test below (and test::cpu_serial_near_field
+// registered as a full method).
 template <int D, class T>
 void slightly_strong(const HostNearField<T>& f) {  // every force 1e-4 too strong: 10x float's tolerance
   cpu_serial_kernels.get<D, T>()(f);
@@ -187,7 +180,7 @@ TEST_CASE("validate --sample: cpu-fmm passes on 200 targets of 20000; wrong meth
   // beside cpu-fmm (order 4: its tolerance is 3x the model's error, 5e-3 in 3D).
   {
     KernelRegistration reg({"test-near-only-full", kFarField | kDeterministic | kDenseTree, "test only",
-                            cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(near_field_only))});
+                            cpu_near_field(CpuNearFieldKernels NF_PER_SHAPE(test::cpu_serial_near_field))});
     const std::string csv = dir.file("full.csv");
     const auto r = test::run_cli({"validate", "--kernel", "cpu-fmm,test-near-only-full", "--dist", "plummer", "--dim",
                                   "3", "--n", "20000", "--level", "4", "--order", "4", "--precision", "float,double",
