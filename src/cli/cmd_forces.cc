@@ -50,9 +50,7 @@ int cmd_forces(const Args& args, std::ostream& out, std::ostream& err) {
       "leaf-size", count_option(leaf_size, "leaf-size"),
       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)")(
-      "order-sample", count_option(order_sample, "order-sample"),
-      "full methods without --order: choose the order by measuring the error at M sampled targets against float64 "
-      "sums (from the error table's order, the lowest order tried whose bound is within --accuracy; docs/design.md §16); 0: from the error model")(
+      "order-sample", count_option(order_sample, "order-sample"), order_sample_help("sampled targets").c_str())(
       "cross-pairs", po::value(&cross_pairs)->default_value(cross_pairs),
       "with --gpus above 1: once (Newton-3 kernels compute a pair across two GPUs on one of them and send the "
       "counterforce back), twice (both GPUs compute it), auto (once for Newton-3 kernels that are not deterministic)");

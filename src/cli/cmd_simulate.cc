@@ -67,9 +67,7 @@ int cmd_simulate(const Args& args, std::ostream& out, std::ostream& err) {
       "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)")(
       "order-sample", count_option(c.order_sample, "order-sample"),
-      "full methods without --order: choose the order by measuring the error at M sampled targets of step 0 against "
-      "float64 sums (from the error table's order, the lowest order tried whose bound is within --accuracy; docs/design.md §16); 0: from the error "
-      "model")(
+      order_sample_help("sampled targets of step 0").c_str())(
       "timing", po::value(&c.timing_csv),
       "results CSV to append the cost of a step to: forces, tree, plan, transfers, integration, diagnostics "
       "(median/min/max over the steps)");

@@ -333,6 +333,12 @@ void Table::print(std::ostream& out) const {
   }
 }
 
+std::string order_sample_help(const std::string& targets) {
+  return "full methods without --order: choose the order by measuring the error at M " + targets +
+         " against float64 sums (from the error table's order, the lowest order tried whose bound is within "
+         "--accuracy; docs/design.md §16); 0: from the error model";
+}
+
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);

@@ -126,9 +126,7 @@ void add_sweep_options(po::options_description& d, SweepConfig& c, SweepMode mod
        "adaptive full methods (cpu-fmm-adaptive, fmm-adaptive): a box is split while it holds more than this many particles "
       "(0: automatic, from the order and the device; docs/design.md §16)")
       ("order-sample", count_option(c.order_sample, "order-sample"),
-       "full methods without --order: choose the order by measuring, on each input, the error at M sampled targets "
-       "against float64 sums (from the error table's order, the lowest order tried whose bound is within --accuracy; docs/design.md §16); 0: from the "
-       "error model");
+       order_sample_help("sampled targets of each input").c_str());
   if (mode != SweepMode::bench)
     d.add_options()("cpu-reference-limit", count_option(c.cpu_reference_limit, "cpu-reference-limit"),
                     "largest N whose ground truth is cpu-allpairs (above: allpairs-tiled on the GPU)")

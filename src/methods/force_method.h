@@ -53,7 +53,7 @@ struct MethodSetup {
   //! The adaptive full methods: a box is split while it holds more than this many particles
   //! (tree/adaptive.h); 0: the automatic size (methods/full_level_rule.h: auto_leaf_size).
   std::uint32_t leaf_size = 0;
-  //! Full methods without an order (order 0): M >= 1 chooses the order by measuring the error at M
+  //! Full methods without an order (order 0): M >= 2 chooses the order by measuring the error at M
   //! sampled targets of the particles the method is made for (measure/order_search.h:
   //! make_measured_method, through make_spread_method); 0: the order comes from the error model.
   std::uint32_t order_sample = 0;
