@@ -30,7 +30,8 @@
 #   order-search  the measured order (--order-sample 4096, measure/order_search.h) at the default 1e-4:
 #             fmm-adaptive on 3D Plummer 2^24 and 2^20 and the shell 2^22, fmm on 3D uniform 2^24 at --level
 #             auto: bench rows (the search's order and time) and validate rows on 1000 other
-#             targets, and Plummer 2^24 again at --order-sample 16384
+#             targets, and Plummer 2^24 again at --order-sample 16384, Plummer 2^20 at --order-sample
+#             1048576 (every particle: the exact error) with validate against all-pairs
 #             -> RESULTS/fmm-order-search/<device>.csv and <device>-validate.csv
 #   depth-error  the error against the tree's depth in 3D, fmm-adaptive on eight inputs (orders 6..12)
 #             and fmm at levels 7 to 9 (the data of farfield/order.h's kAdaptiveMargin3)
@@ -198,6 +199,12 @@ for s in $sections; do
         --output "$out"
       "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 16777216 --level auto --order-sample 16384 \
         --sample 1000 --output "$val" || true
+      # Plummer 2^20 with every particle a target (M >= N: the exact error, no sampling margin; p = 10
+      # erred 9.5e-5 there), and validated against the whole float64 all-pairs sum
+      "$NF" bench --kernel fmm-adaptive --dist plummer --dim 3 --n 1048576 --level auto --order-sample 1048576 --reps 5 \
+        --output "$out"
+      "$NF" validate --kernel fmm-adaptive --dist plummer --dim 3 --n 1048576 --level auto --order-sample 1048576 \
+        --output "$val" || true
       ;;
     depth-error)
       # The error against the depth in 3D (farfield/order.h: kAdaptiveMargin3):

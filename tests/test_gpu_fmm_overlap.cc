@@ -110,3 +110,134 @@ TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * d
     CHECK_THROWS_WITH_AS(make_method(find_kernel(kernel), s, small), doctest::Contains("NEARFIELD_OVERLAP=sometimes"),
                          UsageError);
 }
+
+// gpu::StreamFork (core/gpu_runtime.h), which M2L's levels run on: fork() makes every forked
+// stream wait for the work of the stream it forks from, and join() that stream wait for every
+// forked one. Missing-proof as above: the source is filled after a delay the forked copies would
+// not wait for without the fork (they would copy zeros), and the copies run after a delay the
+// host's read (on the default stream, which does not order with the non-blocking forked streams)
+// would not wait for without the join. Forked from the default stream and from a non-blocking one.
+TEST_CASE("GPU stream fork and join wait for each other" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const std::size_t n = std::size_t(1) << 20, bytes = n * sizeof(std::uint32_t);
+  gpu::Stream side(false);
+  const gpu::Stream* sides[] = {nullptr, &side};
+  for (const gpu::Stream* from : sides) {
+    CAPTURE(from != nullptr);
+    gpu::StreamFork fork(3);
+    CHECK(fork.size() == 3);
+    gpu::DeviceBuffer<std::uint32_t> a(n);
+    std::vector<gpu::DeviceBuffer<std::uint32_t>> b;
+    for (int i = 0; i < fork.size(); ++i) b.emplace_back(n);
+    {
+      const gpu::StreamScope scope(from);
+      gpu::fill_bytes(a.data(), 0, bytes);
+      for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
+      gpu::delay(60);
+      gpu::fill_bytes(a.data(), 1, bytes);
+    }
+    for (int round = 0; round < 2; ++round) {  // the streams are made on the first fork, reused after
+      CAPTURE(round);
+      fork.fork(from);
+      for (int i = 0; i < fork.size(); ++i) {
+        const gpu::StreamScope scope(fork.stream(i));
+        gpu::delay(30);
+        gpu::copy_on_device(b[std::size_t(i)].data(), a.data(), bytes);
+      }
+      fork.join(from);
+      if (from) {
+        gpu::Event done;
+        done.record(from);
+        done.synchronize();
+      }
+      std::vector<std::uint32_t> h(n);
+      for (int i = 0; i < fork.size(); ++i) {
+        gpu::copy_to_host(h.data(), b[std::size_t(i)].data(), bytes);
+        CHECK(std::size_t(std::count(h.begin(), h.end(), 0x01010101u)) == n);
+      }
+      for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
+      gpu::synchronize();
+    }
+  }
+}
+
+// M2L's levels on streams of their own (M2LOperators::apply_levels, the default), finest or
+// coarsest first, and one after the other (NEARFIELD_M2L_LEVELS=serial), with the far field beside
+// the near field and without: fmm and fmm-adaptive match their CPU twins at orders whose M2L runs a
+// thread per target (3: always serial), the sibling groups (10) and, in 3D float, the tensor cores
+// (13), over evaluations in a row, 3D and 2D, float and double. fmm-adaptive runs its near field's
+// items with the default segment and with segments of 32 sources (NEARFIELD_NEAR_SEGMENT: most
+// leaves then take several items of atomics). Then the settings' refusals.
+TEST_CASE("GPU fmm and fmm-adaptive run M2L's levels at once" * doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles plummer = test::make("plummer", 3, 20000, 77), small = test::make("clusters", 2, 3000, 78);
+  test::EnvScope levels("NEARFIELD_M2L_LEVELS"), overlap("NEARFIELD_OVERLAP"), segment("NEARFIELD_NEAR_SEGMENT");
+  for (const char* kernel : {"fmm", "fmm-adaptive"})
+    for (Precision prec : {Precision::f32, Precision::f64})
+      for (const Particles* p : {&plummer, &small})
+        for (int order : {3, 10, 13}) {
+          const bool adaptive = std::string(kernel) == "fmm-adaptive";
+          const std::string method = kernel;
+          CAPTURE(method);
+          CAPTURE(to_string(prec));
+          CAPTURE(p->size());
+          CAPTURE(order);
+          MethodSetup s;
+          s.level = p == &plummer ? 5 : 6;
+          s.domain = default_domain(*p);
+          s.softening = 1e-3;
+          s.precision = prec;
+          s.order = order;
+          if (adaptive) s.leaf_size = 32;
+          MethodSetup cs = s;
+          if (!adaptive) cs.near = "cpu-omp";  // the scalar sums (fmm_pair.h)
+          auto cpu = make_method(find_kernel(std::string("cpu-") + kernel), cs, *p);
+          cpu->prepare(*p);
+          cpu->evaluate();
+          const std::vector<double> b = cpu->accelerations();
+          for (const char* mode : {"streams", "coarse", "serial"})
+            for (const char* beside : {"off", "on"}) {
+              const std::string setting = std::string(mode) + ", overlap " + beside;
+              CAPTURE(setting);
+              levels.set(mode);
+              overlap.set(beside);
+              for (const char* seg : {static_cast<const char*>(nullptr), "32"}) {
+                if (seg && !adaptive) continue;
+                const std::string items = seg ? seg : "default";
+                CAPTURE(items);
+                segment.set(seg);
+                auto gpu = make_method(find_kernel(kernel), s, *p);
+                gpu->prepare(*p);
+                for (int round = 0; round < 2; ++round) {
+                  CAPTURE(round);
+                  gpu->poison_output();
+                  gpu->evaluate();
+                  CHECK(test::relative_l2(gpu->accelerations(), b) <= (prec == Precision::f32 ? 2e-6 : 1e-13));
+                }
+              }
+            }
+        }
+  overlap.set(nullptr);
+  segment.set(nullptr);
+  MethodSetup s;
+  s.level = 4;
+  s.domain = default_domain(plummer);
+  s.order = 10;
+  for (const char* kernel : {"fmm", "fmm-adaptive"}) {
+    s.leaf_size = std::string(kernel) == "fmm-adaptive" ? 32 : 0;
+    levels.set("sometimes");
+    auto gpu = make_method(find_kernel(kernel), s, plummer);
+    gpu->prepare(plummer);
+    CHECK_THROWS_WITH_AS(gpu->evaluate(), doctest::Contains("NEARFIELD_M2L_LEVELS=sometimes"), UsageError);
+    levels.set(nullptr);
+    gpu->evaluate();  // the method is usable after the refusal
+  }
+  for (const char* bad : {"16", "2000000", "many", "1024x"}) {
+    CAPTURE(std::string(bad));
+    segment.set(bad);
+    s.leaf_size = 32;
+    auto gpu = make_method(find_kernel("fmm-adaptive"), s, plummer);
+    const std::string named = std::string("NEARFIELD_NEAR_SEGMENT=") + bad;
+    CHECK_THROWS_WITH_AS(gpu->prepare(plummer), doctest::Contains(named.c_str()), UsageError);
+  }
+}

@@ -37,13 +37,16 @@ class DeviceAdaptive {
   const std::uint32_t* leaf_box() const { return leaf_box_.data(); }
   const std::uint8_t* leaf_level() const { return leaf_level_.data(); }
   //! Plans the near field of the tree built last (n particles): each leaf's one-sided source
-  //! count and work items (a chunk of at most 128 targets against a segment of at most 4096
+  //! count and work items (a chunk of at most 128 targets against a segment of at most 1024
   //! sources), bucketed by the targets a lane holds (1..4). Throws UsageError past 2^32 items.
   //! With `mutual`, the pairs of two leaves of one level adjacent to each other (a leaf and itself
   //! included) are left to a Newton-3 near-field kernel over the leaf graph below, and the items
   //! take only the other kept boxes (split ones, and those below a coarser leaf) as sources.
   void plan_near(std::uint32_t n, bool mutual);
   bool mutual() const { return mutual_; }
+  //! The sources of one near-field item, at most (1024; NEARFIELD_NEAR_SEGMENT sets another, for
+  //! comparisons), as planned last.
+  std::uint32_t near_segment() const { return segment_; }
   //! The leaf graph of the mutual pairs (planned with `mutual`): the non-empty leaves in particle
   //! order, leaf k holding the sorted particles [leaf_first()[k], leaf_first()[k + 1]), and the
   //! half lists of each (leaf_half_offset(), leaves() + 1 entries, into leaf_half_ids()): the
@@ -77,6 +80,7 @@ class DeviceAdaptive {
   std::uint64_t near_bucket_[5] = {};
   void plan_leaf_pairs(std::uint32_t n);
   bool mutual_ = false;
+  std::uint32_t segment_ = 1024;
   gpu::Stream near_streams_[4];
   std::uint32_t leaves_ = 0;
   gpu::DeviceBuffer<std::uint32_t> leaf_first_, leaf_half_offset_, leaf_half_ids_, leaf_count_;

@@ -5,7 +5,7 @@
 // level (itself included), the boxes taken as one list in offset order (x fastest; cell()). Sizes
 // vary wildly: a leaf of the Plummer core's edge holds a handful of particles yet sees a dense
 // split box beside it, whose every particle is a source. So the unit of work is an *item*: a chunk
-// of at most kChunk targets against a segment of at most kSegment of the leaf's sources, run by one
+// of at most kChunk targets against a segment of at most kSegment (1024) of the leaf's sources, run by one
 // warp. Each lane holds R = 1..4 targets (kChunk = 4 x 32); the sources pass 32 at a time through
 // the warp's shared memory, read there as broadcasts. Items are bucketed by R, one launch a bucket,
 // so the small chunks do not pay the registers of R = 4. A leaf whose sources fit one segment has
@@ -22,6 +22,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <string>
 
@@ -38,7 +39,11 @@ namespace nf::farfield {
 namespace {
 
 constexpr std::uint32_t kChunk = 128;    // targets of an item, at most
-constexpr std::uint32_t kSegment = 4096; // sources of an item, at most
+// Sources of an item, at most: 1024 (NEARFIELD_NEAR_SEGMENT sets another, 32 to 2^20, for
+// comparisons). An item of 128 targets against 4096 sources, the size before, is half a million
+// pairs, about a millisecond of one warp while the GPU is full, so a launch's last items ran alone
+// (docs/design.md §16, "Adaptive tree"; results/fmm-m2l-levels).
+constexpr std::uint32_t kSegment = 1024;
 constexpr unsigned kWarps = 4;           // items of a block
 constexpr unsigned kThreads = 32 * kWarps;
 
@@ -136,16 +141,16 @@ __device__ std::uint32_t warp_sum(std::uint32_t v) {
 // lane, the others with 4.
 struct LeafItems {
   std::uint32_t chunks, segments, last_r;
-  __device__ LeafItems(std::uint32_t targets, std::uint32_t sources)
+  __device__ LeafItems(std::uint32_t targets, std::uint32_t sources, std::uint32_t segment)
       : chunks((targets + kChunk - 1) / kChunk),
-        segments((sources + kSegment - 1) / kSegment),
+        segments((sources + segment - 1) / segment),
         last_r((targets - (chunks - 1) * kChunk + 31) / 32) {}
 };
 
 // A warp per kept box of level l: its near sources into sources[b], and its items into count[r][b]
 // (bucket r = R - 1; the buckets are `stride` apart).
 template <int D>
-__global__ void count_kernel(DeviceLevel lv, int l, bool mutual, std::uint64_t stride, std::uint64_t* __restrict__ count,
+__global__ void count_kernel(DeviceLevel lv, int l, bool mutual, std::uint32_t segment, std::uint64_t stride, std::uint64_t* __restrict__ count,
                              std::uint32_t* __restrict__ sources) {
   const std::uint64_t b = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const unsigned lane = threadIdx.x % 32;
@@ -155,18 +160,18 @@ __global__ void count_kernel(DeviceLevel lv, int l, bool mutual, std::uint64_t s
   const std::uint32_t s = warp_sum(size);
   if (lane) return;
   sources[b] = s;
-  const LeafItems it(lv.last[b] - lv.first[b], s);
+  const LeafItems it(lv.last[b] - lv.first[b], s, segment);
   count[3 * stride + b] += std::uint64_t(it.chunks - 1) * it.segments;
   count[(it.last_r - 1) * stride + b] += it.segments;
 }
 
 // A warp per kept box of level l: its items (g, local index) from at[r][b] of the scanned counts.
-__global__ void fill_kernel(DeviceLevel lv, std::uint64_t stride, const std::uint64_t* __restrict__ at,
+__global__ void fill_kernel(DeviceLevel lv, std::uint32_t segment, std::uint64_t stride, const std::uint64_t* __restrict__ at,
                             const std::uint32_t* __restrict__ sources, std::uint32_t g0, NearItem* __restrict__ items) {
   const std::uint64_t b = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const unsigned lane = threadIdx.x % 32;
   if (b >= lv.boxes || !adaptive::leaf(lv.flags[b]) || lv.last[b] == lv.first[b]) return;
-  const LeafItems it(lv.last[b] - lv.first[b], sources[b]);
+  const LeafItems it(lv.last[b] - lv.first[b], sources[b], segment);
   for (std::uint64_t r = 0; r < 4; ++r) {
     const std::uint64_t begin = at[r * stride + b], end = at[r * stride + b + 1];
     const std::uint32_t skip = r == 3 ? 0 : (it.chunks - 1) * it.segments;  // the last chunk's items
@@ -182,7 +187,8 @@ __global__ void bounds_kernel(const std::uint64_t* __restrict__ at, std::uint64_
 // The items [0, n) of one bucket: a warp each, R targets a lane.
 template <int D, class T, int R>
 __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ NearLevels L, const NearItem* __restrict__ items,
-                                                        std::uint64_t n, bool mutual, const std::uint32_t* __restrict__ sources,
+                                                        std::uint64_t n, bool mutual, std::uint32_t segment,
+                                                        const std::uint32_t* __restrict__ sources,
                                                         const Body<T>* __restrict__ sorted, SoftenedGravity<D, T> g,
                                                         Acc4<T>* __restrict__ acc) {
   constexpr int kCells = D == 2 ? 9 : 27;
@@ -197,8 +203,8 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   const DeviceLevel& lv = L.level[l];
   const std::uint32_t b = item.box - std::uint32_t(L.offset[l]);
   const std::uint32_t S = sources[item.box];
-  const std::uint32_t segments = LeafItems(lv.last[b] - lv.first[b], S).segments;
-  const std::uint32_t chunk = item.local / segments, segment = item.local % segments;
+  const std::uint32_t segments = LeafItems(lv.last[b] - lv.first[b], S, segment).segments;
+  const std::uint32_t chunk = item.local / segments;
   if (lane < kCells) cell<D>(lv, l, b, int(lane), mutual, from_of[w][lane], size_of[w][lane]);
   const std::uint32_t t0 = lv.first[b] + chunk * kChunk, t1 = min(lv.last[b], t0 + kChunk);
   Body<T> me[R];
@@ -210,7 +216,7 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   }
   __syncwarp();
   // Lane's cursor: cell k, place o in it, of source s + lane.
-  const std::uint32_t s0 = segment * kSegment, s1 = min(S, s0 + kSegment);
+  const std::uint32_t s0 = (item.local % segments) * segment, s1 = min(S, s0 + segment);
   int k = 0;
   std::uint32_t o = s0 + lane;
   while (k < kCells && o >= size_of[w][k]) o -= size_of[w][k++];
@@ -238,6 +244,16 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
       if constexpr (D == 3) atomicAdd(&acc[i].z, a[r].z);
     }
   }
+}
+
+std::uint32_t near_segment_setting() {
+  const char* v = std::getenv("NEARFIELD_NEAR_SEGMENT");
+  if (!v || !*v) return kSegment;
+  char* end = nullptr;
+  const long s = std::strtol(v, &end, 10);
+  if (*end || s < 32 || s > (1 << 20))
+    throw UsageError(std::string("NEARFIELD_NEAR_SEGMENT=") + v + ": expected a count of sources from 32 to 1048576");
+  return std::uint32_t(s);
 }
 
 NearLevels near_levels(const DeviceAdaptive& a) {
@@ -296,6 +312,7 @@ void DeviceAdaptive::plan_leaf_pairs(std::uint32_t n) {
 
 void DeviceAdaptive::plan_near(std::uint32_t n, bool mutual) {
   mutual_ = mutual;
+  segment_ = near_segment_setting();
   if (mutual) plan_leaf_pairs(n);
   const NearLevels L = near_levels(*this);
   const std::uint64_t m = L.offset[L.count], stride = m + 1;
@@ -310,7 +327,7 @@ void DeviceAdaptive::plan_near(std::uint32_t n, bool mutual) {
     if (lv.boxes == 0) continue;
     gpu::dispatch_dim(levels.dim, [&](auto d) {
       count_kernel<decltype(d)::value><<<gpu::blocks_for(std::uint64_t(lv.boxes) * 32, kThreads), kThreads>>>(
-          lv, l, mutual, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l]);
+          lv, l, mutual, segment_, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l]);
     });
     NF_CUDA(cudaGetLastError());
   }
@@ -329,7 +346,7 @@ void DeviceAdaptive::plan_near(std::uint32_t n, bool mutual) {
     const DeviceLevel& lv = L.level[l];
     if (lv.boxes == 0) continue;
     fill_kernel<<<gpu::blocks_for(std::uint64_t(lv.boxes) * 32, kThreads), kThreads>>>(
-        lv, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l], std::uint32_t(L.offset[l]),
+        lv, segment_, stride, near_at_.data() + L.offset[l], near_sources_.data() + L.offset[l], std::uint32_t(L.offset[l]),
         near_items_.data());
     NF_CUDA(cudaGetLastError());
   }
@@ -346,7 +363,7 @@ void near_leaves(const Body<T>* sorted, const DeviceAdaptive& a, T eps2, Acc4<T>
     if (n == 0) return;
     const auto stream = static_cast<cudaStream_t>(a.near_stream(R - 1));
     item_kernel<D, T, R><<<gpu::blocks_for(n, kWarps), kThreads, 0, stream>>>(L, a.near_items() + at[R - 1], n, a.mutual(),
-                                                                              a.near_sources(), sorted, g, acc);
+                                                                              a.near_segment(), a.near_sources(), sorted, g, acc);
     NF_CUDA(cudaGetLastError());
   };
   run(std::integral_constant<int, 4>{});

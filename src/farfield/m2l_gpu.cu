@@ -371,6 +371,16 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   }
 }
 
+template <int D, class T>
+typename M2LOperators<D, T>::LevelOrder M2LOperators<D, T>::level_order() {
+  const char* v = std::getenv("NEARFIELD_M2L_LEVELS");
+  const std::string mode = v ? v : "";
+  if (mode.empty() || mode == "streams") return LevelOrder::fine_first;
+  if (mode == "serial") return LevelOrder::serial;
+  if (mode == "coarse") return LevelOrder::coarse_first;
+  throw UsageError("NEARFIELD_M2L_LEVELS=" + mode + ": expected streams, coarse or serial");
+}
+
 template class M2LOperators<2, float>;
 template class M2LOperators<2, double>;
 template class M2LOperators<3, float>;

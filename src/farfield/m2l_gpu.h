@@ -55,6 +55,29 @@ class M2LOperators {
   //! sized from parents.boxes (the split count stays on the device): on an adaptive level with few
   //! split parents it may split less than the rule of two blocks an SM asks.
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
+  //! L(l) += the M2L of levels 2..K, `apply_level(l)` calling apply for level l, on the stream `s`
+  //! (null: the default stream) as one stage. The levels are independent (level l reads its own
+  //! moments and adds to its own locals), so where the kernel keeps no scratch between levels (all
+  //! but the thread kernel) each level runs on a stream of its own forked from `s` and joined back
+  //! to it: a coarse level's few blocks, whose launch would otherwise take a whole block's time
+  //! for a handful of targets, run beside the other levels' blocks. The finest level is launched
+  //! first. NEARFIELD_M2L_LEVELS=serial runs them one after the other on `s`; `coarse` launches the
+  //! forked levels coarsest first (comparisons).
+  template <class F>
+  void apply_levels(int K, const gpu::Stream* s, F&& apply_level) {
+    const LevelOrder order = level_order();
+    if (order == LevelOrder::serial || threaded_ || K <= 2) {
+      for (int l = 2; l <= K; ++l) apply_level(l);
+      return;
+    }
+    levels_.fork(s);
+    for (int i = 0; i <= K - 2; ++i) {
+      const int l = order == LevelOrder::coarse_first ? 2 + i : K - i;
+      const gpu::StreamScope scope(levels_.stream(i % levels_.size()));
+      apply_level(l);
+    }
+    levels_.join(s);
+  }
   //! Whether the sibling-group kernel runs at this order (else the thread kernel or farfield::m2l).
   bool grouped() const { return !slices_.empty(); }
   //! Whether the thread-per-target kernel runs at this order.
@@ -77,6 +100,9 @@ class M2LOperators {
   // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
 
+  enum class LevelOrder { serial, fine_first, coarse_first };
+  static LevelOrder level_order();  // NEARFIELD_M2L_LEVELS (read on every call; checked)
+  gpu::StreamFork levels_{8};        // apply_levels' streams
   OffsetOrders orders_{};  // the order per offset length (farfield/offset_order.h)
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
