@@ -65,6 +65,9 @@ cases+=("fmm-adaptive 3D Plummer|validate --dist plummer --dim 3 --n 3000 --leve
 # Its near field's split items: leaves of more than 128 targets, or more than 4096 sources (atomics).
 cases+=("fmm-adaptive 3D Plummer, big leaves|validate --dist plummer --dim 3 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 200 --order 4")
 cases+=("fmm-adaptive 2D clusters, big leaves|validate --dist clusters --dim 2 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 300 --order 6")
+# The near field's items with segments of 32 sources (most leaves take several items, adding with
+# atomics) and M2L's levels forked onto streams of their own at p = 10 (the sibling groups).
+cases+=("fmm-adaptive 3D Plummer, 32-source items, levels at once|NEARFIELD_NEAR_SEGMENT=32 validate --dist plummer --dim 3 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 64 --order 10")
 # M2L a thread per target (low orders), its lists split among threads on small levels (atomics),
 # its moments copied to padded rows (3D p = 4: 35 terms; 2D p = 9: 55).
 cases+=("fmm thread-per-target M2L, 3D p = 4|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 4")
