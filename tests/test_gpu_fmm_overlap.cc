@@ -15,6 +15,32 @@
 
 using namespace nf;
 
+namespace {
+
+// The setup of a GPU full method in these tests (fmm-adaptive with leaves of at most 32), and the
+// accelerations of its CPU twin (cpu-fmm with the scalar near-field sums, fmm_pair.h).
+MethodSetup full_setup(const std::string& kernel, const Particles& p, int level, Precision prec, int order) {
+  MethodSetup s;
+  s.level = level;
+  s.domain = default_domain(p);
+  s.softening = 1e-3;
+  s.precision = prec;
+  s.order = order;
+  if (kernel == "fmm-adaptive") s.leaf_size = 32;
+  return s;
+}
+
+std::vector<double> cpu_twin(const std::string& kernel, const MethodSetup& s, const Particles& p) {
+  MethodSetup cs = s;
+  if (kernel != "fmm-adaptive") cs.near = "cpu-omp";
+  auto cpu = make_method(find_kernel("cpu-" + kernel), cs, p);
+  cpu->prepare(p);
+  cpu->evaluate();
+  return cpu->accelerations();
+}
+
+}  // namespace
+
 // The far field's own stream (methods/far_stream.h): begin() makes it wait for the default
 // stream's work so far, and join() (here the guard's) the default stream for it. Each wait is
 // missing-proof: the default stream's fill comes after a longer delay than the far stream's copy
@@ -71,19 +97,8 @@ TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * d
             CAPTURE(p->size());
             CAPTURE(order);
             CAPTURE(block);
-            MethodSetup s;
-            s.level = p == &plummer ? 5 : 2;
-            s.domain = default_domain(*p);
-            s.softening = 1e-3;
-            s.precision = prec;
-            s.order = order;
-            if (adaptive) s.leaf_size = 32;
-            MethodSetup cs = s;
-            if (!adaptive) cs.near = "cpu-omp";  // the scalar sums (fmm_pair.h)
-            auto cpu = make_method(find_kernel(std::string("cpu-") + kernel), cs, *p);
-            cpu->prepare(*p);
-            cpu->evaluate();
-            const std::vector<double> b = cpu->accelerations();
+            const MethodSetup s = full_setup(method, *p, p == &plummer ? 5 : 2, prec, order);
+            const std::vector<double> b = cpu_twin(method, s, *p);
             for (const char* mode : {"on", "high", "off"}) {
               const std::string setting = mode;
               CAPTURE(setting);
@@ -182,19 +197,8 @@ TEST_CASE("GPU fmm and fmm-adaptive run M2L's levels at once" * doctest::test_su
           CAPTURE(to_string(prec));
           CAPTURE(p->size());
           CAPTURE(order);
-          MethodSetup s;
-          s.level = p == &plummer ? 5 : 6;
-          s.domain = default_domain(*p);
-          s.softening = 1e-3;
-          s.precision = prec;
-          s.order = order;
-          if (adaptive) s.leaf_size = 32;
-          MethodSetup cs = s;
-          if (!adaptive) cs.near = "cpu-omp";  // the scalar sums (fmm_pair.h)
-          auto cpu = make_method(find_kernel(std::string("cpu-") + kernel), cs, *p);
-          cpu->prepare(*p);
-          cpu->evaluate();
-          const std::vector<double> b = cpu->accelerations();
+          const MethodSetup s = full_setup(method, *p, p == &plummer ? 5 : 6, prec, order);
+          const std::vector<double> b = cpu_twin(method, s, *p);
           for (const char* mode : {"streams", "coarse", "serial"})
             for (const char* beside : {"off", "on"}) {
               const std::string setting = std::string(mode) + ", overlap " + beside;
