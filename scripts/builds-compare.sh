@@ -13,7 +13,9 @@
 # Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8), automatic leaf size. CASES=small: uniform 2^22 at level 6 (p = 8) and fmm-adaptive on Plummer 2^22
 # (p = 10) only. CASES=levels (M2L's levels at once, NEARFIELD_M2L_LEVELS): fmm-adaptive on 3D
 # Plummer 2^20 (p = 10, 11, 12), 2^22 (p = 10, 12) and 2^24 (p = 10, 12), 3D shell 2^22 (p = 11); fmm
-# on 3D uniform 2^20 at level 4 and 2^24 at level 6 (p = 10), 2D uniform 2^22 at level 7 (p = 14). CASES=m2l (the sibling-group kernel's orders): fmm-adaptive on 3D Plummer 2^24
+# on 3D uniform 2^20 at level 4 and 2^24 at level 6 (p = 10), 2D uniform 2^22 at level 7 (p = 14).
+# CASES=levels-thread (the same at the thread kernel's orders): fmm on 3D uniform 2^24 level 6 p = 8
+# and 2^20 level 4 p = 6, fmm-adaptive on 3D Plummer 2^24 and 2D clusters 2^22 at p = 8. CASES=m2l (the sibling-group kernel's orders): fmm-adaptive on 3D Plummer 2^24
 # (p = 10, 12), fmm on 3D uniform 2^24 at level 6 (p = 10) and 5 (p = 12). CASES=plans (the orders
 # that take M2L's balanced plans, the tensor cores' at 3D p = 14): CASES=m2l's and 3D uniform 2^24 at
 # level 6 p = 11 and level 5 p = 14, 2D uniform 2^22 at level 7 (p = 14, 16), 3D double uniform
@@ -67,6 +69,11 @@ for round in 1 2; do
       b --kernel fmm-adaptive --input "$work/p3.bin" --level auto --order 10,12
       b --kernel fmm --input "$work/u3.bin" --level 6 --order 10
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 12
+    elif [ "${CASES:-}" = levels-thread ]; then
+      b --kernel fmm --input "$work/u3.bin" --level 6 --order 8
+      b --kernel fmm --dist uniform --dim 3 --n 1048576 --level 4 --order 6
+      b --kernel fmm-adaptive --input "$work/p3.bin" --level auto --order 8
+      b --kernel fmm-adaptive --dist clusters --dim 2 --n 4194304 --level auto --order 8
     elif [ "${CASES:-}" = levels ]; then
       b --kernel fmm-adaptive --dist plummer --dim 3 --n 1048576 --level auto --order 10,11,12
       b --kernel fmm-adaptive --dist plummer --dim 3 --n 4194304 --level auto --order 10,12

@@ -179,7 +179,7 @@ TEST_CASE("GPU stream fork and join wait for each other" * doctest::test_suite("
 // M2L's levels on streams of their own (M2LOperators::apply_levels, the default), finest or
 // coarsest first, and one after the other (NEARFIELD_M2L_LEVELS=serial), with the far field beside
 // the near field and without: fmm and fmm-adaptive match their CPU twins at orders whose M2L runs a
-// thread per target (3: always serial), the sibling groups (10) and, in 3D float, the tensor cores
+// thread per target (3: a scratch buffer each level), the sibling groups (10) and, in 3D float, the tensor cores
 // (13), over evaluations in a row, 3D and 2D, float and double. fmm-adaptive runs its near field's
 // items with the default segment and with segments of 32 sources (NEARFIELD_NEAR_SEGMENT: most
 // leaves then take several items of atomics). Then the settings' refusals.

@@ -1,6 +1,7 @@
 #pragma once
 //! Particles -> bodies on the host: the one place where float64 particle arrays become the packed
-//! Body<T> records the kernels read (core/device_bodies.h is the device twin).
+//! Body<T> records the kernels read, and kernels' Acc4<T> results become rows of float64 again
+//! (core/device_bodies.h is the device twin).
 
 #include <cstdint>
 #include <vector>
@@ -31,6 +32,20 @@ inline std::vector<Body<double>> bodies_as_seen(const Particles& p, Precision se
   std::vector<Body<double>> b(f.size());
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = {f[i].x, f[i].y, f[i].z, f[i].m};
   return b;
+}
+
+//! Accelerations as rows of D float64s: row order[s] (order null: row s) takes a[s]'s x, y (and z
+//! in 3D); how a method's sorted or input-order results become its accelerations().
+template <int D, class T>
+std::vector<double> acceleration_rows(const std::vector<Acc4<T>>& a, const std::uint32_t* order = nullptr) {
+  std::vector<double> out(a.size() * D);
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    double* o = &out[(order ? std::size_t(order[s]) : s) * D];
+    o[0] = double(a[s].x);
+    o[1] = double(a[s].y);
+    if constexpr (D == 3) o[2] = double(a[s].z);
+  }
+  return out;
 }
 
 }  // namespace nf

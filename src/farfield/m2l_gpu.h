@@ -57,16 +57,16 @@ class M2LOperators {
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
   //! L(l) += the M2L of levels 2..K, `apply_level(l)` calling apply for level l, on the stream `s`
   //! (null: the default stream) as one stage. The levels are independent (level l reads its own
-  //! moments and adds to its own locals), so where the kernel keeps no scratch between levels (all
-  //! but the thread kernel) each level runs on a stream of its own forked from `s` and joined back
+  //! moments and adds to its own locals), so each level runs on a stream of its own forked from `s` and joined back
   //! to it: a coarse level's few blocks, whose launch would otherwise take a whole block's time
   //! for a handful of targets, run beside the other levels' blocks. The finest level is launched
-  //! first. NEARFIELD_M2L_LEVELS=serial runs them one after the other on `s`; `coarse` launches the
-  //! forked levels coarsest first (comparisons).
+  //! first. Each level has scratch of its own (the thread kernel's). NEARFIELD_M2L_LEVELS=serial
+  //! runs them one after the other on `s`; `coarse` launches the forked levels coarsest first
+  //! (comparisons).
   template <class F>
   void apply_levels(int K, const gpu::Stream* s, F&& apply_level) {
     const LevelOrder order = level_order();
-    if (order == LevelOrder::serial || threaded_ || K <= 2) {
+    if (order == LevelOrder::serial || K <= 2) {
       for (int l = 2; l <= K; ++l) apply_level(l);
       return;
     }
@@ -112,8 +112,10 @@ class M2LOperators {
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
   gpu::DeviceBuffer<T> ops_;           // per level: kOffsets<D> tables of table_size_ entries
   gpu::DeviceBuffer<T> tables_;        // per level: kOffsets<D> derivative tables of terms_ entries
-  gpu::DeviceBuffer<T> thread_scratch_;  // the thread kernel's padded rows (m2l_thread_scratch)
-  gpu::DeviceBuffer<std::uint32_t> thread_classes_;  // its lists grouped by order (m2l_thread_class_words)
+  // Per level: the thread kernel's padded rows (m2l_thread_scratch) and its lists grouped by order
+  // (m2l_thread_class_words).
+  std::vector<gpu::DeviceBuffer<T>> thread_scratch_;
+  std::vector<gpu::DeviceBuffer<std::uint32_t>> thread_classes_;
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
   M2LTensor<D> tensor_;                // planned where the tensor-core kernel runs (float)
 };

@@ -46,14 +46,7 @@ std::vector<double> gpu_sums(const std::vector<Body<double>>& bodies, const std:
   v.guarded = true;
   v.workspace = &workspace;
   allpairs_2d_kernels.get<D, double>()(v);
-  const std::vector<Acc4<double>> a = acc.download();
-  std::vector<double> out(a.size() * D);
-  for (std::size_t t = 0; t < a.size(); ++t) {
-    out[t * D] = a[t].x;
-    out[t * D + 1] = a[t].y;
-    if constexpr (D == 3) out[t * D + 2] = a[t].z;
-  }
-  return out;
+  return acceleration_rows<D>(acc.download());
 }
 
 }  // namespace

@@ -32,13 +32,7 @@ class CpuNearFieldMethod final : public HostPartMethod {
   }
   std::vector<double> accelerations() override {
     const Stopwatch clock;
-    std::vector<double> out(acc_.size() * D);
-    for (std::size_t s = 0; s < acc_.size(); ++s) {
-      double* o = &out[std::size_t(tree_.order[s]) * D];
-      o[0] = acc_[s].x;
-      o[1] = acc_[s].y;
-      if constexpr (D == 3) o[2] = acc_[s].z;
-    }
+    std::vector<double> out = acceleration_rows<D>(acc_, tree_.order.data());
     scatter_ms_ = clock.ms();
     return out;
   }

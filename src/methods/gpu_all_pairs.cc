@@ -69,14 +69,7 @@ class GpuAllPairsMethod final : public DeviceMethod {
   }
 
   std::vector<double> accelerations() override {
-    const std::vector<Acc4<T>> a = acc_.download();
-    std::vector<double> out(a.size() * D);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      out[i * D] = a[i].x;
-      out[i * D + 1] = a[i].y;
-      if constexpr (D == 3) out[i * D + 2] = a[i].z;
-    }
-    return out;
+    return acceleration_rows<D>(acc_.download());
   }
   void accelerations(DeviceVectors& out) override {
     scatter_timer_.start();

@@ -7,6 +7,7 @@
 #include "methods/registry.h"
 #include "methods/shaped.h"
 #if defined(NF_HAVE_CUDA)
+#include "core/bodies.h"
 #include "core/device_bodies.h"
 #include "methods/potential_gpu.h"
 #include "methods/reorder_gpu.h"
@@ -58,16 +59,7 @@ class GpuNearFieldMethod final : public PartMethod {
   }
 
   std::vector<double> accelerations() override {
-    const std::vector<Acc4<T>> sorted = acc_.download();
-    const std::vector<std::uint32_t>* order = in_place_ ? nullptr : &sorted_order();
-    std::vector<double> out(sorted.size() * D);
-    for (std::size_t s = 0; s < sorted.size(); ++s) {
-      double* o = &out[(order ? std::size_t((*order)[s]) : s) * D];
-      o[0] = sorted[s].x;
-      o[1] = sorted[s].y;
-      if constexpr (D == 3) o[2] = sorted[s].z;
-    }
-    return out;
+    return acceleration_rows<D>(acc_.download(), in_place_ ? nullptr : sorted_order().data());
   }
   void accelerations(DeviceVectors& out) override {
     scatter_timer_.start();
@@ -124,14 +116,7 @@ class GpuNearFieldMethod final : public PartMethod {
   }
   const DeviceTree& device_tree() const override { return builder_.tree(); }
   std::vector<double> sorted_accelerations() override {
-    const std::vector<Acc4<T>> sorted = acc_.download();
-    std::vector<double> out(sorted.size() * D);
-    for (std::size_t s = 0; s < sorted.size(); ++s) {
-      out[s * D] = sorted[s].x;
-      out[s * D + 1] = sorted[s].y;
-      if constexpr (D == 3) out[s * D + 2] = sorted[s].z;
-    }
-    return out;
+    return acceleration_rows<D>(acc_.download());
   }
 
  protected:
