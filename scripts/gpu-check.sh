@@ -62,7 +62,7 @@ cases+=("tree builder 2D dense|tree --input $work/c2.csv --level 6 --dense --bui
 cases+=("tree builder 3D level 21|tree --input $work/p3.csv --level 21 --builder gpu")
 # The adaptive FMM on a deep tree: its flags, kept levels, near field and passes.
 cases+=("fmm-adaptive 3D Plummer|validate --dist plummer --dim 3 --n 3000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 4")
-# Its near field's split items: leaves of more than 128 targets, or more than 4096 sources (atomics).
+# Its near field's split items: leaves of more than 128 targets, or more than 1024 sources (atomics).
 cases+=("fmm-adaptive 3D Plummer, big leaves|validate --dist plummer --dim 3 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 200 --order 4")
 cases+=("fmm-adaptive 2D clusters, big leaves|validate --dist clusters --dim 2 --n 20000 --level auto --kernel fmm-adaptive --leaf-size 300 --order 6")
 # The near field's items with segments of 32 sources (most leaves take several items, adding with

@@ -320,7 +320,8 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
   };
   std::vector<std::vector<double>> pile(300, {0.25, 0.5, 0.5});  // one leaf at level K of 300 coincident points
   for (int i = 0; i < 500; ++i) pile.push_back({0.001 * i, 0.9 - 0.0015 * i, 0.3 + 0.001 * (i % 13)});
-  // 4500 coincident points: one leaf of 36 target chunks whose sources take two segments (atomics).
+  // 4500 coincident points: one leaf of 36 target chunks whose sources take five segments of
+  // 1024 (atomics).
   std::vector<std::vector<double>> big_pile(4500, {0.7, 0.2});
   for (int i = 0; i < 700; ++i) big_pile.push_back({0.0013 * i, 0.05 + 0.0012 * i});
   const std::vector<Case> cases = {{"plummer 3D", test::make("plummer", 3, 8000, 71), 7, 32},
@@ -329,7 +330,7 @@ TEST_CASE("GPU fmm-adaptive equals cpu-fmm-adaptive to rounding, with the same c
                                    {"coincident pile, 3D", test::from_points(3, pile), 6, 8},
                                    {"one particle", test::from_points(3, {{0.2, 0.4, 0.6}}), 3, 1},
                                    // Leaves of up to 200 targets (two chunks) beside dense split
-                                   // boxes: dozens of leaves a level see more than 4096 sources.
+                                   // boxes: many leaves a level see more than 1024 sources.
                                    {"plummer 3D, big leaves", test::make("plummer", 3, 20000, 74), 6, 200},
                                    {"coincident pile of 4500, 2D", test::from_points(2, big_pile), 8, 16}};
   // The near field's two forms (farfield/adaptive_gpu.h): the leaves' mutual pairs by n3-rotate's

@@ -126,53 +126,74 @@ TEST_CASE("GPU fmm and fmm-adaptive run the far field beside the near field" * d
                          UsageError);
 }
 
-// gpu::StreamFork (core/gpu_runtime.h), which M2L's levels run on: fork() makes every forked
-// stream wait for the work of the stream it forks from, and join() that stream wait for every
-// forked one. Missing-proof as above: the source is filled after a delay the forked copies would
-// not wait for without the fork (they would copy zeros), and the copies run after a delay the
-// host's read (on the default stream, which does not order with the non-blocking forked streams)
-// would not wait for without the join. Forked from the default stream and from a non-blocking one.
+// gpu::StreamFork (core/gpu_runtime.h), which M2L's levels run on: run() forks every stream from
+// the stream it is given, runs each item with its stream current (items beyond the streams' count
+// share them), and joins them back, also when an item throws. Missing-proof: each round the
+// source is zeroed and refilled after a delay the forked copies would not wait for without the
+// fork (they would copy zeros), and the copies run after delays the host's read (on the default
+// stream, which does not order with the non-blocking forked streams) would not wait for without
+// the join. Forked from the default stream and from a non-blocking one, at both priorities.
 TEST_CASE("GPU stream fork and join wait for each other" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
   const std::size_t n = std::size_t(1) << 20, bytes = n * sizeof(std::uint32_t);
   gpu::Stream side(false);
   const gpu::Stream* sides[] = {nullptr, &side};
-  for (const gpu::Stream* from : sides) {
-    CAPTURE(from != nullptr);
-    gpu::StreamFork fork(3);
-    CHECK(fork.size() == 3);
-    gpu::DeviceBuffer<std::uint32_t> a(n);
-    std::vector<gpu::DeviceBuffer<std::uint32_t>> b;
-    for (int i = 0; i < fork.size(); ++i) b.emplace_back(n);
-    {
-      const gpu::StreamScope scope(from);
-      gpu::fill_bytes(a.data(), 0, bytes);
-      for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
-      gpu::delay(60);
-      gpu::fill_bytes(a.data(), 1, bytes);
-    }
-    for (int round = 0; round < 2; ++round) {  // the streams are made on the first fork, reused after
-      CAPTURE(round);
-      fork.fork(from);
-      for (int i = 0; i < fork.size(); ++i) {
-        const gpu::StreamScope scope(fork.stream(i));
-        gpu::delay(30);
-        gpu::copy_on_device(b[std::size_t(i)].data(), a.data(), bytes);
+  gpu::StreamFork fork(3);
+  CHECK(fork.size() == 3);
+  const int items = 7;  // more than the streams: items 0, 3, 6 share stream 0
+  gpu::DeviceBuffer<std::uint32_t> a(n);
+  std::vector<gpu::DeviceBuffer<std::uint32_t>> b;
+  for (int i = 0; i < items; ++i) b.emplace_back(n);
+  std::vector<std::uint32_t> h(n);
+  for (const gpu::Stream* from : sides)
+    for (bool high : {false, true})
+      for (int round = 0; round < 2; ++round) {  // the streams are reused within a priority
+        CAPTURE(from != nullptr);
+        CAPTURE(high);
+        CAPTURE(round);
+        {
+          const gpu::StreamScope scope(from);
+          gpu::fill_bytes(a.data(), 0, bytes);
+          for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
+          gpu::delay(60);
+          gpu::fill_bytes(a.data(), 1, bytes);
+        }
+        std::vector<int> ran;
+        fork.run(from, items, [&](int i) {
+          CHECK(gpu::current_stream() == fork.stream(i % fork.size())->handle());
+          ran.push_back(i);
+          gpu::delay(10);
+          gpu::copy_on_device(b[std::size_t(i)].data(), a.data(), bytes);
+        }, high);
+        CHECK(ran == std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+        CHECK(gpu::current_stream() == nullptr);  // the scope before run()
+        if (from) {
+          gpu::Event done;
+          done.record(from);
+          done.synchronize();
+        }
+        for (int i = 0; i < items; ++i) {
+          CAPTURE(i);
+          gpu::copy_to_host(h.data(), b[std::size_t(i)].data(), bytes);
+          CHECK(std::size_t(std::count(h.begin(), h.end(), 0x01010101u)) == n);
+        }
+        gpu::synchronize();
       }
-      fork.join(from);
-      if (from) {
-        gpu::Event done;
-        done.record(from);
-        done.synchronize();
-      }
-      std::vector<std::uint32_t> h(n);
-      for (int i = 0; i < fork.size(); ++i) {
-        gpu::copy_to_host(h.data(), b[std::size_t(i)].data(), bytes);
-        CHECK(std::size_t(std::count(h.begin(), h.end(), 0x01010101u)) == n);
-      }
-      for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
-      gpu::synchronize();
-    }
+  // An item that throws: the items before it still join (the host's read after the error sees
+  // their copies), and the error comes out.
+  gpu::fill_bytes(a.data(), 0, bytes);
+  for (auto& x : b) gpu::fill_bytes(x.data(), 0, bytes);
+  gpu::delay(30);
+  gpu::fill_bytes(a.data(), 1, bytes);
+  CHECK_THROWS_WITH_AS(fork.run(nullptr, items, [&](int i) {
+    if (i == 2) throw UsageError("item 2 refused");
+    gpu::delay(10);
+    gpu::copy_on_device(b[std::size_t(i)].data(), a.data(), bytes);
+  }), doctest::Contains("item 2 refused"), UsageError);
+  for (int i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    gpu::copy_to_host(h.data(), b[std::size_t(i)].data(), bytes);
+    CHECK(std::size_t(std::count(h.begin(), h.end(), 0x01010101u)) == n);
   }
 }
 

@@ -175,45 +175,6 @@ class Event {
   void* e_ = nullptr;
 };
 
-//! Independent work forked from one stream onto streams of its own and joined back to it: the
-//! levels of the far field's M2L (each reads its own level's moments and adds to its own locals),
-//! so that a small level's few blocks run beside another level's instead of after them. The
-//! streams are non-blocking and made on the first fork (Events order them both ways, whether
-//! `from` is the default stream or not).
-//!
-//!   fork.fork(s);                        // every stream waits for s's work so far
-//!   for (i...) { StreamScope scope(fork.stream(i % fork.size())); launch }
-//!   fork.join(s);                        // s waits for every stream's work so far
-class StreamFork {
- public:
-  explicit StreamFork(int count) : count_(count < 1 ? 1 : count) {}
-  int size() const { return count_; }
-  const Stream* stream(int i) const { return streams_.at(std::size_t(i)).get(); }
-  void fork(const Stream* from) {
-    if (streams_.empty()) {
-      go_ = std::make_unique<Event>();
-      for (int i = 0; i < count_; ++i) {
-        streams_.push_back(std::make_unique<Stream>(false));
-        done_.push_back(std::make_unique<Event>());
-      }
-    }
-    go_->record(from);
-    for (const auto& s : streams_) go_->wait_on(s.get());
-  }
-  void join(const Stream* into) {
-    for (std::size_t i = 0; i < streams_.size(); ++i) {
-      done_[i]->record(streams_[i].get());
-      done_[i]->wait_on(into);
-    }
-  }
-
- private:
-  int count_;
-  std::vector<std::unique_ptr<Stream>> streams_;
-  std::unique_ptr<Event> go_;
-  std::vector<std::unique_ptr<Event>> done_;
-};
-
 //! The stream this thread's kernels launch on where a launch site reads it (the far field's:
 //! farfield/*.cu launch on gpu::launch_stream(), core/launch.cuh): the default stream (null)
 //! unless a StreamScope of this thread names another.
@@ -230,6 +191,76 @@ class StreamScope {
 
  private:
   void* previous_;
+};
+
+//! Independent work forked from one stream onto streams of its own and joined back to it: the
+//! levels of the far field's M2L (each reads its own level's moments and adds to its own locals),
+//! so that a small level's few blocks run beside another level's instead of after them. The
+//! streams are non-blocking, made on the first fork (again if the priority asked changes; `high`:
+//! the device's greatest, as the far field's own stream under NEARFIELD_OVERLAP=high); Events order
+//! them both ways, whether `from` is the default stream or not.
+//!
+//!   fork.run(s, n, [&](int i) { launch item i });   // item i on stream i % size(), under a
+//!                                                   // StreamScope; s waits for them all after
+class StreamFork {
+ public:
+  explicit StreamFork(int count) : count_(count < 1 ? 1 : count) {}
+  int size() const { return count_; }
+  const Stream* stream(int i) const { return streams_.at(std::size_t(i)).get(); }
+  //! Every stream waits for the work of `from` (null: the default stream) so far.
+  void fork(const Stream* from, bool high = false) {
+    if (streams_.empty() || high != high_) {
+      streams_.clear();
+      done_.clear();
+      go_ = std::make_unique<Event>();
+      high_ = high;
+      for (int i = 0; i < count_; ++i) {
+        streams_.push_back(std::make_unique<Stream>(false, high));
+        done_.push_back(std::make_unique<Event>());
+      }
+    }
+    go_->record(from);
+    for (const auto& s : streams_) go_->wait_on(s.get());
+  }
+  //! `into` waits for every stream's work so far.
+  void join(const Stream* into) {
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      done_[i]->record(streams_[i].get());
+      done_[i]->wait_on(into);
+    }
+  }
+  //! fork(from, high), then f(i) for i = 0 .. n - 1 with stream i % size() current, then
+  //! join(from), also when an f throws (so that no forked work is left running unordered with
+  //! `from`'s later work; the first error is the one reported).
+  template <class F>
+  void run(const Stream* from, int n, F&& f, bool high = false) {
+    fork(from, high);
+    struct Join {
+      StreamFork& fork;
+      const Stream* into;
+      bool joined = false;
+      ~Join() {
+        if (joined) return;
+        try {
+          fork.join(into);
+        } catch (...) {  // unwinding already
+        }
+      }
+    } on_exit{*this, from};
+    for (int i = 0; i < n; ++i) {
+      const StreamScope scope(stream(i % count_));
+      f(i);
+    }
+    on_exit.joined = true;
+    join(from);
+  }
+
+ private:
+  int count_;
+  bool high_ = false;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::unique_ptr<Event> go_;
+  std::vector<std::unique_ptr<Event>> done_;
 };
 
 //! A pair of CUDA events: start(), stop(), then elapsed_ms() waits for stop. Each is recorded on

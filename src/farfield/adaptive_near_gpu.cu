@@ -144,7 +144,7 @@ struct LeafItems {
   std::uint32_t chunks, segments, last_r;
   __device__ LeafItems(std::uint32_t targets, std::uint32_t sources, std::uint32_t segment)
       : chunks((targets + kChunk - 1) / kChunk),
-        segments((sources + segment - 1) / segment),
+        segments(std::uint32_t((std::uint64_t(sources) + segment - 1) / segment)),
         last_r((targets - (chunks - 1) * kChunk + 31) / 32) {}
 };
 
@@ -217,7 +217,8 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
   }
   __syncwarp();
   // Lane's cursor: cell k, place o in it, of source s + lane.
-  const std::uint32_t s0 = (item.local % segments) * segment, s1 = min(S, s0 + segment);
+  const std::uint32_t s0 = (item.local % segments) * segment;
+  const std::uint32_t s1 = std::uint32_t(min(std::uint64_t(S), std::uint64_t(s0) + segment));
   int k = 0;
   std::uint32_t o = s0 + lane;
   while (k < kCells && o >= size_of[w][k]) o -= size_of[w][k++];
@@ -312,8 +313,8 @@ void DeviceAdaptive::plan_leaf_pairs(std::uint32_t n) {
 }
 
 void DeviceAdaptive::plan_near(std::uint32_t n, bool mutual) {
+  segment_ = near_segment_setting();  // a refused setting changes nothing
   mutual_ = mutual;
-  segment_ = near_segment_setting();
   if (mutual) plan_leaf_pairs(n);
   const NearLevels L = near_levels(*this);
   const std::uint64_t m = L.offset[L.count], stride = m + 1;

@@ -322,14 +322,8 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
                                const T* M, T* L) {
   if (level.boxes == 0 || list.links == 0) return;
   if (threaded_) {
-    // A scratch of each level's own (the levels may run at once: apply_levels), sized by the
-    // level's own boxes (an adaptive level's kept ones), grown, never shrunk.
+    reserve(l, level, list);
     const std::size_t at = std::size_t(l);
-    if (thread_scratch_.size() <= at) thread_scratch_.resize(at + 1), thread_classes_.resize(at + 1);
-    const std::size_t need = m2l_thread_scratch<D, T>(p_, level.boxes);
-    if (thread_scratch_[at].size() < need) thread_scratch_[at] = gpu::DeviceBuffer<T>(need);
-    const std::size_t words = m2l_thread_class_words<D, T>(p_, orders_, level.boxes, list.links);
-    if (thread_classes_[at].size() < words) thread_classes_[at] = gpu::DeviceBuffer<std::uint32_t>(words);
     m2l_thread<D, T>(p_, staged_, orders_, level, parents, list, derivatives_.at(at), M, L, thread_scratch_[at].data(),
                      thread_classes_[at].data());
     return;
@@ -372,6 +366,19 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
     });
     NF_CUDA(cudaGetLastError());
   }
+}
+
+template <int D, class T>
+void M2LOperators<D, T>::reserve(int l, const DeviceLevel& level, const DeviceList& list) {
+  if (!threaded_ || level.boxes == 0 || list.links == 0) return;
+  // A scratch of each level's own (the levels may run at once: apply_levels), sized by the
+  // level's own boxes (an adaptive level's kept ones), grown, never shrunk.
+  const std::size_t at = std::size_t(l);
+  if (thread_scratch_.size() <= at) thread_scratch_.resize(at + 1), thread_classes_.resize(at + 1);
+  const std::size_t need = m2l_thread_scratch<D, T>(p_, level.boxes);
+  if (thread_scratch_[at].size() < need) thread_scratch_[at] = gpu::DeviceBuffer<T>(need);
+  const std::size_t words = m2l_thread_class_words<D, T>(p_, orders_, level.boxes, list.links);
+  if (thread_classes_[at].size() < words) thread_classes_[at] = gpu::DeviceBuffer<std::uint32_t>(words);
 }
 
 template <int D, class T>

@@ -55,28 +55,40 @@ class M2LOperators {
   //! sized from parents.boxes (the split count stays on the device): on an adaptive level with few
   //! split parents it may split less than the rule of two blocks an SM asks.
   void apply(int l, const DeviceLevel& level, const DeviceLevel& parents, const DeviceList& list, const T* M, T* L);
-  //! L(l) += the M2L of levels 2..K, `apply_level(l)` calling apply for level l, on the stream `s`
-  //! (null: the default stream) as one stage. The levels are independent (level l reads its own
-  //! moments and adds to its own locals), so each level runs on a stream of its own forked from `s` and joined back
-  //! to it: a coarse level's few blocks, whose launch would otherwise take a whole block's time
-  //! for a handful of targets, run beside the other levels' blocks. The finest level is launched
-  //! first. Each level has scratch of its own (the thread kernel's). NEARFIELD_M2L_LEVELS=serial
-  //! runs them one after the other on `s`; `coarse` launches the forked levels coarsest first
-  //! (comparisons).
+  //! What apply takes for one level.
+  struct Level {
+    const DeviceLevel* level;
+    const DeviceLevel* parents;
+    const DeviceList* list;
+    const T* M;
+    T* L;
+  };
+  //! L(l) += the M2L of levels 2..K (`of(l)` gives level l's arguments), on the stream `s` (null:
+  //! the default stream) as one stage. The levels are independent (level l reads its own moments
+  //! and adds to its own locals), so they run on up to 8 streams of their own forked from `s` and
+  //! joined back to it (gpu::StreamFork; level i of the launch order on stream i % 8, at the
+  //! device's greatest priority when `high`, as the far stream's under NEARFIELD_OVERLAP=high): a
+  //! coarse level's few blocks, whose launch would otherwise last a whole block's walk for a
+  //! handful of targets, run beside the other levels' blocks. The finest level is launched first.
+  //! Each level has scratch of its own (the thread kernel's), sized for every level before the
+  //! fork (a reallocation frees, which waits for the whole device). NEARFIELD_M2L_LEVELS=serial
+  //! runs them one after the other on `s`; `coarse` launches the coarsest level first (comparisons).
   template <class F>
-  void apply_levels(int K, const gpu::Stream* s, F&& apply_level) {
+  void apply_levels(int K, const gpu::Stream* s, bool high, F&& of) {
     const LevelOrder order = level_order();
+    auto run = [&](int l) {
+      const Level a = of(l);
+      apply(l, *a.level, *a.parents, *a.list, a.M, a.L);
+    };
     if (order == LevelOrder::serial || K <= 2) {
-      for (int l = 2; l <= K; ++l) apply_level(l);
+      for (int l = 2; l <= K; ++l) run(l);
       return;
     }
-    levels_.fork(s);
-    for (int i = 0; i <= K - 2; ++i) {
-      const int l = order == LevelOrder::coarse_first ? 2 + i : K - i;
-      const gpu::StreamScope scope(levels_.stream(i % levels_.size()));
-      apply_level(l);
+    for (int l = 2; l <= K; ++l) {
+      const Level a = of(l);
+      reserve(l, *a.level, *a.list);
     }
-    levels_.join(s);
+    levels_.run(s, K - 1, [&](int i) { run(order == LevelOrder::coarse_first ? 2 + i : K - i); }, high);
   }
   //! Whether the sibling-group kernel runs at this order (else the thread kernel or farfield::m2l).
   bool grouped() const { return !slices_.empty(); }
@@ -99,6 +111,8 @@ class M2LOperators {
   static void dispatch(int targets_per_lane, int stages, int rows, F&& f);
   // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
+  // The thread kernel's scratch for level l (grown, never shrunk; nothing at other kernels' orders).
+  void reserve(int l, const DeviceLevel& level, const DeviceList& list);
 
   enum class LevelOrder { serial, fine_first, coarse_first };
   static LevelOrder level_order();  // NEARFIELD_M2L_LEVELS (read on every call; checked)

@@ -34,12 +34,16 @@ class FarStream {
     if (mode != "on" && mode != "off" && mode != "high")
       throw UsageError("NEARFIELD_OVERLAP=" + mode + ": expected on, high or off");
     if (mode == "off") return;
-    stream_ = std::make_unique<gpu::Stream>(false, mode == "high");
+    high_ = mode == "high";
+    stream_ = std::make_unique<gpu::Stream>(false, high_);
     go_ = std::make_unique<gpu::Event>();
     done_ = std::make_unique<gpu::Event>();
   }
   //! The far field's stream; null (the default stream) when off.
   const gpu::Stream* stream() const { return stream_.get(); }
+  //! Whether that stream has the device's greatest priority (`high`): M2L's levels, forked from
+  //! it, take the same (farfield::M2LOperators::apply_levels).
+  bool high() const { return high_; }
   //! The far stream's next work waits for the default stream's work so far.
   void begin() {
     if (!stream_) return;
@@ -77,6 +81,7 @@ class FarStream {
   std::unique_ptr<gpu::Stream> stream_;
   std::unique_ptr<gpu::Event> go_, done_;
   bool pending_ = false;  // begin() ran, join() not yet
+  bool high_ = false;
 };
 
 }  // namespace nf

@@ -105,7 +105,9 @@ class GpuFmmMethod final : public DeviceMethod {
       for (int l = K - 1; l >= 2; --l) shifts_.m2m(levels_.level[l + 1], levels_.level[l], M(l + 1), M(l));
       upward_timer_.stop(s);
       m2l_timer_.start(s);
-      m2l_.apply_levels(K, s, [&](int l) { m2l_.apply(l, levels_.level[l], levels_.level[l - 1], lists_.level[l], M(l), L(l)); });
+      m2l_.apply_levels(K, s, far_.high(), [&](int l) {
+        return typename farfield::M2LOperators<D, T>::Level{&levels_.level[l], &levels_.level[l - 1], &lists_.level[l], M(l), L(l)};
+      });
       m2l_timer_.stop(s);
       l2l_timer_.start(s);
       for (int l = 2; l < K; ++l) shifts_.l2l(levels_.level[l], levels_.level[l + 1], L(l), L(l + 1));

@@ -157,7 +157,9 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       }
       upward_timer_.stop(s);
       m2l_timer_.start(s);
-      m2l_.apply_levels(K, s, [&](int l) { m2l_.apply(l, a.level[l], a.level[l - 1], lists_.level[l], M(l), L(l)); });
+      m2l_.apply_levels(K, s, far_.high(), [&](int l) {
+        return typename farfield::M2LOperators<D, T>::Level{&a.level[l], &a.level[l - 1], &lists_.level[l], M(l), L(l)};
+      });
       m2l_timer_.stop(s);
       l2l_timer_.start(s);
       for (int l = 2; l < K; ++l) shifts_.l2l(a.level[l], a.level[l + 1], L(l), L(l + 1));
