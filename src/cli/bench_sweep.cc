@@ -28,7 +28,7 @@ const std::vector<std::string>& bench_columns() {
 
 namespace {
 
-std::string sci(double v) { return fmt("%.3e", v); }
+std::string sci(double v) { return format_number("%.3e", v); }
 
 // Times one cell: warm-up and timed runs of its method (measure/benchmark.h), the rates at the
 // interactions credited to the kernel.
@@ -88,14 +88,14 @@ class BenchTask : public SweepTask {
 
     CellResult out;
     out.table_row = {kernel_label(k, *method), to_string(cell.precision), std::to_string(cell.at.point.level), std::to_string(p.size()),
-                     cell.key.at("ppb"), fmt("%.4f", m.time.median), fmt("%.4f", m.time.min),
-                     fmt("%.4f", m.time.max), sci(r.interactions_per_s), fmt("%.1f", r.gflops),
-                     k.uses_tree() ? fmt("%.3f", tree_ms) : "-", plan_ms > 0 ? fmt("%.3f", plan_ms) : "-"};
+                     cell.key.at("ppb"), format_number("%.4f", m.time.median), format_number("%.4f", m.time.min),
+                     format_number("%.4f", m.time.max), sci(r.interactions_per_s), format_number("%.1f", r.gflops),
+                     k.uses_tree() ? format_number("%.3f", tree_ms) : "-", plan_ms > 0 ? format_number("%.3f", plan_ms) : "-"};
     if (multi_) {
       const bool split = spread.gpus > 1;
       for (const std::string& v : {std::to_string(spread.gpus), split ? std::string(to_string(spread.cross)) : "-",
-                                   split ? fmt("%.3f", comm_ms) : "-", split ? fmt("%.1f", 100 * comm_share) : "-",
-                                   split ? fmt("%.3f", kernel_max) : "-", split ? fmt("%.3f", imbalance) : "-"})
+                                   split ? format_number("%.3f", comm_ms) : "-", split ? format_number("%.1f", 100 * comm_share) : "-",
+                                   split ? format_number("%.3f", kernel_max) : "-", split ? format_number("%.3f", imbalance) : "-"})
         out.table_row.push_back(v);
     }
     ResultsRow& row = out.columns;

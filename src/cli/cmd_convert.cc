@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "core/numbers.h"
 #include "core/errors.h"
 #include "io/input_path.h"
 #include "io/output_file.h"
@@ -22,8 +23,8 @@ std::string rate(const std::string& path, std::chrono::steady_clock::duration el
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   const double s = std::chrono::duration<double>(elapsed).count();
-  if (ec) return fmt("in %.3g s", s);
-  return std::to_string(bytes) + " bytes in " + fmt("%.3g s", s) + (s > 0 ? fmt(" (%.3g GB/s)", bytes / s * 1e-9) : "");
+  if (ec) return format_number("in %.3g s", s);
+  return std::to_string(bytes) + " bytes in " + format_number("%.3g s", s) + (s > 0 ? format_number(" (%.3g GB/s)", bytes / s * 1e-9) : "");
 }
 
 }  // namespace

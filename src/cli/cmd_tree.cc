@@ -165,7 +165,7 @@ int cmd_tree(const Args& args, std::ostream& out, std::ostream&) {
       << "mean_nonempty_box_count: " << format_double(m ? static_cast<double>(t.particles()) / m : 0.0) << "\n"
       << "tree_bytes: " << t.heap_bytes() << "\n"
       << "builder: " << builder << "\n"
-      << "build_ms: " << fmt("%.3f", ms) << "\n";
+      << "build_ms: " << format_number("%.3f", ms) << "\n";
   if (t.dense && t.full.links() != full_link_count(t.dim, t.level))
     throw std::logic_error("dense neighbor lists disagree with B = (3n-2)^d - n^d");
   if (!output.empty()) {

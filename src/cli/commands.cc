@@ -339,10 +339,5 @@ std::string order_sample_help(const std::string& targets) {
          "--accuracy; docs/design.md §16); 0: from the error model";
 }
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 }  // namespace nf::cli

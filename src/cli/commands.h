@@ -129,9 +129,6 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-//! printf-style number formatting for tables ("%.3g" etc.).
-std::string fmt(const char* format, double v);
-
 //! --order-sample's help, `targets` naming where the M targets come from ("sampled targets", ...).
 std::string order_sample_help(const std::string& targets);
 

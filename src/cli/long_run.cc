@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cli/commands.h"
+#include "core/numbers.h"
 #include "tree/box_set.h"
 
 namespace nf::cli {
@@ -46,12 +47,12 @@ std::optional<RunEstimate> estimate_cpu_run(const KernelInfo& k, const MethodSet
 LongRun::LongRun(std::ostream& err, std::string what, const RunEstimate& e, const std::string& hint)
     : err_(err), what_(std::move(what)), estimate_s_(e.seconds()),
       meter_(err, 1000, kLongRunInterval, [this](const ProgressLine& l) {
-        return "  " + what_ + ": " + fmt("%.1f", l.done / 10.0) + "% done, elapsed " + duration_text(l.elapsed_s) +
+        return "  " + what_ + ": " + format_number("%.1f", l.done / 10.0) + "% done, elapsed " + duration_text(l.elapsed_s) +
                (l.finished() ? "" : ", about " + duration_text(l.left_s) + " left");
       }) {
-  err_ << what_ << ": " << fmt("%.3g", e.interactions) << " interactions at about " << fmt("%.2g", e.rate) << "/s ("
+  err_ << what_ << ": " << format_number("%.3g", e.interactions) << " interactions at about " << format_number("%.2g", e.rate) << "/s ("
        << e.threads << " thread" << (e.threads > 1 ? "s" : "") << ", a conservative rate): about "
-       << duration_text(estimate_s_) << "; progress every " << fmt("%.0f", kLongRunInterval) << " s" << hint << "\n"
+       << duration_text(estimate_s_) << "; progress every " << format_number("%.0f", kLongRunInterval) << " s" << hint << "\n"
        << std::flush;
   thread_ = std::thread([this] { heartbeat(); });
 }

@@ -173,7 +173,7 @@ std::string recorded_value(const ResultsRow& row, const std::string& column, con
   const auto it = row.find(column);
   if (it == row.end() || it->second.empty()) return "-";
   try {
-    return fmt(format, std::stod(it->second));
+    return format_number(format, std::stod(it->second));
   } catch (const std::exception&) {
     return "-";
   }

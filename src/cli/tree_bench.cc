@@ -30,10 +30,10 @@ int bench_tree(const SweepConfig& c, std::ostream& out, std::ostream& err) {
                                                c.cpu_reps < 0 ? 3 : c.cpu_reps);
     const TimingStats& total = tb.stage[TreeBuildTiming::kStages - 1];
     std::vector<std::string> row = {std::to_string(p.size()), std::to_string(p.dim), std::to_string(level)};
-    for (int s = 0; s < TreeBuildTiming::kStages - 1; ++s) row.push_back(fmt("%.4f", tb.stage[s].median));
-    for (double v : {total.median, total.min, total.max, tb.bare_sort.median}) row.push_back(fmt("%.4f", v));
-    row.push_back(fmt("%.2f", tb.bare_sort.median > 0 ? total.median / tb.bare_sort.median : 0.0));
-    row.push_back(fmt("%.2f", tb.cpu.median));
+    for (int s = 0; s < TreeBuildTiming::kStages - 1; ++s) row.push_back(format_number("%.4f", tb.stage[s].median));
+    for (double v : {total.median, total.min, total.max, tb.bare_sort.median}) row.push_back(format_number("%.4f", v));
+    row.push_back(format_number("%.2f", tb.bare_sort.median > 0 ? total.median / tb.bare_sort.median : 0.0));
+    row.push_back(format_number("%.2f", tb.cpu.median));
     t.add(row);
     if (!file) continue;
     auto add = [&](const std::string& kernel, const TimingStats& s, bool gpu_row) {

@@ -17,7 +17,7 @@ namespace nf::cli {
 
 namespace {
 
-std::string sci(double v) { return fmt("%.3e", v); }
+std::string sci(double v) { return format_number("%.3e", v); }
 
 // Checks one cell: its method's accelerations against the ground truth of its point and
 // precision (computed once, when the first cell of them is measured: the near field for

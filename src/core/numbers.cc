@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace nf {
 namespace {
@@ -66,6 +67,12 @@ std::string format_double(double v) {
   std::string s;
   append_double(s, v);
   return s;
+}
+
+std::string format_number(const char* format, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, format, v);
+  return b;
 }
 
 double float32_spacing(double v) { return std::ldexp(1.0, std::ilogb(v) - 23); }

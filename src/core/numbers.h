@@ -19,6 +19,8 @@ bool parse_int64(std::string_view text, std::int64_t& out);
 std::string parse_failure(std::string_view text, bool integer);
 //! Shortest round-trip decimal form of v.
 std::string format_double(double v);
+//! v in a printf `format` with one double conversion ("%.2e", "%.3g s"): text for people, not files.
+std::string format_number(const char* format, double v);
 //! The distance between neighbouring float32 values at magnitude v > 0 (2^(exponent - 23)).
 double float32_spacing(double v);
 //! Appends format_double(v) to out without a temporary string.

@@ -2,8 +2,9 @@
 #include "core/progress.h"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
+
+#include "core/numbers.h"
 
 namespace nf {
 
@@ -12,9 +13,7 @@ std::string duration_text(double seconds) {
   const long s = std::lround(seconds);
   if (s >= 3600) return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
   if (s >= 60) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f s", seconds);
-  return b;
+  return format_number("%.1f s", seconds);
 }
 
 Progress::Progress(std::ostream& out, std::vector<double> weights, double interval_s, Format format)

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
 #include "core/bodies.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
+#include "core/numbers.h"
 #include "core/timing.h"
 #include "farfield/multi_index.h"
 #include "farfield/order.h"
@@ -106,17 +106,9 @@ SampledError sampled_error(const double* a, const double* ref, std::size_t targe
 
 namespace {
 
-std::string e2(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2e", v);
-  return b;
-}
+std::string e2(double v) { return format_number("%.2e", v); }
 
-std::string seconds(double ms) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g s", ms / 1e3);
-  return b;
-}
+std::string seconds(double ms) { return format_number("%.3g s", ms / 1e3); }
 
 }  // namespace
 

@@ -2,22 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 
+#include "core/numbers.h"
 #include "farfield/lists.h"
 #include "farfield/op_counts.h"
 
 namespace nf {
 namespace {
-
-std::string fixed(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 // The running figures of a scan from level 0 down: each level's boxes and the translations so far.
 struct Running {
@@ -148,9 +142,9 @@ FullLevelCost full_level_cost(const LevelScan& scan, int level, int order, const
 // multiply-adds per second.
 std::string m2l_rate(const FullLevelChoice& c) {
   if (!c.rates.m2l_by_slots)
-    return fixed("%.2g", c.rates.m2l_madds_per_s) + " multiply-adds/s (+ " +
-           fixed("%.2g", c.rates.m2l_s_per_translation * 1e9) + " ns a translation)";
-  return fixed("%.3g", c.rates.m2l_slot_s(double(farfield::m2l_madds(c.dim, c.order))) * 1e9) + " ns a computed slot";
+    return format_number("%.2g", c.rates.m2l_madds_per_s) + " multiply-adds/s (+ " +
+           format_number("%.2g", c.rates.m2l_s_per_translation * 1e9) + " ns a translation)";
+  return format_number("%.3g", c.rates.m2l_slot_s(double(farfield::m2l_madds(c.dim, c.order))) * 1e9) + " ns a computed slot";
 }
 
 std::string describe(const FullLevelChoice& c) {
@@ -159,13 +153,13 @@ std::string describe(const FullLevelChoice& c) {
                                        [&](const FullLevelCost& e) { return e.order != c.evaluated.front().order; });
   for (const FullLevelCost& e : c.evaluated)
     levels += (levels.empty() ? "" : ", ") + std::to_string(e.level) + (e.level == c.level ? "*" : "") +
-              (orders_vary ? " (p" + std::to_string(e.order) + ")" : "") + ": " + fixed("%.3g", e.near_ms) + " + " +
-              fixed("%.3g", e.far_ms);
+              (orders_vary ? " (p" + std::to_string(e.order) + ")" : "") + ": " + format_number("%.3g", e.near_ms) + " + " +
+              format_number("%.3g", e.far_ms);
   return "level auto: " + std::to_string(c.level) + " (" + c.kernel + " p" + std::to_string(c.order) + " " +
          to_string(c.precision) + ", near field " + c.near + ", " + std::to_string(c.dim) + "D, N = " +
          std::to_string(c.particles) + ": modeled near + far ms per level " + levels + "; rule: least near + far " +
-         "time at " + fixed("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
-         fixed("%.2g", c.rates.pass_madds_per_s) +
+         "time at " + format_number("%.2g", c.rates.near_pairs_per_s) + " pairs/s, M2L " + m2l_rate(c) + " and passes " +
+         format_number("%.2g", c.rates.pass_madds_per_s) +
          " multiply-adds/s, over levels 0.." + std::to_string(c.deepest) +
          (c.float_capped && c.precision == Precision::f64
               ? ", the deepest at which float64 places the box centres (its spacing within 2^-20 of a leaf side)"
