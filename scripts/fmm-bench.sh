@@ -21,6 +21,9 @@
 #             Plummer 2^24 (S = 128..768; orders 6, 8, 10, and 12 from S = 256), 3D uniform 2^24 (S = 64..512; orders 5, 8,
 #             10), 3D clusters 2^22 and 2D clusters and uniform 2^22 (orders 8, 12); every point three
 #             times -> RESULTS/fmm-adaptive-leaf/<device>.csv
+#   adaptive-leaf-high  the same at the high orders, since M2L's levels run at once: 3D Plummer 2^20,
+#             2^22 and 2^24, the shell 2^22 and uniform 2^24, orders 10, 11 and 12, S = auto and 256 to
+#             508 -> RESULTS/fmm-adaptive-leaf-high/<device>.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 #   slices    M2L in slices of its row quads against the fallback it replaced (3D float p = 14, double
@@ -130,6 +133,23 @@ for s in $sections; do
       leaf clusters 3 4194304 8,12 auto 64 128 256 384 512
       leaf clusters 2 4194304 8,12 auto 32 64 128 192 256 384 512
       leaf uniform 2 4194304 8,12 auto 32 64 128 192 256 384 512
+      ;;
+    adaptive-leaf-high)
+      out="$RESULTS/fmm-adaptive-leaf-high/$device.csv"
+      fresh "$out"
+      high() {  # DIST N SIZES... (auto: no --leaf-size)
+        local dist=$1 n=$2
+        shift 2
+        for size in "$@"; do
+          local given=(--leaf-size "$size")
+          [ "$size" = auto ] && given=()
+          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto "${given[@]}" \
+            --order 10,11,12 --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+        done
+      }
+      for n in 1048576 4194304 16777216; do high plummer "$n" auto 256 288 320 352 393 448 508; done
+      high shell 4194304 auto 256 320 393 448 508
+      high uniform 16777216 auto 256 320 393 448 508
       ;;
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"

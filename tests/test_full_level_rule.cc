@@ -259,15 +259,17 @@ TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, gr
   // 1.03x), 192..329 at p = 10 (within 3%), 384..512 at p = 12 (256: 1.10x, 639: 1.07x); 3D clusters
   // 2^22 at p = 12: 512 (384: 1.17x, before); 2D clusters and uniform 2^22: 64..128 at p = 8, 128..192 at 12;
   // with the leaves' mutual pairs (a faster near field: larger leaves) 3D Plummer 280..320 at p = 10 and
-  // 2D 96..160 at p = 8, 160 at p = 12 (docs/design.md §16, "The automatic leaf size").
+  // 2D 96..160 at p = 8, 160 at p = 12 (docs/design.md §16, "The automatic leaf size"). Since M2L's
+  // levels run at once (H200, results/fmm-adaptive-leaf-high) 448 at p = 12 is within 1.07x of the
+  // best on 3D Plummer 2^20..2^24, the shell 2^22 and uniform 2^24, where 508 took up to 1.21x.
   CHECK(auto_leaf_size(3, 6, gpu) >= 128);
   CHECK(auto_leaf_size(3, 6, gpu) <= 192);
   CHECK(auto_leaf_size(3, 8, gpu) >= 160);
   CHECK(auto_leaf_size(3, 8, gpu) <= 256);
   CHECK(auto_leaf_size(3, 10, gpu) >= 192);
   CHECK(auto_leaf_size(3, 10, gpu) <= 329);
-  CHECK(auto_leaf_size(3, 12, gpu) >= 384);
-  CHECK(auto_leaf_size(3, 12, gpu) <= 512);
+  CHECK(auto_leaf_size(3, 12, gpu) >= 416);
+  CHECK(auto_leaf_size(3, 12, gpu) <= 480);
   CHECK(auto_leaf_size(2, 8, gpu) >= 96);
   CHECK(auto_leaf_size(2, 8, gpu) <= 160);
   CHECK(auto_leaf_size(2, 12, gpu) >= 128);

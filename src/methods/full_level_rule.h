@@ -147,6 +147,13 @@ struct FullMethodRates {
 //!   of a translation at the full order p (the order's label).
 //!   The balanced plan takes two targets a lane at 3D float p = 8 and 11 (the mask's bits). The GPU
 //!   double curve is not rescaled (not measured).
+//! - Since M2L's levels run at once (farfield::M2LOperators::apply_levels) the p = 12 point is 1.40
+//!   ns (was 1.80): 2.46x the p = 10 point, the measured ratio of fmm-adaptive's M2L time a
+//!   translation at p = 12 over p = 10 (H200, results/fmm-adaptive-leaf-high at 9ef964e: 2.23 to 2.52
+//!   on 3D Plummer 2^20 to 2^24, the shell 2^22 and uniform 2^24, medians over leaf sizes 256 to
+//!   508; 1.32 to 1.66 ns a translation on Plummer and uniform). It sets the automatic leaf size at
+//!   p = 12 to 448 (was 508), within 1.07x of the best measured size on all five inputs (508: up to
+//!   1.21x); p = 11, on the line between p = 10 and 12, to 362 (was 393).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.85e12 directed pairs/s, the
 //!   near stage with the leaves' mutual pairs on n3-rotate's kernel (farfield/adaptive_gpu.h) on
 //!   3D Plummer 2^24 at p = 10: 1.82e12 to 2.03e12 at leaf sizes 280 to 512 (H100). Before, all
@@ -184,7 +191,7 @@ struct FullMethodCostModel {
                                              true,
                                              {0x1CFFFE, 0xF7E},
                                              {210, 924, 3003, 8008, 18564},
-                                             {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.80e-9},
+                                             {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.40e-9},
                                              1.85e12,
                                              {farfield::kWideMaxOrder<2, float>, farfield::kWideMaxOrder<3, float>},
                                              {{{70, 210, 495, 1001, 1820, 3640, 7280}, {28, 84, 210, 462, 924, 1716, 3003}}},
