@@ -9,6 +9,8 @@
 #             staged curve of --level auto's model) -> RESULTS/fmm-levels-2d/<device>.csv
 #   levels-p12  fmm at p = 12 on 3D uniform, Plummer and clusters 2^22, levels 5 to 8 and --level auto
 #             (the check of the slot curve's p = 12 point) -> RESULTS/fmm-levels-p12/<device>.csv
+#   levels-p14  the same at p = 14 (M2L on tensor cores; uniform at levels 4 to 7, Plummer and clusters
+#             5 to 8) -> RESULTS/fmm-levels-p14/<device>.csv
 #   scaling   experiments/fmm-scaling.ini (fmm and fmm-adaptive, N = 2^16..2^24) and allpairs-tiled at 2^16..2^20 in the
 #             same file
 #   near      the near-field kernel inside fmm: --near n3-rotate, bpb-lb, bpb, ppt on 3D uniform 2^24 at
@@ -24,6 +26,13 @@
 #   adaptive-leaf-high  the same at the high orders, since M2L's levels run at once: 3D Plummer 2^20,
 #             2^22 and 2^24, the shell 2^22 and uniform 2^24, orders 10, 11 and 12, S = auto and 256 to
 #             508 -> RESULTS/fmm-adaptive-leaf-high/<device>.csv
+#   adaptive-leaf-check  the automatic leaf size at orders 11 and 12 on the same five inputs, 3D
+#             clusters 2^22 at p = 12 (auto, 393, 508) and Plummer 2^22 at p = 14 (auto, 512, 768)
+#             -> RESULTS/fmm-adaptive-leaf-high/<device>-check.csv
+#   adaptive-leaf-tensor  the same at the tensor cores' orders 13 to 16: 3D Plummer 2^22 and 2^24 and
+#             the shell 2^22, S = auto and 320 to 654 -> RESULTS/fmm-adaptive-leaf-high/<device>-tensor.csv
+#   adaptive-leaf-tensor-check  the automatic size there after the refit (orders 13 to 16, the same
+#             three inputs) -> RESULTS/fmm-adaptive-leaf-high/<device>-tensor-check.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
 #             orders 6, 8, 10) -> RESULTS/fmm-adaptive-accuracy/<device>.csv
 #   slices    M2L in slices of its row quads against the fallback it replaced (3D float p = 14, double
@@ -79,6 +88,18 @@ for s in $sections; do
         "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level 5,6,7,8 --order 12 --reps 3 --warmup 1 \
           --output "$out"
         "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level auto --order 12 --reps 3 --warmup 1 \
+          --output "$out"
+      done
+      ;;
+    levels-p14)
+      out="$RESULTS/fmm-levels-p14/$device.csv"
+      fresh "$out"
+      for dist in uniform plummer clusters; do
+        levels=5,6,7,8
+        [ "$dist" = uniform ] && levels=4,5,6,7
+        "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level "$levels" --order 14 --reps 3 --warmup 1 \
+          --output "$out"
+        "$NF" bench --kernel fmm --dist "$dist" --dim 3 --n 4194304 --level auto --order 14 --reps 3 --warmup 1 \
           --output "$out"
       done
       ;;
@@ -150,6 +171,51 @@ for s in $sections; do
       for n in 1048576 4194304 16777216; do high plummer "$n" auto 256 288 320 352 393 448 508; done
       high shell 4194304 auto 256 320 393 448 508
       high uniform 16777216 auto 256 320 393 448 508
+      ;;
+    adaptive-leaf-check)
+      out="$RESULTS/fmm-adaptive-leaf-high/$device-check.csv"
+      fresh "$out"
+      check() {  # DIST DIM N ORDERS SIZES... (auto: no --leaf-size)
+        local dist=$1 dim=$2 n=$3 orders=$4
+        shift 4
+        for size in "$@"; do
+          local given=(--leaf-size "$size")
+          [ "$size" = auto ] && given=()
+          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim "$dim" --n "$n" --level auto "${given[@]}" \
+            --order "$orders" --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+        done
+      }
+      for n in 1048576 4194304 16777216; do check plummer 3 "$n" 11,12 auto; done
+      check shell 3 4194304 11,12 auto
+      check uniform 3 16777216 11,12 auto
+      check clusters 3 4194304 12 auto 393 508
+      check plummer 3 4194304 14 auto 512 768
+      ;;
+    adaptive-leaf-tensor)
+      out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor.csv"
+      fresh "$out"
+      tensor() {  # DIST N SIZES... (auto: no --leaf-size)
+        local dist=$1 n=$2
+        shift 2
+        for size in "$@"; do
+          local given=(--leaf-size "$size")
+          [ "$size" = auto ] && given=()
+          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto "${given[@]}" \
+            --order 13,14,15,16 --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+        done
+      }
+      tensor plummer 4194304 auto 320 393 448 512 576 654
+      tensor plummer 16777216 auto 393 448 512 576 654
+      tensor shell 4194304 auto 393 448 512 654
+      ;;
+    adaptive-leaf-tensor-check)
+      out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor-check.csv"
+      fresh "$out"
+      for input in "plummer 4194304" "plummer 16777216" "shell 4194304"; do
+        set -- $input
+        "$NF" bench --kernel fmm-adaptive --dist "$1" --dim 3 --n "$2" --level auto --order 13,14,15,16 --reps 3 \
+          --warmup 1 --output "$out"
+      done
       ;;
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"

@@ -68,14 +68,33 @@ def adaptive_part(report, out):
     return parts
 
 
+# The leaf-size sweeps: (results directory, what it is, its fmm-bench.sh sections).
+LEAF_SWEEPS = (("fmm-adaptive-leaf", "the leaf-size sweep", "adaptive-leaf"),
+               ("fmm-adaptive-leaf-high", "the sweep at p = 10 to 12 since M2L's levels run at once",
+                "adaptive-leaf-high adaptive-leaf-check"))
+
+
 def leaf_part(report, out):
-    """fmm-adaptive against its leaf size (results/fmm-adaptive-leaf): per input and order, the time at
-    each measured size against the best one, and where the automatic size (leaf_rule = auto) lands."""
+    """fmm-adaptive against its leaf size (results/fmm-adaptive-leaf and results/fmm-adaptive-leaf-high):
+    per input and order, the time at each measured size against the best one, and where the automatic
+    size (leaf_rule = auto) lands. Where the automatic rows come from several commits (the rule was
+    refitted between the sweep and its check), only the newest commit's count."""
     parts = []
-    for m, all_rows in report.tables("fmm-adaptive-leaf"):
+    for name, what, sections in LEAF_SWEEPS:
+        parts += leaf_sweep(report, out, name, what, sections)
+    return parts
+
+
+def leaf_sweep(report, out, name, what, sections):
+    parts = []
+    for m, all_rows in report.tables(name):
         rows = list(latest(bench_rows(report, all_rows),
                            lambda r: (case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""),
                                       order_of(r))).values())
+        autos = [r for r in rows if r.get("leaf_rule", "") == "auto"]
+        if autos:
+            newest = max(autos, key=lambda r: r.get("timestamp", ""))["git_commit"]
+            rows = [r for r in rows if r.get("leaf_rule", "") != "auto" or r["git_commit"] == newest]
         if not rows:
             continue
         groups = {}
@@ -98,7 +117,7 @@ def leaf_part(report, out):
             body.append([case, str(p), "; ".join(cells), best["leaf_size"],
                          f"{a['leaf_size']} (level {a['level']}): {fmt_ms(num(a, 'median_ms'))}{flags.mark(a)}" if a else "-",
                          f"{ratio:.2f}x" if ratio is not None else "-"])
-        text = ("**" + m + "**: `fmm-adaptive` against its leaf size S (`--leaf-size`; `--level auto` splits "
+        text = ("**" + m + "**, " + what + f" (results/{name}): `fmm-adaptive` against its leaf size S (`--leaf-size`; `--level auto` splits "
                 "down to it). Times in ms, median of " + str(distinct(rows, "reps")) + " timed runs, each "
                 "size's time against the best measured size in brackets. The automatic size (without `--leaf-size`: "
                 "S = c sqrt(t_translation / t_pair) from the order and the device, `methods/full_level_rule.h`) "
@@ -111,10 +130,10 @@ def leaf_part(report, out):
             worst = max(ratios, key=lambda x: x[0])
             out.summary.append(
                 f"the automatic leaf size of `fmm-adaptive` is within {worst[0]:.2f}x of the best measured size on "
-                f"all {len(ratios)} inputs and orders of the leaf-size sweep (worst: {worst[1]} at p = {worst[2]}, "
-                f"S = {worst[3]['leaf_size']} against {worst[4]['leaf_size']}){on(report, 'fmm-adaptive-leaf', m)}")
+                f"all {len(ratios)} inputs and orders of {what} (worst: {worst[1]} at p = {worst[2]}, "
+                f"S = {worst[3]['leaf_size']} against {worst[4]['leaf_size']}){on(report, name, m)}")
     if not parts:
-        out.missing.append(("results/fmm-adaptive-leaf/", "the leaf size of the adaptive tree", "adaptive-leaf"))
+        out.missing.append((f"results/{name}/", f"the leaf size of the adaptive tree ({what})", sections))
     return parts
 
 

@@ -48,7 +48,7 @@ struct FullMethodRates {
   }
   //! Seconds per computed slot against the multiply-adds of one translation: linear between these
   //! points, and beyond them along the first and the last segment.
-  std::array<double, 5> m2l_curve_madds{}, m2l_curve_s{};
+  std::array<double, 8> m2l_curve_madds{}, m2l_curve_s{};
   //! The adaptive methods' own near field (leaves against their neighbours, farfield/
   //! adaptive_near_gpu.cu on the GPU), directed pairs per second: the automatic leaf size's rate.
   double adaptive_near_pairs_per_s = 0;
@@ -148,12 +148,18 @@ struct FullMethodRates {
 //!   The balanced plan takes two targets a lane at 3D float p = 8 and 11 (the mask's bits). The GPU
 //!   double curve is not rescaled (not measured).
 //! - Since M2L's levels run at once (farfield::M2LOperators::apply_levels) the p = 12 point is 1.40
-//!   ns (was 1.80): 2.46x the p = 10 point, the measured ratio of fmm-adaptive's M2L time a
+//!   ns (was 1.80): 2.46x the p = 10 point, within the measured ratios of fmm-adaptive's M2L time a
 //!   translation at p = 12 over p = 10 (H200, results/fmm-adaptive-leaf-high at 9ef964e: 2.23 to 2.52
-//!   on 3D Plummer 2^20 to 2^24, the shell 2^22 and uniform 2^24, medians over leaf sizes 256 to
+//!   on 3D Plummer 2^20 to 2^24, the shell 2^22 and uniform 2^24, mean 2.38, medians over leaf sizes 256 to
 //!   508; 1.32 to 1.66 ns a translation on Plummer and uniform). It sets the automatic leaf size at
 //!   p = 12 to 448 (was 508), within 1.07x of the best measured size on all five inputs (508: up to
-//!   1.21x); p = 11, on the line between p = 10 and 12, to 362 (was 393).
+//!   1.21x); p = 11, on the line between p = 10 and 12, to 362 (was 393). The points at p = 14, 15
+//!   and 16 (38760, 54264, 74613 multiply-adds; the tensor cores' orders) are the same ratios
+//!   measured there, times the p = 10 point: 3.41, 4.19 and 6.92 (means over 3D Plummer 2^22 and
+//!   2^24 and the shell 2^22, results/fmm-adaptive-leaf-high/nvidia-h200-tensor.csv at 8a4f921),
+//!   1.94, 2.38 and 3.94 ns; p = 13 lies on the line (2.88 measured, 2.86 there). Before, the
+//!   curve's last segment continued past p = 12 (2.99 ns at p = 14). The GPU double curve's and the
+//!   CPU's extra points continue their last segment (no change).
 //! - The adaptive near field (adaptive_near_pairs_per_s): GPU float 1.85e12 directed pairs/s, the
 //!   near stage with the leaves' mutual pairs on n3-rotate's kernel (farfield/adaptive_gpu.h) on
 //!   3D Plummer 2^24 at p = 10: 1.82e12 to 2.03e12 at leaf sizes 280 to 512 (H100). Before, all
@@ -190,8 +196,8 @@ struct FullMethodCostModel {
                                              0.123e-9,
                                              true,
                                              {0x1CFFFE, 0xF7E},
-                                             {210, 924, 3003, 8008, 18564},
-                                             {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.40e-9},
+                                             {210, 924, 3003, 8008, 18564, 38760, 54264, 74613},
+                                             {0.146e-9, 0.221e-9, 0.344e-9, 0.569e-9, 1.40e-9, 1.94e-9, 2.38e-9, 3.94e-9},
                                              1.85e12,
                                              {farfield::kWideMaxOrder<2, float>, farfield::kWideMaxOrder<3, float>},
                                              {{{70, 210, 495, 1001, 1820, 3640, 7280}, {28, 84, 210, 462, 924, 1716, 3003}}},
@@ -206,8 +212,8 @@ struct FullMethodCostModel {
                                               0.5e-9,
                                               true,
                                               {0x1FC7FE, 0x39E},
-                                              {0, 1000, 4000, 10000, 20000},
-                                              {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9},
+                                              {0, 1000, 4000, 10000, 20000, 30000, 40000, 50000},
+                                              {0.5e-9, 1.0e-9, 2.5e-9, 5.5e-9, 10.5e-9, 15.5e-9, 20.5e-9, 25.5e-9},
                                               0.4e12,
                                               {farfield::kWideMaxOrder<2, double>, farfield::kWideMaxOrder<3, double>},
                                               {{{70, 210, 495, 1000, 2000, 4000, 8000}, {28, 84, 210, 462, 924, 1848, 3696}}},
@@ -216,9 +222,8 @@ struct FullMethodCostModel {
                                               8,
                                               {{{0.038e-9, 0.0673e-9, 0.1141e-9, 0.273e-9, 0.424e-9, 0.726e-9, 1.330e-9},
                                                 {0.0230e-9, 0.0321e-9, 0.0555e-9, 0.144e-9, 0.266e-9, 0.510e-9, 0.998e-9}}}};
-  static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4}, {0, 0, 0, 0, 0}, 5.3e8};
-  static constexpr FullMethodRates kCpuDouble{3e9,   2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4},
-                                              {0, 0, 0, 0, 0}, 4.3e8};
+  static constexpr FullMethodRates kCpu{6e9, 2.3e9, 2.5e9, 110e-9, false, {}, {0, 1, 2, 3, 4, 5, 6, 7}, {}, 5.3e8};
+  static constexpr FullMethodRates kCpuDouble{3e9, 2.6e9, 2.5e9, 100e-9, false, {}, {0, 1, 2, 3, 4, 5, 6, 7}, {}, 4.3e8};
   //! A near kernel's own near rate (directed pairs/s) in float and double.
   struct NearRate {
     const char* kernel;
