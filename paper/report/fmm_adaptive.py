@@ -70,15 +70,15 @@ def adaptive_part(report, out):
 
 # The leaf-size sweeps: (results directory, what it is, its fmm-bench.sh sections).
 LEAF_SWEEPS = (("fmm-adaptive-leaf", "the leaf-size sweep", "adaptive-leaf"),
-               ("fmm-adaptive-leaf-high", "the sweep at p = 10 to 12 since M2L's levels run at once",
+               ("fmm-adaptive-leaf-high", "the sweep at p = 10 to 16 since M2L's levels run at once",
                 "adaptive-leaf-high adaptive-leaf-check"))
 
 
 def leaf_part(report, out):
     """fmm-adaptive against its leaf size (results/fmm-adaptive-leaf and results/fmm-adaptive-leaf-high):
     per input and order, the time at each measured size against the best one, and where the automatic
-    size (leaf_rule = auto) lands. Where the automatic rows come from several commits (the rule was
-    refitted between the sweep and its check), only the newest commit's count."""
+    size (leaf_rule = auto) lands. Where an input and order has automatic rows of several sizes (the
+    rule was refitted between the sweep and its check), only the newest counts."""
     parts = []
     for name, what, sections in LEAF_SWEEPS:
         parts += leaf_sweep(report, out, name, what, sections)
@@ -91,10 +91,8 @@ def leaf_sweep(report, out, name, what, sections):
         rows = list(latest(bench_rows(report, all_rows),
                            lambda r: (case_name(r), r.get("leaf_rule", ""), r.get("leaf_size", ""),
                                       order_of(r))).values())
-        autos = [r for r in rows if r.get("leaf_rule", "") == "auto"]
-        if autos:
-            newest = max(autos, key=lambda r: r.get("timestamp", ""))["git_commit"]
-            rows = [r for r in rows if r.get("leaf_rule", "") != "auto" or r["git_commit"] == newest]
+        newest = latest((r for r in rows if r.get("leaf_rule", "") == "auto"), lambda r: (case_name(r), order_of(r)))
+        rows = [r for r in rows if r.get("leaf_rule", "") != "auto" or newest[(case_name(r), order_of(r))] is r]
         if not rows:
             continue
         groups = {}
