@@ -31,6 +31,8 @@
 #             -> RESULTS/fmm-adaptive-leaf-high/<device>-check.csv
 #   adaptive-leaf-tensor  the same at the tensor cores' orders 13 to 16: 3D Plummer 2^22 and 2^24 and
 #             the shell 2^22, S = auto and 320 to 654 -> RESULTS/fmm-adaptive-leaf-high/<device>-tensor.csv
+#   adaptive-leaf-tensor-wide  the same orders on two more inputs, after the refit: 3D uniform 2^24 and
+#             Plummer 2^20, S = auto and 393 to 768 -> RESULTS/fmm-adaptive-leaf-high/<device>-tensor-wide.csv
 #   adaptive-leaf-tensor-check  the automatic size there after the refit (orders 13 to 16, the same
 #             three inputs) -> RESULTS/fmm-adaptive-leaf-high/<device>-tensor-check.csv
 #   adaptive-accuracy  its error on a sample of 1000 targets (Plummer 2^24, leaf sizes 128 to 320,
@@ -207,6 +209,19 @@ for s in $sections; do
       tensor plummer 4194304 auto 320 393 448 512 576 654
       tensor plummer 16777216 auto 393 448 512 576 654
       tensor shell 4194304 auto 393 448 512 654
+      ;;
+    adaptive-leaf-tensor-wide)
+      out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor-wide.csv"
+      fresh "$out"
+      for input in "uniform 16777216" "plummer 1048576"; do
+        for size in auto 393 448 512 576 654 768; do
+          given=(--leaf-size "$size")
+          [ "$size" = auto ] && given=()
+          set -- $input
+          "$NF" bench --kernel fmm-adaptive --dist "$1" --dim 3 --n "$2" --level auto "${given[@]}" --order 13,14,15,16 \
+            --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+        done
+      done
       ;;
     adaptive-leaf-tensor-check)
       out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor-check.csv"
