@@ -61,6 +61,18 @@ NF="$BIN/nearfield"
 if [ -d "$BIN/lib" ]; then export LD_LIBRARY_PATH="$BIN/lib:${LD_LIBRARY_PATH:-}"; fi
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/-$//')
 fresh() { mkdir -p "$(dirname "$1")"; rm -f "$1"; }
+# fmm-adaptive's bench rows against its leaf size, 3 repetitions after one warm-up, into OUT; a size
+# the method refuses leaves no row (and the sweep goes on).
+leaf_rows() {  # OUT DIST DIM N ORDERS SIZES...   (auto: no --leaf-size, the automatic size)
+  local out=$1 dist=$2 dim=$3 n=$4 orders=$5
+  shift 5
+  for size in "$@"; do
+    local given=(--leaf-size "$size")
+    [ "$size" = auto ] && given=()
+    "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim "$dim" --n "$n" --level auto "${given[@]}" \
+      --order "$orders" --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
+  done
+}
 for s in $sections; do
   echo "=== $(date +%T) $s"
   case "$s" in
@@ -140,97 +152,48 @@ for s in $sections; do
     adaptive-leaf)
       out="$RESULTS/fmm-adaptive-leaf/$device.csv"
       fresh "$out"
-      leaf() {  # DIST DIM N ORDERS SIZES... (auto: no --leaf-size, the automatic size)
-        local dist=$1 dim=$2 n=$3 orders=$4
-        shift 4
-        for size in "$@"; do
-          local given=(--leaf-size "$size")
-          [ "$size" = auto ] && given=()
-          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim "$dim" --n "$n" --level auto "${given[@]}" \
-            --order "$orders" --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
-        done
-      }
-      leaf plummer 3 16777216 6,8,10 auto 128 192 256 320 384 512 768
-      leaf plummer 3 16777216 12 256 384 512 768  # smaller leaves: p = 12 is slow there
-      leaf uniform 3 16777216 5,8,10 auto 64 128 192 256 384 512
-      leaf clusters 3 4194304 8,12 auto 64 128 256 384 512
-      leaf clusters 2 4194304 8,12 auto 32 64 128 192 256 384 512
-      leaf uniform 2 4194304 8,12 auto 32 64 128 192 256 384 512
+      leaf_rows "$out" plummer 3 16777216 6,8,10 auto 128 192 256 320 384 512 768
+      leaf_rows "$out" plummer 3 16777216 12 256 384 512 768  # smaller leaves: p = 12 is slow there
+      leaf_rows "$out" uniform 3 16777216 5,8,10 auto 64 128 192 256 384 512
+      leaf_rows "$out" clusters 3 4194304 8,12 auto 64 128 256 384 512
+      leaf_rows "$out" clusters 2 4194304 8,12 auto 32 64 128 192 256 384 512
+      leaf_rows "$out" uniform 2 4194304 8,12 auto 32 64 128 192 256 384 512
       ;;
     adaptive-leaf-high)
       out="$RESULTS/fmm-adaptive-leaf-high/$device.csv"
       fresh "$out"
-      high() {  # DIST N SIZES... (auto: no --leaf-size)
-        local dist=$1 n=$2
-        shift 2
-        for size in "$@"; do
-          local given=(--leaf-size "$size")
-          [ "$size" = auto ] && given=()
-          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto "${given[@]}" \
-            --order 10,11,12 --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
-        done
-      }
-      for n in 1048576 4194304 16777216; do high plummer "$n" auto 256 288 320 352 393 448 508; done
-      high shell 4194304 auto 256 320 393 448 508
-      high uniform 16777216 auto 256 320 393 448 508
+      for n in 1048576 4194304 16777216; do leaf_rows "$out" plummer 3 "$n" 10,11,12 auto 256 288 320 352 393 448 508; done
+      leaf_rows "$out" shell 3 4194304 10,11,12 auto 256 320 393 448 508
+      leaf_rows "$out" uniform 3 16777216 10,11,12 auto 256 320 393 448 508
       ;;
     adaptive-leaf-check)
       out="$RESULTS/fmm-adaptive-leaf-high/$device-check.csv"
       fresh "$out"
-      check() {  # DIST DIM N ORDERS SIZES... (auto: no --leaf-size)
-        local dist=$1 dim=$2 n=$3 orders=$4
-        shift 4
-        for size in "$@"; do
-          local given=(--leaf-size "$size")
-          [ "$size" = auto ] && given=()
-          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim "$dim" --n "$n" --level auto "${given[@]}" \
-            --order "$orders" --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
-        done
-      }
-      for n in 1048576 4194304 16777216; do check plummer 3 "$n" 11,12 auto; done
-      check shell 3 4194304 11,12 auto
-      check uniform 3 16777216 11,12 auto
-      check clusters 3 4194304 12 auto 393 508
-      check plummer 3 4194304 14 auto 512 768
+      for n in 1048576 4194304 16777216; do leaf_rows "$out" plummer 3 "$n" 11,12 auto; done
+      leaf_rows "$out" shell 3 4194304 11,12 auto
+      leaf_rows "$out" uniform 3 16777216 11,12 auto
+      leaf_rows "$out" clusters 3 4194304 12 auto 393 508
+      leaf_rows "$out" plummer 3 4194304 14 auto 512 768
       ;;
     adaptive-leaf-tensor)
       out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor.csv"
       fresh "$out"
-      tensor() {  # DIST N SIZES... (auto: no --leaf-size)
-        local dist=$1 n=$2
-        shift 2
-        for size in "$@"; do
-          local given=(--leaf-size "$size")
-          [ "$size" = auto ] && given=()
-          "$NF" bench --kernel fmm-adaptive --dist "$dist" --dim 3 --n "$n" --level auto "${given[@]}" \
-            --order 13,14,15,16 --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
-        done
-      }
-      tensor plummer 4194304 auto 320 393 448 512 576 654
-      tensor plummer 16777216 auto 393 448 512 576 654
-      tensor shell 4194304 auto 393 448 512 654
+      leaf_rows "$out" plummer 3 4194304 13,14,15,16 auto 320 393 448 512 576 654
+      leaf_rows "$out" plummer 3 16777216 13,14,15,16 auto 393 448 512 576 654
+      leaf_rows "$out" shell 3 4194304 13,14,15,16 auto 393 448 512 654
       ;;
     adaptive-leaf-tensor-wide)
       out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor-wide.csv"
       fresh "$out"
-      for input in "uniform 16777216" "plummer 1048576"; do
-        for size in auto 393 448 512 576 654 768; do
-          given=(--leaf-size "$size")
-          [ "$size" = auto ] && given=()
-          set -- $input
-          "$NF" bench --kernel fmm-adaptive --dist "$1" --dim 3 --n "$2" --level auto "${given[@]}" --order 13,14,15,16 \
-            --reps 3 --warmup 1 --output "$out" || echo "(leaf size $size: refused or failed, no row)"
-        done
-      done
+      leaf_rows "$out" uniform 3 16777216 13,14,15,16 auto 393 448 512 576 654 768
+      leaf_rows "$out" plummer 3 1048576 13,14,15,16 auto 393 448 512 576 654 768
       ;;
     adaptive-leaf-tensor-check)
       out="$RESULTS/fmm-adaptive-leaf-high/$device-tensor-check.csv"
       fresh "$out"
-      for input in "plummer 4194304" "plummer 16777216" "shell 4194304"; do
-        set -- $input
-        "$NF" bench --kernel fmm-adaptive --dist "$1" --dim 3 --n "$2" --level auto --order 13,14,15,16 --reps 3 \
-          --warmup 1 --output "$out"
-      done
+      leaf_rows "$out" plummer 3 4194304 13,14,15,16 auto
+      leaf_rows "$out" plummer 3 16777216 13,14,15,16 auto
+      leaf_rows "$out" shell 3 4194304 13,14,15,16 auto
       ;;
     adaptive-accuracy)
       out="$RESULTS/fmm-adaptive-accuracy/$device.csv"
