@@ -262,7 +262,8 @@ TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, gr
   // 2D 96..160 at p = 8, 160 at p = 12 (docs/design.md §16, "The automatic leaf size"). Since M2L's
   // levels run at once (H200, results/fmm-adaptive-leaf-high) 448 at p = 12 is within 1.07x of the
   // best on 3D Plummer 2^20..2^24, the shell 2^22 and uniform 2^24, where 508 took up to 1.21x; at
-  // p = 14 (tensor cores) the best measured sizes were 448..512 (654, the size before: up to 1.36x).
+  // p = 14 (tensor cores) the best measured sizes were 448..512 on Plummer 2^22, 2^24 and the shell
+  // (654, the size before: up to 1.36x), 654..768 on uniform 2^24 (its level-5 boxes hold about 512).
   CHECK(auto_leaf_size(3, 6, gpu) >= 128);
   CHECK(auto_leaf_size(3, 6, gpu) <= 192);
   CHECK(auto_leaf_size(3, 8, gpu) >= 160);

@@ -71,7 +71,8 @@ def adaptive_part(report, out):
 # The leaf-size sweeps: (results directory, what it is, its fmm-bench.sh sections).
 LEAF_SWEEPS = (("fmm-adaptive-leaf", "the leaf-size sweep", "adaptive-leaf"),
                ("fmm-adaptive-leaf-high", "the sweep at p = 10 to 16 since M2L's levels run at once",
-                "adaptive-leaf-high adaptive-leaf-check"))
+                "adaptive-leaf-high adaptive-leaf-check adaptive-leaf-tensor adaptive-leaf-tensor-wide "
+                "adaptive-leaf-tensor-check"))
 
 
 def leaf_part(report, out):
