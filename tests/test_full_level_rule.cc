@@ -264,20 +264,14 @@ TEST_CASE("the automatic leaf size of the adaptive methods: the fitted sizes, gr
   // best on 3D Plummer 2^20..2^24, the shell 2^22 and uniform 2^24, where 508 took up to 1.21x; at
   // p = 14 (tensor cores) the best measured sizes were 448..512 on Plummer 2^22, 2^24 and the shell
   // (654, the size before: up to 1.36x), 654..768 on uniform 2^24 (its level-5 boxes hold about 512).
-  CHECK(auto_leaf_size(3, 6, gpu) >= 128);
-  CHECK(auto_leaf_size(3, 6, gpu) <= 192);
-  CHECK(auto_leaf_size(3, 8, gpu) >= 160);
-  CHECK(auto_leaf_size(3, 8, gpu) <= 256);
-  CHECK(auto_leaf_size(3, 10, gpu) >= 192);
-  CHECK(auto_leaf_size(3, 10, gpu) <= 329);
-  CHECK(auto_leaf_size(3, 12, gpu) >= 416);
-  CHECK(auto_leaf_size(3, 12, gpu) <= 480);
-  CHECK(auto_leaf_size(3, 14, gpu) >= 448);
-  CHECK(auto_leaf_size(3, 14, gpu) <= 576);
-  CHECK(auto_leaf_size(2, 8, gpu) >= 96);
-  CHECK(auto_leaf_size(2, 8, gpu) <= 160);
-  CHECK(auto_leaf_size(2, 12, gpu) >= 128);
-  CHECK(auto_leaf_size(2, 12, gpu) <= 192);
+  const struct { int d, p; std::uint32_t lo, hi; } fitted[] = {
+      {3, 6, 128, 192}, {3, 8, 160, 256}, {3, 10, 192, 329}, {3, 12, 416, 480}, {3, 14, 448, 576}, {2, 8, 96, 160}, {2, 12, 128, 192}};
+  for (const auto& f : fitted) {
+    CAPTURE(f.d);
+    CAPTURE(f.p);
+    CHECK(auto_leaf_size(f.d, f.p, gpu) >= f.lo);
+    CHECK(auto_leaf_size(f.d, f.p, gpu) <= f.hi);
+  }
   for (int d : {2, 3})
     for (const FullMethodRates& r : {gpu, cpu, FullMethodCostModel::kGpuDouble})
       for (int p = 1; p < 20; ++p) {
