@@ -24,7 +24,10 @@
 # 18, 20). CASES=shifts (M2M and L2L): 3D uniform 2^24 at level 6 (p = 4, 6, 8, 10, 12) and
 # 5 (p = 10, 14), 3D Plummer 2^24 at level 7 (p = 6, 10), 3D uniform 2^22 at level 8 (p = 4, 8), 3D
 # double uniform 2^22 at level 6 (p = 4, 8, 12) and 2^18 at level 4 (p = 16, 20), 2D uniform 2^22 at level 7 (p = 8, 14) and
-# fmm-adaptive on 3D Plummer 2^24 (p = 12).
+# fmm-adaptive on 3D Plummer 2^24 (p = 12). CASES=passes (P2M and L2P): fmm on 3D uniform 2^24 at level 6 (p = 4,
+# 6, 8, 10) and 5 (p = 10), 3D Plummer 2^24 at level 7 (p = 4, 6, 10), 3D uniform 2^22 at level 8
+# (p = 4, 8), 2D uniform 2^22 at level 7 (p = 8, 14), 3D double uniform 2^22 at level 6 (p = 4, 8);
+# fmm-adaptive on 3D Plummer 2^24 (p = 10, 12) and uniform 2^24 (p = 8).
 # Usage: scripts/builds-compare.sh VARIANT VARIANT [VARIANT...]
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: scripts/builds-compare.sh BIN_DIR[@VAR=value] BIN_DIR[@VAR=value] ..." >&2; exit 2; }
@@ -91,6 +94,15 @@ for round in 1 2; do
     elif [ "${CASES:-}" = plans-rest ]; then
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 9,17
       b --kernel fmm --input "$work/u2.bin" --level 7 --order 13,18,20
+    elif [ "${CASES:-}" = passes ]; then
+      b --kernel fmm --input "$work/u3.bin" --level 6 --order 4,6,8,10
+      b --kernel fmm --input "$work/u3.bin" --level 5 --order 10
+      b --kernel fmm --input "$work/p3.bin" --level 7 --order 4,6,10
+      b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 8 --order 4,8
+      b --kernel fmm --input "$work/u2.bin" --level 7 --order 8,14
+      b --kernel fmm --dist uniform --dim 3 --n 4194304 --level 6 --order 4,8 --precision double
+      b --kernel fmm-adaptive --input "$work/p3.bin" --level auto --order 10,12
+      b --kernel fmm-adaptive --input "$work/u3.bin" --level auto --order 8
     elif [ "${CASES:-}" = shifts ]; then
       b --kernel fmm --input "$work/u3.bin" --level 6 --order 4,6,8,10,12
       b --kernel fmm --input "$work/u3.bin" --level 5 --order 10,14

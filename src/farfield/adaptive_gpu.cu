@@ -122,14 +122,14 @@ __global__ void l2p_leaves_kernel(const Body<T>* __restrict__ sorted, std::uint3
   const std::uint32_t b = leaf_box[i];
   std::uint32_t ic[D];
   morton_coords<D>(g.key[l][b], ic);
-  const double h = g.side[l];
+  const double h = g.side[l], inv = g.inv_side[l];
   const Body<T> body = sorted[i];
   const double x[3] = {double(body.x), double(body.y), double(body.z)};
   T y[D];
-  for (int a = 0; a < D; ++a) y[a] = T((x[a] - (g.origin[a] + (ic[a] + 0.5) * h)) / h);
+  for (int a = 0; a < D; ++a) y[a] = T((x[a] - (g.origin[a] + (ic[a] + 0.5) * h)) * inv);
   T a[D] = {};
   l2p_fixed<D, T, P>(L + g.start[l] + std::size_t(b) * terms, y, a);
-  const T scale = T(1.0 / (h * h));
+  const T scale = T(inv * inv);
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;
   add_into(&acc[i], add);

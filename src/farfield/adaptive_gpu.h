@@ -95,6 +95,7 @@ constexpr int kMaxAdaptiveLevel = 21;
 struct AdaptiveGeometry {
   double origin[3] = {0, 0, 0};
   double side[kMaxAdaptiveLevel + 1] = {};
+  double inv_side[kMaxAdaptiveLevel + 1] = {};  // 1 / side, which the kernels multiply by
   const std::uint64_t* key[kMaxAdaptiveLevel + 1] = {};
   std::uint64_t start[kMaxAdaptiveLevel + 1] = {};
 };

@@ -50,11 +50,11 @@ __device__ __forceinline__ void write_row(T* row, T m, const T (&r)[D]) {
   }
 }
 
-//! M[b] += the moments of box b's particles first .. last (centre c, side `side`), by the block;
+//! M[b] = the moments of box b's particles first .. last (centre c, 1 / side `inv_side`), by the block;
 //! `smem` holds Shape::shared_bytes(). Every thread calls it; it ends with a barrier.
 template <int D, class T, int P>
 __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uint32_t first, std::uint32_t last,
-                                    const double (&c)[D], double side, T* __restrict__ M, T* smem) {
+                                    const double (&c)[D], double inv_side, T* __restrict__ M, T* smem) {
   using S = Shape<D, T, P>;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   T* rows = smem + warp * 32 * S::kStride;
@@ -77,7 +77,7 @@ __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uin
       const double x[3] = {double(body.x), double(body.y), double(body.z)};
       T r[D];
 #pragma unroll
-      for (int a = 0; a < D; ++a) r[a] = T((x[a] - c[a]) / side);
+      for (int a = 0; a < D; ++a) r[a] = T((x[a] - c[a]) * inv_side);
       write_row<D, T, P>(rows + lane * S::kStride, body.m, r);
     }
     __syncwarp();
@@ -118,7 +118,7 @@ __device__ __forceinline__ void box(const Body<T>* __restrict__ sorted, std::uin
   for (int n = threadIdx.x; n < S::kTerms; n += S::kThreads) {
     T sum = smem[n];
     for (int slot = 1; slot < S::kSlots; ++slot) sum += smem[slot * S::kTerms + n];
-    M[n] += sum;
+    M[n] = sum;
   }
   __syncthreads();  // the next box may write its rows
 }

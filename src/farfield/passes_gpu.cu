@@ -65,13 +65,17 @@ __global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restric
   T acc[N];
 #pragma unroll
   for (int n = 0; n < N; ++n) acc[n] = T(0);
+  // Each particle's load is issued one particle ahead of its sums: a thread's particles are a
+  // chain of loads, and with a few warps a scheduler nothing else hid their latency.
+  Body<T> next = first < last ? sorted[first] : Body<T>{};
   for (std::uint32_t i = first; i < last; ++i) {
-    const Body<T> body = sorted[i];
+    const Body<T> body = next;
+    if (i + 1 < last) next = sorted[i + 1];
     const double x[3] = {double(body.x), double(body.y), double(body.z)};
     T f[D][P + 1];  // r_a^j / j!
 #pragma unroll
     for (int a = 0; a < D; ++a) {
-      const T r = T((x[a] - c[a]) / g.side);
+      const T r = T((x[a] - c[a]) * g.inv_side);
       f[a][0] = T(1);
 #pragma unroll
       for (int j = 1; j <= P; ++j) f[a][j] = f[a][j - 1] * r * T(1.0 / j);
@@ -87,7 +91,7 @@ __global__ void __launch_bounds__(128) p2m_small_kernel(const Body<T>* __restric
   }
   T* out = M + std::size_t(b) * N;
 #pragma unroll
-  for (int n = 0; n < N; ++n) out[n] += acc[n];
+  for (int n = 0; n < N; ++n) out[n] = acc[n];
 }
 
 // `work` (null: the box blockIdx.x): the boxes p2m_small_kernel left, work[2 ..] (work[0] of them),
@@ -113,7 +117,7 @@ __global__ void __launch_bounds__(p2m_tiles::Shape<D, T, P>::kThreads)
     double c[D];
     leaf_centre<D>(leaf.key[b], g, c);
     const std::uint32_t first = leaf.first[b], last = leaf.last ? leaf.last[b] : leaf.first[b + 1];
-    p2m_tiles::box<D, T, P>(sorted, first, last, c, g.side, M + std::size_t(b) * terms<D>(P),
+    p2m_tiles::box<D, T, P>(sorted, first, last, c, g.inv_side, M + std::size_t(b) * terms<D>(P),
                             reinterpret_cast<T*>(smem));
   }
 }
@@ -132,10 +136,10 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
   const Body<T> body = sorted[i];
   const double x[3] = {double(body.x), double(body.y), double(body.z)};
   T y[D];
-  for (int a = 0; a < D; ++a) y[a] = T((x[a] - c[a]) / g.side);
+  for (int a = 0; a < D; ++a) y[a] = T((x[a] - c[a]) * g.inv_side);
   T a[D] = {};
   l2p_fixed<D, T, P>(L + std::size_t(b) * terms, y, a);
-  const T scale = T(1.0 / (g.side * g.side));
+  const T scale = T(g.inv_side * g.inv_side);
   Acc4<T> add{a[0] * scale, a[1] * scale, T(0), T(0)};
   if constexpr (D == 3) add.z = a[2] * scale;
   add_into(&acc[i], add);

@@ -49,7 +49,15 @@ namespace nf::farfield {
 //! Where level `leaf`'s boxes are in space (for the particle passes).
 struct LeafGeometry {
   double origin[3] = {0, 0, 0};
-  double side = 1;  //!< of one leaf box
+  double side = 1;      //!< of one leaf box
+  double inv_side = 1;  //!< 1 / side: the kernels multiply by it (a float64 division is some 20 instructions)
+
+  static LeafGeometry of(const double (&origin)[3], double side) {
+    LeafGeometry g;
+    for (int a = 0; a < 3; ++a) g.origin[a] = origin[a];
+    g.side = side, g.inv_side = 1.0 / side;
+    return g;
+  }
 };
 
 //! Offsets between two boxes of one level that M2L can see: -3..3 per axis.
@@ -82,7 +90,8 @@ static_assert(kThreadBoxMaxOrder<3, float> == 6 && kThreadBoxMaxOrder<2, float> 
 //! positive count (a typo had run the defaults under the variant's name). Shifts::reset calls it.
 void check_pass_variables();
 
-//! M += the moments of `leaf`'s boxes (not the adaptive tree's expanded ones). `particles`: the
+//! M = the moments of `leaf`'s boxes (not the adaptive tree's expanded ones, whose M is left as it
+//! is): each box's terms are written, not added to. `particles`: the
 //! level's particle count, which picks the thread per small box where the boxes hold at most 96
 //! on average; `workspace` then holds the list of the larger boxes (4 bytes a box). Null
 //! (or no count): a block per box.

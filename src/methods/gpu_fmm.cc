@@ -142,8 +142,7 @@ class GpuFmmMethod final : public DeviceMethod {
     m2l_.prepare(setup_.order, levels_, setup_.softening);
     shifts_.reset(setup_.order);
     lists_timer_.stop();
-    for (int a = 0; a < 3; ++a) geometry_.origin[a] = t.domain.origin[a];
-    geometry_.side = levels_.side(K);
+    geometry_ = farfield::LeafGeometry::of(t.domain.origin, levels_.side(K));
   }
 
   int terms_;

@@ -148,9 +148,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
       const gpu::StreamScope scope(s);
       upward_timer_.start(s);
       for (int l = K; l >= 2; --l) {
-        farfield::LeafGeometry g;
-        for (int x = 0; x < 3; ++x) g.origin[x] = geometry_.origin[x];
-        g.side = geometry_.side[l];
+        const farfield::LeafGeometry g = farfield::LeafGeometry::of(geometry_.origin, geometry_.side[l]);
         // The kept boxes that are not expanded, a block each (the leaves hold about the leaf size).
         farfield::p2m<D, T>(bodies, a.level[l], g, p, M(l), 0, nullptr);
         if (l < K) shifts_.m2m(a.level[l + 1], a.level[l], M(l + 1), M(l));
@@ -275,6 +273,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     for (int x = 0; x < 3; ++x) geometry_.origin[x] = t.domain.origin[x];
     for (int l = 0; l <= K && t.n > 0; ++l) {
       geometry_.side[l] = levels_.side(l);
+      geometry_.inv_side[l] = 1.0 / levels_.side(l);
       geometry_.key[l] = adaptive_.levels.level[l].key;
       geometry_.start[l] = start_[l];
     }
