@@ -1,8 +1,12 @@
 // core/: exact conversion between decimal text and doubles (core/numbers.h), why a number
-// did not parse, in the words of the error messages, and why there is no GPU (core/gpu_runtime.h).
+// did not parse, in the words of the error messages, why there is no GPU (core/gpu_runtime.h), and
+// the checked environment variables (core/env.h).
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "core/env.h"
+#include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/numbers.h"
 #include "helpers.h"
@@ -80,4 +84,31 @@ TEST_CASE("a missing GPU is named as such, not as a driver to upgrade") {
   CHECK(gpu::missing_device_reason(false, false, "cudaGetDeviceCount: unknown error").rfind("no usable CUDA device", 0) == 0);
   // Whatever the machine, the reason says what is missing rather than nothing.
   if (!gpu::available()) CHECK_FALSE(gpu::unavailable_reason().empty());
+}
+
+TEST_CASE("environment variables: a value the variable does not take is refused, naming both") {
+  test::EnvScope v("NEARFIELD_TEST_VARIABLE");
+  CHECK(env::value("NEARFIELD_TEST_VARIABLE").empty());
+  CHECK(env::choice("NEARFIELD_TEST_VARIABLE", {"on", "off"}).empty());
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, 8, 5) == 5);
+  v.set("");  // empty counts as unset
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, 8, 5) == 5);
+  v.set("off");
+  CHECK(env::choice("NEARFIELD_TEST_VARIABLE", {"on", "off"}) == "off");
+  v.set("Off");
+  CHECK_THROWS_WITH_AS(env::choice("NEARFIELD_TEST_VARIABLE", {"on", "off", "high"}),
+                       "NEARFIELD_TEST_VARIABLE=Off: expected on, off or high", UsageError);
+  for (const char* good : {"1", "8", "007"}) {
+    v.set(good);
+    CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, 8, 5) == std::stoll(good));
+  }
+  // atoi would have taken every one of these (as 0, 9, 2, 3, 1, -2 or 2).
+  for (const char* bad : {"abc", "9", "2x", " 3", "+1", "-2", "0", "1.5", "99999999999999999999"}) {
+    CAPTURE(bad);
+    v.set(bad);
+    const std::string message = std::string("NEARFIELD_TEST_VARIABLE=") + bad + ": expected a whole number from 1 to 8";
+    CHECK_THROWS_WITH_AS(env::integer("NEARFIELD_TEST_VARIABLE", 1, 8, 5), message.c_str(), UsageError);
+  }
+  v.set("-2");
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", -4, 4, 0) == -2);
 }

@@ -76,12 +76,16 @@ TEST_CASE("cpu-simd kernels match the float64 reference with every instruction s
       test::check_near_field(k, test::make_exact(2, 1, 1100, 71), 1, "", test::kBothPrecisions);
       test::check_near_field(k, test::make_exact(3, 1, 1030, 72), 1, "", {Precision::f32});
     }
-    {  // an unknown rule is refused, never taken for the default
+    {  // an unknown rule or a wave that is not a count is refused, never taken for the default
       test::EnvScope crowd("NEARFIELD_N3_CROWD", "bogus");
       MethodSetup s;
       s.level = 1;
       CHECK_THROWS_WITH_AS(test::forces(find_kernel("cpu-simd-omp-n3"), test::make_exact(2, 1, 300, 73), s),
                            doctest::Contains("expected size or share"), UsageError);
+      crowd.set(nullptr);
+      test::EnvScope wave("NEARFIELD_N3_WAVE", "1M");  // atoi had read 1
+      CHECK_THROWS_WITH_AS(test::forces(find_kernel("cpu-simd-omp-n3"), test::make_exact(2, 1, 300, 73), s),
+                           doctest::Contains("NEARFIELD_N3_WAVE=1M: expected a whole number"), UsageError);
     }
     // Coincident points, eps = 0: finite, and the coincident pairs contribute zero.
     std::vector<std::vector<double>> flat(40, {0.3, 0.3});

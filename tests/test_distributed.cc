@@ -62,13 +62,13 @@ TEST_CASE("loopbacks check every message of a group before they move any; the de
   }
 }
 
-TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on; without a GPU it is refused like --gpus") {
+TEST_CASE("NEARFIELD_EMULATE_GPUS=1 is what turns emulation on (0 off, else refused); without a GPU it is refused like --gpus") {
   test::EnvScope emulate("NEARFIELD_EMULATE_GPUS", nullptr);
   CHECK_FALSE(emulating_gpus());
   emulate.set("0");
   CHECK_FALSE(emulating_gpus());
-  emulate.set("yes");
-  CHECK_FALSE(emulating_gpus());
+  emulate.set("yes");  // had been taken for 0 without a word
+  CHECK_THROWS_WITH_AS(emulating_gpus(), "NEARFIELD_EMULATE_GPUS=yes: expected 0 or 1", UsageError);
   emulate.set("1");
   CHECK(emulating_gpus());
   CHECK_THROWS_AS(check_gpus(find_kernel("cpu-serial"), 2), UsageError);  // still GPU near-field kernels only

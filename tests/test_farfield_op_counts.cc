@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <utility>
+#include <vector>
 
+#include "core/errors.h"
 #include "farfield/lists.h"
 #include "farfield/offset_order.h"
 #include "farfield/op_counts.h"
@@ -212,6 +215,29 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
       const nf::farfield::OffsetOrders all = nf::farfield::offset_orders(dim, p);
       for (int r2 = 0; r2 <= nf::farfield::kMaxOffsetR2; ++r2) CHECK(all[r2] == p);
     }
+  // A value the variables do not take is refused, at every order (a typo had run the rule under
+  // the variant's name).
+  for (const auto& [name, value] : std::vector<std::pair<const char*, const char*>>{
+           {"NEARFIELD_M2L_ORDERS", "ful"}, {"NEARFIELD_M2L_GRADE", "1"}, {"NEARFIELD_M2L_GRADE", "1,0.25x"},
+           {"NEARFIELD_M2L_GRADE", "0,0.25"}, {"NEARFIELD_M2L_GRADE", "1;0.25"}}) {
+    CAPTURE(name);
+    CAPTURE(value);
+    nf::test::EnvScope env(name, value);
+    for (int p : {4, 10}) CHECK_THROWS_AS(nf::farfield::offset_orders(3, p), nf::UsageError);
+    // cpu-fmm and cpu-fmm-adaptive refuse it when they prepare, before any work.
+    const nf::Particles bodies = nf::test::make("uniform", 3, 300, 5);
+    nf::MethodSetup s;
+    s.level = 3;
+    s.domain = nf::default_domain(bodies);
+    s.order = 4;
+    s.leaf_size = 16;
+    for (const char* kernel : {"cpu-fmm", "cpu-fmm-adaptive"})
+      CHECK_THROWS_AS(nf::make_method(nf::find_kernel(kernel), s, bodies)->prepare(bodies), nf::UsageError);
+  }
+  {
+    nf::test::EnvScope graded("NEARFIELD_M2L_ORDERS", "graded"), grade("NEARFIELD_M2L_GRADE", "1,0.25");
+    CHECK(nf::farfield::offset_orders(3, 10)[nf::farfield::kMaxOffsetR2] < 10);
+  }
   // What it buys in 3D at p = 10: under 0.4 of the full sums' multiply-adds.
   CHECK(double(nf::farfield::m2l_madds_mean(3, 10)) < 0.4 * double(nf::farfield::m2l_madds(3, 10)));
 }

@@ -1,7 +1,7 @@
 // The far-field methods' comparison variables on the GPU (gpu suite): a wrong value of any of them
 // (NEARFIELD_ADAPTIVE_NEAR, the passes', NEARFIELD_M2L_ROWS, NEARFIELD_M2L, NEARFIELD_M2L_STAGED,
-// NEARFIELD_M2L_PROBE) is refused before any work, and a method that refused plans again once the
-// value is put right.
+// NEARFIELD_M2L_PROBE, _SPLITS, _STAGES, _GROUPS, _PLAN) is refused before any work, and a method
+// that refused plans again once the value is put right.
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +65,39 @@ TEST_CASE("fmm and fmm-adaptive refuse a wrong NEARFIELD_M2L_PROBE before any wo
     CHECK_THROWS_WITH_AS(make_method(find_kernel(kernel), ks, p)->prepare(p), doctest::Contains("NEARFIELD_M2L_PROBE=copy"),
                          UsageError);
   }
+}
+
+TEST_CASE("fmm refuses a wrong count or choice of M2L's comparison variables before any work" *
+          doctest::test_suite("gpu")) {
+  if (!test::gpu_or_skip()) return;
+  const Particles p = test::make("uniform", 3, 500, 80);
+  MethodSetup s;
+  s.level = 3;
+  s.domain = default_domain(p);
+  s.order = 10;  // 3D: the sibling-group kernel's order
+  // atoi had read "two" as no value (the default) and "2x" as 2; the choices had ignored a typo.
+  for (const auto& [name, value] : std::vector<std::pair<const char*, const char*>>{
+           {"NEARFIELD_M2L_SPLITS", "two"}, {"NEARFIELD_M2L_SPLITS", "2x"}, {"NEARFIELD_M2L_SPLITS", "0"},
+           {"NEARFIELD_M2L_SPLITS", "65"}, {"NEARFIELD_M2L_STAGES", "5"}, {"NEARFIELD_M2L_STAGES", "-1"},
+           {"NEARFIELD_M2L_GROUPS", "al"}, {"NEARFIELD_M2L_PLAN", "balance"}}) {
+    CAPTURE(name);
+    CAPTURE(value);
+    test::EnvScope env(name, value);
+    const std::string refusal = std::string(name) + "=" + value + ": expected";
+    CHECK_THROWS_WITH_AS(make_method(find_kernel("fmm"), s, p)->prepare(p), doctest::Contains(refusal.c_str()), UsageError);
+  }
+  // The values they take still run, and still match cpu-fmm.
+  test::EnvScope splits("NEARFIELD_M2L_SPLITS", "3"), stages("NEARFIELD_M2L_STAGES", "1"),
+      groups("NEARFIELD_M2L_GROUPS", "all"), plan("NEARFIELD_M2L_PLAN", "contiguous");
+  auto m = make_method(find_kernel("fmm"), s, p);
+  m->prepare(p);
+  m->evaluate();
+  MethodSetup cs = s;
+  cs.near = "cpu-omp";
+  auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
+  cpu->prepare(p);
+  cpu->evaluate();
+  CHECK(test::relative_l2(m->accelerations(), cpu->accelerations()) <= 2e-6);
 }
 
 TEST_CASE("fmm refuses a wrong NEARFIELD_M2L_ROWS where the sibling-group kernel runs" * doctest::test_suite("gpu")) {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <exception>
 #include <iostream>
 
 #include "core/gpu_runtime.h"
@@ -13,7 +14,14 @@ int main(int argc, char** argv) {
   bool gpu_suite = false;
   for (int i = 1; i < argc; ++i) gpu_suite = gpu_suite || std::strcmp(argv[i], "--test-suite=gpu") == 0;
   if (gpu_suite && !nf::gpu::available()) {
-    if (nf::gpu::required_by_environment()) {
+    bool required = false;
+    try {
+      required = nf::gpu::required_by_environment();
+    } catch (const std::exception& e) {  // a value other than 0 or 1
+      std::cerr << "FAILED: " << e.what() << "\n";
+      return 1;
+    }
+    if (required) {
       std::cerr << "FAILED: NEARFIELD_REQUIRE_GPU=1 but " << nf::gpu::unavailable_reason() << "\n";
       return 1;
     }

@@ -7,6 +7,7 @@
 
 #include "allpairs/allpairs_gpu.h"
 #include "allpairs/source_loop.cuh"
+#include "core/env.h"
 #include "core/launch.cuh"
 
 namespace nf {
@@ -79,8 +80,7 @@ __global__ void __launch_bounds__(TiledPolicy::threads) tiled_kernel(AllPairsVie
 // NEARFIELD_TILED_BODIES_PER_THREAD=1|2 overrides the policy, for tuning experiments.
 int bodies_per_thread() {
   static const int b = [] {
-    const char* e = std::getenv("NEARFIELD_TILED_BODIES_PER_THREAD");
-    return e && std::atoi(e) == 2 ? 2 : e && std::atoi(e) == 1 ? 1 : TiledPolicy::bodies_per_thread;
+    return int(env::integer("NEARFIELD_TILED_BODIES_PER_THREAD", 1, 2, TiledPolicy::bodies_per_thread));
   }();
   return b;
 }

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 
@@ -33,8 +34,7 @@ StreamScope::StreamScope(const Stream* stream) : previous_(current) { current = 
 StreamScope::~StreamScope() { current = previous_; }
 
 bool required_by_environment() {
-  const char* v = std::getenv("NEARFIELD_REQUIRE_GPU");
-  return v && std::string(v) == "1";
+  return env::choice("NEARFIELD_REQUIRE_GPU", {"0", "1"}) == "1";
 }
 
 }  // namespace nf::gpu

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <set>
 #include <stdexcept>
 #include <thread>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 #include "core/timing.h"
@@ -50,8 +50,7 @@ bool matches_one_gpu_bitwise(const KernelInfo& k, CrossPairs requested) {
 }
 
 bool emulating_gpus() {
-  const char* v = std::getenv("NEARFIELD_EMULATE_GPUS");
-  return v && std::strcmp(v, "1") == 0;
+  return env::choice("NEARFIELD_EMULATE_GPUS", {"0", "1"}) == "1";
 }
 
 const char* emulate_gpus_help() {

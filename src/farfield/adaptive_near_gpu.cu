@@ -27,6 +27,7 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/adaptive_gpu.h"
@@ -249,13 +250,7 @@ __global__ void __launch_bounds__(kThreads) item_kernel(const __grid_constant__ 
 }
 
 std::uint32_t near_segment_setting() {
-  const char* v = std::getenv("NEARFIELD_NEAR_SEGMENT");
-  if (!v || !*v) return kSegment;
-  char* end = nullptr;
-  const long s = std::strtol(v, &end, 10);
-  if (*end || s < 32 || s > (1 << 20))
-    throw UsageError(std::string("NEARFIELD_NEAR_SEGMENT=") + v + ": expected a count of sources from 32 to 1048576");
-  return std::uint32_t(s);
+  return std::uint32_t(env::integer("NEARFIELD_NEAR_SEGMENT", 32, 1 << 20, kSegment));
 }
 
 NearLevels near_levels(const DeviceAdaptive& a) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/m2l_group_kernel.cuh"
@@ -41,18 +42,15 @@ std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
 // time each takes, and how much they overlap (results/fmm-m2l-probe). Checked at every prepare,
 // before any work; read at every launch.
 int m2l_probe() {
-  const char* v = std::getenv("NEARFIELD_M2L_PROBE");
-  const std::string name = v ? v : "";
-  if (!name.empty() && name != "copies" && name != "sums")
-    throw UsageError("NEARFIELD_M2L_PROBE=" + name + ": expected copies or sums");
+  const std::string name = env::choice("NEARFIELD_M2L_PROBE", {"copies", "sums"});
   return name == "copies" ? 1 : name == "sums" ? 2 : 0;
 }
 
-// A positive integer from the environment variable `name`, or `otherwise`.
-int env_int(const char* name, int otherwise) {
-  const char* v = std::getenv(name);
-  return v && std::atoi(v) > 0 ? std::atoi(v) : otherwise;
-}
+// The comparison variables' counts (core/env.h refuses any other value): NEARFIELD_M2L_STAGES=S,
+// at most S operand stages (the group kernel takes 1..3, the tensor-core kernel 1..4);
+// NEARFIELD_M2L_SPLITS=S, the blocks a sibling group's offsets are split among.
+int stages_limit(int otherwise) { return int(env::integer("NEARFIELD_M2L_STAGES", 1, 4, otherwise)); }
+int forced_splits(int otherwise) { return int(env::integer("NEARFIELD_M2L_SPLITS", 1, 64, otherwise)); }
 
 // ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0 or the entry's degree |n| +
 // |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a) of the level
@@ -117,31 +115,25 @@ constexpr int kPlanChunk = std::is_same_v<T, float> ? kGroupChunk : 0;
 
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
-  m2l_probe();  // a wrong value refused before any state changes
+  // A wrong value of a comparison variable refused before any state changes.
+  m2l_probe();
+  stages_limit(0), forced_splits(0);
+  env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"});
+  env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
   derivatives_.assign(std::size_t(leaf) + 1, nullptr);
   const OffsetOrders orders = offset_orders(D, p);
   // The kernel choice is checked before any state changes (a forced tensor-core kernel that does
   // not fit this order is refused after the plan was cleared), and p_ is recorded only once the new
   // plan is complete: a caller that catches an error and prepares again re-plans.
-  const char* forced = std::getenv("NEARFIELD_M2L");
-  const std::string force = forced ? forced : "";
-  if (!force.empty() && force != "thread" && force != "group" && force != "group1" && force != "group2" &&
-      force != "direct" && force != "tensor")
-    throw UsageError("NEARFIELD_M2L=" + force + ": expected thread, group, group1, group2, direct or tensor");
+  const std::string force = env::choice("NEARFIELD_M2L", {"thread", "group", "group1", "group2", "direct", "tensor"});
   if (force == "tensor" && !std::is_same_v<T, float>)
     throw UsageError("NEARFIELD_M2L=tensor: the tensor-core kernel runs float only (this run is double)");
   // The thread kernel stages each step's moments through shared memory by the warp on well-filled
   // levels (m2l_thread_gpu.h); NEARFIELD_M2L_STAGED=on|off forces it on every level or none.
-  const char* staged = std::getenv("NEARFIELD_M2L_STAGED");
-  const std::string stage = staged ? staged : "";
-  if (!stage.empty() && stage != "on" && stage != "off")
-    throw UsageError("NEARFIELD_M2L_STAGED=" + stage + ": expected on or off");
+  const std::string stage = env::choice("NEARFIELD_M2L_STAGED", {"on", "off"});
   staged_ = stage == "on" ? Staging::on : stage == "off" ? Staging::off : Staging::by_fill;
   // NEARFIELD_M2L_ROWS=4|8: the sibling-group kernel's rows a unit at every shape (below).
-  const char* rows_env = std::getenv("NEARFIELD_M2L_ROWS");
-  const std::string rows_force = rows_env ? rows_env : "";
-  if (!rows_force.empty() && rows_force != "4" && rows_force != "8")
-    throw UsageError("NEARFIELD_M2L_ROWS=" + rows_force + ": expected 4 or 8");
+  const std::string rows_force = env::choice("NEARFIELD_M2L_ROWS", {"4", "8"});
   if (rows_force == "8" && !std::is_same_v<T, float>)
     throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
@@ -189,8 +181,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // balanced, orders p at every offset: p = 4 8.0 / 14.6, p = 6 12.3 / 18.4, p = 8 32.0 / 31.0,
     // p = 10 57.4 / 56.0, level 5 p = 12 26.5 / 22.2). NEARFIELD_M2L_PLAN=contiguous|balanced
     // forces one (comparisons).
-    const char* plan_env = std::getenv("NEARFIELD_M2L_PLAN");
-    const std::string plan_kind = plan_env ? plan_env : "";
+    const std::string plan_kind = env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
     // Rows a unit: one quad, or two (8 rows) in float where they were measured faster, so that each
     // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
@@ -221,7 +212,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // Two stages (the next offset's operands copied during this one's sums) where they fit, else
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
-      const int most = env_int("NEARFIELD_M2L_STAGES", 3);
+      const int most = stages_limit(3);
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size);
       const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
@@ -335,14 +326,13 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   // An adaptive level's groups are formed over its split parents; NEARFIELD_M2L_GROUPS=all forms
   // them over every kept parent, as before (comparisons).
   DeviceLevel over = parents;
-  const char* groups = std::getenv("NEARFIELD_M2L_GROUPS");
-  if (groups && std::string(groups) == "all") over.split = nullptr, over.split_count = nullptr;
+  if (env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"}) == "all") over.split = nullptr, over.split_count = nullptr;
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
   // (NEARFIELD_M2L_SPLITS forces a count): level 4 of a 3D tree has 128 blocks of TB = 32.
   const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
   auto splits_for = [&](int tb) {
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
-    return std::uint32_t(env_int("NEARFIELD_M2L_SPLITS", int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
+    return std::uint32_t(forced_splits(int(std::clamp(gpu::div_up(want, blocks), 1u, 8u))));
   };
   if constexpr (std::is_same_v<T, float>) {
     if (tensor()) {
@@ -383,12 +373,8 @@ void M2LOperators<D, T>::reserve(int l, const DeviceLevel& level, const DeviceLi
 
 template <int D, class T>
 typename M2LOperators<D, T>::LevelOrder M2LOperators<D, T>::level_order() {
-  const char* v = std::getenv("NEARFIELD_M2L_LEVELS");
-  const std::string mode = v ? v : "";
-  if (mode.empty() || mode == "streams") return LevelOrder::fine_first;
-  if (mode == "serial") return LevelOrder::serial;
-  if (mode == "coarse") return LevelOrder::coarse_first;
-  throw UsageError("NEARFIELD_M2L_LEVELS=" + mode + ": expected streams, coarse or serial");
+  const std::string mode = env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"});
+  return mode == "serial" ? LevelOrder::serial : mode == "coarse" ? LevelOrder::coarse_first : LevelOrder::fine_first;
 }
 
 template class M2LOperators<2, float>;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/launch.cuh"
 #include "farfield/m2l_group_plan.h"
 #include "farfield/m2l_tensor_kernel.cuh"
@@ -47,8 +48,7 @@ bool M2LTensor<D>::reset(int p, const OffsetOrders& orders) {
   const std::size_t optin = std::size_t(gpu::shared_memory_optin()) - gpu::static_shared_bytes(tensor_kernel<D, 1>);
   // As many operand buffers as fit, up to kTensorStages (NEARFIELD_M2L_STAGES=S takes at most S,
   // comparisons).
-  const char* most_env = std::getenv("NEARFIELD_M2L_STAGES");
-  const int most = most_env && std::atoi(most_env) > 0 ? std::min(std::atoi(most_env), kTensorStages) : kTensorStages;
+  const int most = std::min(int(env::integer("NEARFIELD_M2L_STAGES", 1, 4, kTensorStages)), kTensorStages);
   int stages = most;
   while (stages > 0 && tensor_shared_bytes(D, p, stages) > optin) --stages;
   if (stages == 0) return false;

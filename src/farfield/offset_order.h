@@ -21,8 +21,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <string>
 
+#include "core/env.h"
+#include "core/errors.h"
 #include "core/hd.h"
 #include "farfield/multi_index.h"
 
@@ -54,19 +56,18 @@ struct OffsetRule {
 };
 
 inline OffsetRule offset_rule() {
-  OffsetRule r{1.0, 0.25};
-  if (const char* v = std::getenv("NEARFIELD_M2L_GRADE")) {
-    double a = 0, f = 0;
-    if (std::sscanf(v, "%lf,%lf", &a, &f) == 2 && a > 0 && f > 0) r = OffsetRule{a, f};
-  }
-  return r;
+  const std::string v = env::value("NEARFIELD_M2L_GRADE");
+  if (v.empty()) return OffsetRule{1.0, 0.25};
+  double a = 0, f = 0;
+  int used = 0;
+  if (std::sscanf(v.c_str(), "%lf,%lf%n", &a, &f, &used) != 2 || used != int(v.size()) || !(a > 0 && a < 1e3) ||
+      !(f > 0 && f < 1e3))
+    throw UsageError("NEARFIELD_M2L_GRADE=" + v + ": expected a,f (two positive numbers)");
+  return OffsetRule{a, f};
 }
 
-//! Whether NEARFIELD_M2L_ORDERS=full asks for order p at every offset.
-inline bool offset_orders_full() {
-  const char* v = std::getenv("NEARFIELD_M2L_ORDERS");
-  return v && std::strcmp(v, "full") == 0;
-}
+//! Whether NEARFIELD_M2L_ORDERS=full asks for order p at every offset (=graded: the rule, the default).
+inline bool offset_orders_full() { return env::choice("NEARFIELD_M2L_ORDERS", {"graded", "full"}) == "full"; }
 
 //! The orders per offset apply where a translation at order p has at least this many multiply-adds
 //! (3D p >= 8, 2D p >= 14). Below it the GPU kernel's per-offset work is small and the shorter sums
@@ -77,8 +78,9 @@ inline constexpr std::uint64_t kOffsetOrdersFrom = 3000;
 inline OffsetOrders offset_orders(int dim, int p) {
   OffsetOrders q;
   for (int& o : q.q) o = p;
-  if (offset_orders_full() || p >= kMaxOrder || coefficient_pairs(dim, p) < kOffsetOrdersFrom) return q;
-  const OffsetRule rule = offset_rule();
+  const bool full = offset_orders_full();
+  const OffsetRule rule = offset_rule();  // both variables checked at every order
+  if (full || p >= kMaxOrder || coefficient_pairs(dim, p) < kOffsetOrdersFrom) return q;
   // log of the nearest offsets' modelled error at p, times f
   const double bound = std::log(rule.f) + (p + 1) * std::log(rule.a / 2) - std::log(2.0);
   for (int r2 = 5; r2 <= kMaxOffsetR2; ++r2) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/launch.cuh"
 #include "farfield/expansion.h"
@@ -148,20 +149,16 @@ __global__ void l2p_kernel(const Body<T>* __restrict__ sorted, const std::uint32
 }  // namespace
 
 
+namespace {
+// NEARFIELD_P2M_SMALL=off: a block per box at every order; NEARFIELD_P2M_SMALL_MAX=n: the largest box
+// a thread takes (comparisons). Read at each call (the tests set them in turn).
+bool p2m_small_off() { return env::choice("NEARFIELD_P2M_SMALL", {"off", "on"}) == "off"; }
+std::uint32_t p2m_small_max() { return std::uint32_t(env::integer("NEARFIELD_P2M_SMALL_MAX", 1, 999999999, kSmallBox)); }
+}  // namespace
+
 void check_pass_variables() {
-  const auto value = [](const char* name) {
-    const char* v = std::getenv(name);
-    return std::string(v ? v : "");
-  };
-  const std::string shifts = value("NEARFIELD_SHIFTS"), small = value("NEARFIELD_P2M_SMALL"),
-                    max = value("NEARFIELD_P2M_SMALL_MAX");
-  if (!shifts.empty() && shifts != "block" && shifts != "thread" && shifts != "line")
-    throw UsageError("NEARFIELD_SHIFTS=" + shifts + ": expected thread, line or block");
-  if (!small.empty() && small != "off" && small != "on")
-    throw UsageError("NEARFIELD_P2M_SMALL=" + small + ": expected off or on");
-  if (!max.empty() && (max.find_first_not_of("0123456789") != std::string::npos || max.size() > 9 ||
-                       std::stoul(max) == 0))
-    throw UsageError("NEARFIELD_P2M_SMALL_MAX=" + max + ": expected a positive count of particles");
+  env::choice("NEARFIELD_SHIFTS", {"thread", "line", "block"});
+  p2m_small_off(), p2m_small_max();
 }
 
 // A block per box of `leaf` (work null) or, with `work`, as many blocks as the GPU holds at once,
@@ -191,16 +188,8 @@ template <int D, class T>
 void p2m(const Body<T>* sorted, const DeviceLevel& leaf, const LeafGeometry& g, int p, T* M,
          std::uint64_t particles, gpu::Workspace* workspace) {
   if (leaf.boxes == 0) return;
-  // NEARFIELD_P2M_SMALL=off: a block per box at every order; NEARFIELD_P2M_SMALL_MAX=n: the largest
-  // box a thread takes (comparisons). Both are read at each call (the tests set them in turn).
-  const bool small_off = [] {
-    const char* v = std::getenv("NEARFIELD_P2M_SMALL");
-    return v && std::string(v) == "off";
-  }();
-  const std::uint32_t limit = [] {
-    const char* v = std::getenv("NEARFIELD_P2M_SMALL_MAX");
-    return v && *v ? std::uint32_t(std::strtoul(v, nullptr, 10)) : kSmallBox;
-  }();
+  const bool small_off = p2m_small_off();
+  const std::uint32_t limit = p2m_small_max();
   // Levels of more than `limit` particles a box on average (or of unknown count) keep a block per
   // box: with a limit of 32 the queue's larger boxes lost 4-6% to it (uniform 2^24 level 6, 64 a
   // box, p = 4, 6) and fmm-adaptive's leaves (about 200 a leaf) 21% (Plummer 2^22, p = 6; H200).

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/gpu_runtime.h"
 
@@ -29,11 +30,8 @@ namespace nf {
 class FarStream {
  public:
   FarStream() {
-    const char* v = std::getenv("NEARFIELD_OVERLAP");
-    const std::string mode = v ? v : "off";
-    if (mode != "on" && mode != "off" && mode != "high")
-      throw UsageError("NEARFIELD_OVERLAP=" + mode + ": expected on, high or off");
-    if (mode == "off") return;
+    const std::string mode = env::choice("NEARFIELD_OVERLAP", {"on", "high", "off"});
+    if (mode.empty() || mode == "off") return;
     high_ = mode == "high";
     stream_ = std::make_unique<gpu::Stream>(false, high_);
     go_ = std::make_unique<gpu::Event>();

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/timing.h"
 #include "farfield/lists.h"
@@ -58,10 +59,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     eps2_ = T(setup_.softening * setup_.softening);
     // The leaves' mutual pairs with n3-rotate's kernel (docs/design.md §16, "Adaptive tree");
     // NEARFIELD_ADAPTIVE_NEAR=one-sided computes every near pair one-sided, as before (comparisons).
-    const char* near = std::getenv("NEARFIELD_ADAPTIVE_NEAR");
-    if (near && std::string(near) != "one-sided" && std::string(near) != "mutual")
-      throw UsageError(std::string("NEARFIELD_ADAPTIVE_NEAR=") + near + ": expected one-sided or mutual");
-    if (!near || std::string(near) == "mutual") {
+    if (env::choice("NEARFIELD_ADAPTIVE_NEAR", {"one-sided", "mutual"}) != "one-sided") {
       mutual_ = n3_rotate_kernels.get<D, T>()();
       view_.eps2 = eps2_;
       view_.guarded = !unguarded_is_safe<T>(setup_.softening, like.max_mass());

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/per_shape.h"
 #include "nearfield/nearfield_cpu.h"
@@ -202,10 +203,7 @@ struct CrowdRule {
 
 inline CrowdRule crowd_rule(const Tree& t, std::uint32_t m) {
   CrowdRule r;
-  const char* env = std::getenv("NEARFIELD_N3_CROWD");
-  if (env && *env && std::string(env) != "size" && std::string(env) != "share")
-    throw UsageError(std::string("NEARFIELD_N3_CROWD=") + env + ": expected size or share");
-  if (env && std::string(env) == "size") return r;
+  if (env::choice("NEARFIELD_N3_CROWD", {"size", "share"}) == "size") return r;
   r.min_count = 256;
   r.chunk = 256;
   std::vector<double> pairs(m);
@@ -282,8 +280,7 @@ unsigned long long newton3_over_threads(const HostNearField<T>& f, BoxFn<T> box,
                                                   : D * (t.compact_count(k) + listed_particles(t, k, t.near_half));
   }
   // Waves: each phase's chunks (chunk order) cut where the next would pass the cap.
-  const char* env = std::getenv("NEARFIELD_N3_WAVE");
-  const std::size_t cap = env && std::atoll(env) > 0 ? std::size_t(std::atoll(env)) : kWaveValues;
+  const std::size_t cap = std::size_t(env::integer("NEARFIELD_N3_WAVE", 1, 1LL << 40, kWaveValues));
   const std::size_t per_wave = std::size_t(omp_get_max_threads());
   std::vector<std::vector<std::uint32_t>> waves(first.size() - 1);  // per phase: wave starts, then the end
   std::size_t most = 0;
