@@ -14,6 +14,21 @@
 
 using namespace nf;
 
+namespace {
+// The relative L2 gap between a prepared method's accelerations and cpu-fmm's (near field cpu-omp)
+// on the same setup.
+template <class Method>
+double gap_to_cpu_fmm(Method& m, const MethodSetup& s, const Particles& p) {
+  m.evaluate();
+  MethodSetup cs = s;
+  cs.near = "cpu-omp";
+  auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
+  cpu->prepare(p);
+  cpu->evaluate();
+  return test::relative_l2(m.accelerations(), cpu->accelerations());
+}
+}  // namespace
+
 TEST_CASE("fmm-adaptive refuses an unknown NEARFIELD_ADAPTIVE_NEAR" * doctest::test_suite("gpu")) {
   if (!test::gpu_or_skip()) return;
   test::EnvScope env("NEARFIELD_ADAPTIVE_NEAR", "both");
@@ -91,13 +106,7 @@ TEST_CASE("fmm refuses a wrong count or choice of M2L's comparison variables bef
       groups("NEARFIELD_M2L_GROUPS", "all"), plan("NEARFIELD_M2L_PLAN", "contiguous");
   auto m = make_method(find_kernel("fmm"), s, p);
   m->prepare(p);
-  m->evaluate();
-  MethodSetup cs = s;
-  cs.near = "cpu-omp";
-  auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
-  cpu->prepare(p);
-  cpu->evaluate();
-  CHECK(test::relative_l2(m->accelerations(), cpu->accelerations()) <= 2e-6);
+  CHECK(gap_to_cpu_fmm(*m, s, p) <= 2e-6);
 }
 
 TEST_CASE("fmm refuses a wrong NEARFIELD_M2L_ROWS where the sibling-group kernel runs" * doctest::test_suite("gpu")) {
@@ -146,13 +155,7 @@ TEST_CASE("fmm refuses an unknown NEARFIELD_M2L or NEARFIELD_M2L_STAGED" * docte
   // and matches cpu-fmm (it had kept the refused call's order and skipped the plan).
   env.set(nullptr);
   m->prepare(p);
-  m->evaluate();
-  MethodSetup cs = s;
-  cs.near = "cpu-omp";
-  auto cpu = make_method(find_kernel("cpu-fmm"), cs, p);
-  cpu->prepare(p);
-  cpu->evaluate();
-  CHECK(test::relative_l2(m->accelerations(), cpu->accelerations()) <= 2e-6);
+  CHECK(gap_to_cpu_fmm(*m, s, p) <= 2e-6);
   // The tensor-core kernel runs float only, and only orders it fits (3D p = 17 has more row tiles
   // than its warps' units, 72 against 64; at p = 20 one operand buffer passes the shared memory): a
   // forced one that cannot run says so.
