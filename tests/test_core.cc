@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/env.h"
 #include "core/errors.h"
@@ -87,7 +88,7 @@ TEST_CASE("a missing GPU is named as such, not as a driver to upgrade") {
 }
 
 TEST_CASE("environment variables: a value the variable does not take is refused, naming both") {
-  test::EnvScope v("NEARFIELD_TEST_VARIABLE");
+  test::EnvScope v("NEARFIELD_TEST_VARIABLE", nullptr);
   CHECK(env::value("NEARFIELD_TEST_VARIABLE").empty());
   CHECK(env::choice("NEARFIELD_TEST_VARIABLE", {"on", "off"}).empty());
   CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, 8, 5) == 5);
@@ -111,4 +112,29 @@ TEST_CASE("environment variables: a value the variable does not take is refused,
   }
   v.set("-2");
   CHECK(env::integer("NEARFIELD_TEST_VARIABLE", -4, 4, 0) == -2);
+  v.set("-0");
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 0, 4, 1) == 0);
+  // Leading zeros do not count towards the 18 digits; 19 digits (which might overflow) are refused.
+  v.set("0000000000000000000000123");
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, 1000, 5) == 123);
+  const long long most = 999999999999999999LL;  // 18 digits
+  v.set("999999999999999999");
+  CHECK(env::integer("NEARFIELD_TEST_VARIABLE", 1, most, 5) == most);
+  v.set("9999999999999999999");
+  CHECK_THROWS_AS(env::integer("NEARFIELD_TEST_VARIABLE", 1, most, 5), UsageError);
+  v.set("-");
+  CHECK_THROWS_AS(env::integer("NEARFIELD_TEST_VARIABLE", -4, 4, 0), UsageError);
+  // Lists of counts (NEARFIELD_SMALL_BOX): each a whole number, no sign, nothing else.
+  v.set(nullptr);
+  CHECK(env::counts("NEARFIELD_TEST_VARIABLE").empty());
+  v.set("8,2048,03");
+  CHECK(env::counts("NEARFIELD_TEST_VARIABLE") == std::vector<unsigned long long>{8, 2048, 3});
+  v.set("7");
+  CHECK(env::counts("NEARFIELD_TEST_VARIABLE") == std::vector<unsigned long long>{7});
+  for (const char* bad : {"8,16x", " 8,16", "8, 16", "8,16,3.5", "8,,16", "8,16,", ",8", "8,-1", "+8,16"}) {
+    CAPTURE(bad);
+    v.set(bad);
+    const std::string message = std::string("NEARFIELD_TEST_VARIABLE=") + bad + ": expected whole numbers separated by commas";
+    CHECK_THROWS_WITH_AS(env::counts("NEARFIELD_TEST_VARIABLE"), message.c_str(), UsageError);
+  }
 }

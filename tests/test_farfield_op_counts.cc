@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -230,9 +231,12 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
     s.level = 3;
     s.domain = nf::default_domain(bodies);
     s.order = 4;
-    s.leaf_size = 16;
-    for (const char* kernel : {"cpu-fmm", "cpu-fmm-adaptive"})
-      CHECK_THROWS_AS(nf::make_method(nf::find_kernel(kernel), s, bodies)->prepare(bodies), nf::UsageError);
+    for (const char* kernel : {"cpu-fmm", "cpu-fmm-adaptive"}) {
+      CAPTURE(kernel);
+      s.leaf_size = std::string(kernel) == "cpu-fmm-adaptive" ? 16 : 0;
+      const auto m = nf::make_method(nf::find_kernel(kernel), s, bodies);
+      CHECK_THROWS_WITH_AS(m->prepare(bodies), doctest::Contains(name), nf::UsageError);
+    }
   }
   {
     nf::test::EnvScope graded("NEARFIELD_M2L_ORDERS", "graded"), grade("NEARFIELD_M2L_GRADE", "1,0.25");

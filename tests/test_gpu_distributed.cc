@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "tree/domain.h"
+#include "core/env.h"
 #include "core/errors.h"
 #include "methods/force_method.h"
 #include "measure/validation.h"
@@ -35,8 +36,8 @@ bool gpus_or_skip(int gpus, test::EnvScope& emulate) {
     MESSAGE(std::string(kEmulate) << "=1 (set outside): " << gpus << " GPUs emulated on GPU 0");
     return true;
   }
-  const char* env = std::getenv("NEARFIELD_REQUIRE_GPUS");
-  const bool required = env && std::atoi(env) >= gpus;
+  const long long asked = env::integer("NEARFIELD_REQUIRE_GPUS", 0, 64, 0);  // atoi had read "two" as 0
+  const bool required = asked >= gpus;
   const int have = gpu::device_count();
   std::string why;
   if (have < gpus)
@@ -49,7 +50,7 @@ bool gpus_or_skip(int gpus, test::EnvScope& emulate) {
     }
   }
   if (why.empty()) return true;
-  if (required) FAIL("NEARFIELD_REQUIRE_GPUS=" << env << " but " << why);
+  if (required) FAIL("NEARFIELD_REQUIRE_GPUS=" << asked << " but " << why);
   emulate.set("1");
   MESSAGE("emulated: " << gpus << " GPUs on GPU 0 (" << std::string(kEmulate) << "=1) because " << why);
   return true;

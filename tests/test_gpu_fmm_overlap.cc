@@ -252,9 +252,9 @@ TEST_CASE("GPU fmm and fmm-adaptive run M2L's levels at once" * doctest::test_su
     s.leaf_size = std::string(kernel) == "fmm-adaptive" ? 32 : 0;
     levels.set("sometimes");
     auto gpu = make_method(find_kernel(kernel), s, plummer);
-    gpu->prepare(plummer);
-    CHECK_THROWS_WITH_AS(gpu->evaluate(), doctest::Contains("NEARFIELD_M2L_LEVELS=sometimes"), UsageError);
+    CHECK_THROWS_WITH_AS(gpu->prepare(plummer), doctest::Contains("NEARFIELD_M2L_LEVELS=sometimes"), UsageError);
     levels.set(nullptr);
+    gpu->prepare(plummer);
     gpu->evaluate();  // the method is usable after the refusal
   }
   for (const char* bad : {"16", "2000000", "many", "1024x"}) {

@@ -13,14 +13,14 @@
 int main(int argc, char** argv) {
   bool gpu_suite = false;
   for (int i = 1; i < argc; ++i) gpu_suite = gpu_suite || std::strcmp(argv[i], "--test-suite=gpu") == 0;
+  bool required = false;
+  try {  // checked in every executable, with a GPU or without
+    required = nf::gpu::required_by_environment();
+  } catch (const std::exception& e) {  // a value other than 0 or 1
+    std::cerr << "FAILED: " << e.what() << "\n";
+    return 1;
+  }
   if (gpu_suite && !nf::gpu::available()) {
-    bool required = false;
-    try {
-      required = nf::gpu::required_by_environment();
-    } catch (const std::exception& e) {  // a value other than 0 or 1
-      std::cerr << "FAILED: " << e.what() << "\n";
-      return 1;
-    }
     if (required) {
       std::cerr << "FAILED: NEARFIELD_REQUIRE_GPU=1 but " << nf::gpu::unavailable_reason() << "\n";
       return 1;

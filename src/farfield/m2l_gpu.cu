@@ -47,7 +47,8 @@ int m2l_probe() {
 }
 
 // The comparison variables' counts (core/env.h refuses any other value): NEARFIELD_M2L_STAGES=S,
-// at most S operand stages (the group kernel takes 1..3, the tensor-core kernel 1..4);
+// at most S operand stages (the tensor-core kernel's ring takes 1..4; the group kernel's shapes stop
+// at 3, so 4 runs them as 3 does);
 // NEARFIELD_M2L_SPLITS=S, the blocks a sibling group's offsets are split among.
 int stages_limit(int otherwise) { return int(env::integer("NEARFIELD_M2L_STAGES", 1, 4, otherwise)); }
 int forced_splits(int otherwise) { return int(env::integer("NEARFIELD_M2L_SPLITS", 1, 64, otherwise)); }
@@ -113,15 +114,25 @@ void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&
 template <class T>
 constexpr int kPlanChunk = std::is_same_v<T, float> ? kGroupChunk : 0;
 
+void check_far_field_variables() {
+  check_pass_variables();
+  m2l_probe();
+  stages_limit(0), forced_splits(0);
+  env::choice("NEARFIELD_M2L", {"thread", "group", "group1", "group2", "direct", "tensor"});
+  env::choice("NEARFIELD_M2L_STAGED", {"on", "off"});
+  env::choice("NEARFIELD_M2L_ROWS", {"4", "8"});
+  env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"});
+  env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
+  env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"});
+  offset_orders(3, 1);  // NEARFIELD_M2L_ORDERS and _GRADE, checked at every order
+}
+
 template <int D, class T>
 void M2LOperators<D, T>::reset(int p, int leaf) {
   // A wrong value of a comparison variable refused before any state changes.
-  m2l_probe();
-  stages_limit(0), forced_splits(0);
-  env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"});
-  env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
-  derivatives_.assign(std::size_t(leaf) + 1, nullptr);
+  check_far_field_variables();
   const OffsetOrders orders = offset_orders(D, p);
+  derivatives_.assign(std::size_t(leaf) + 1, nullptr);
   // The kernel choice is checked before any state changes (a forced tensor-core kernel that does
   // not fit this order is refused after the plan was cleared), and p_ is recorded only once the new
   // plan is complete: a caller that catches an error and prepares again re-plans.
@@ -154,7 +165,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     if constexpr (std::is_same_v<T, float>) {
       if (!threaded_ && (force == "tensor" || (force.empty() && tensor_by_default(D, p)))) {
         if (tensor_.reset(p, orders)) {
-          if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+          if (!env::value("NEARFIELD_M2L_VERBOSE").empty())
             std::fprintf(stderr, "m2l: %dD float p = %d: sibling groups on the tensor cores\n", D, p);
           p_ = p;
           return;
@@ -165,7 +176,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       }
     }
     if (threaded_) {
-      if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+      if (!env::value("NEARFIELD_M2L_VERBOSE").empty())
         std::fprintf(stderr, "m2l: %dD %s p = %d: a thread per target\n", D, sizeof(T) == 4 ? "float" : "double", p);
       p_ = p;
       return;
@@ -238,7 +249,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
       one.rows = rows, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
       slices_.push_back(std::move(one));
-      if (std::getenv("NEARFIELD_M2L_VERBOSE"))  // the shape this order runs (comparisons)
+      if (!env::value("NEARFIELD_M2L_VERBOSE").empty())  // the shape this order runs (comparisons)
         std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
                      D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows, pick.warps, pick.stages, pick.blocks,
                      balanced ? "balanced" : "contiguous");
@@ -266,7 +277,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         sl.plan = gpu::DeviceBuffer<int>(plan);
         slices_.push_back(std::move(sl));
       }
-      if (std::getenv("NEARFIELD_M2L_VERBOSE") && grouped())
+      if (!env::value("NEARFIELD_M2L_VERBOSE").empty() && grouped())
         std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape 1, %s plan\n", D,
                      sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous");
     }

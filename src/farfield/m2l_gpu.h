@@ -43,6 +43,12 @@
 
 namespace nf::farfield {
 
+//! Refuses (UsageError) a wrong value of any far-field comparison variable: the passes'
+//! (check_pass_variables), M2L's (NEARFIELD_M2L, _STAGED, _ROWS, _PROBE, _STAGES, _SPLITS, _GROUPS,
+//! _PLAN, _LEVELS) and the orders per offset (NEARFIELD_M2L_ORDERS, _GRADE). The GPU full methods
+//! call it first in their prepare, before any work.
+void check_far_field_variables();
+
 template <int D, class T>
 class M2LOperators {
  public:

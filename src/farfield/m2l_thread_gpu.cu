@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/launch.cuh"
 #include "farfield/multi_index.h"
 #include "farfield/l2p_fixed.cuh"
@@ -337,7 +338,7 @@ void run_staged_or_not(Staging staged, const DeviceLevel& level, const DeviceLev
   const double fill = level_fill(D, level.boxes, parents.boxes);
   const bool stage = kStagedOrder<D, T, P> && kStageBytes<D, T, P> <= std::size_t(gpu::shared_memory_optin()) &&
                      (staged == Staging::on || (staged == Staging::by_fill && fill >= kStagedFill));
-  if (std::getenv("NEARFIELD_M2L_VERBOSE"))
+  if (!env::value("NEARFIELD_M2L_VERBOSE").empty())
     std::fprintf(stderr, "m2l thread: %u boxes, %u parents, fill %.3f, %s\n", level.boxes, parents.boxes, fill,
                  stage ? "staged" : "unstaged");
   if constexpr (kStagedOrder<D, T, P>) {

@@ -60,9 +60,10 @@ inline OffsetRule offset_rule() {
   if (v.empty()) return OffsetRule{1.0, 0.25};
   double a = 0, f = 0;
   int used = 0;
-  if (std::sscanf(v.c_str(), "%lf,%lf%n", &a, &f, &used) != 2 || used != int(v.size()) || !(a > 0 && a < 1e3) ||
+  if (v.find_first_of(" \t\n\v\f\r") != std::string::npos ||
+      std::sscanf(v.c_str(), "%lf,%lf%n", &a, &f, &used) != 2 || used != int(v.size()) || !(a > 0 && a < 1e3) ||
       !(f > 0 && f < 1e3))
-    throw UsageError("NEARFIELD_M2L_GRADE=" + v + ": expected a,f (two positive numbers)");
+    throw UsageError("NEARFIELD_M2L_GRADE=" + v + ": expected a,f (two numbers above 0 and below 1000)");
   return OffsetRule{a, f};
 }
 

@@ -45,11 +45,13 @@ class GpuFmmMethod final : public DeviceMethod {
 
   using DeviceMethod::prepare;
   void prepare(const DeviceParticles& p, std::uint64_t step) override {
+    farfield::check_far_field_variables();  // before any work
     near_->prepare(p, step);
     build_far_field();
   }
   bool prepare_in_place(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
                         std::uint64_t step) override {
+    farfield::check_far_field_variables();
     const bool moved = near_->prepare_in_place(p, v, index, step);
     build_far_field();
     return moved;

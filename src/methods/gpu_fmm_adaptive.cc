@@ -71,11 +71,13 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
 
   using DeviceMethod::prepare;
   void prepare(const DeviceParticles& p, std::uint64_t step) override {
+    farfield::check_far_field_variables();  // before any work
     part_->prepare(p, step);
     build_far_field();
   }
   bool prepare_in_place(DeviceParticles& p, DeviceVectors& v, gpu::DeviceBuffer<std::uint32_t>& index,
                         std::uint64_t step) override {
+    farfield::check_far_field_variables();
     const bool moved = part_->prepare_in_place(p, v, index, step);
     build_far_field();
     return moved;
@@ -223,7 +225,7 @@ class GpuFmmAdaptiveMethod final : public DeviceMethod {
     lists_timer_.start();
     // NEARFIELD_BUILD_VERBOSE=1 prints each step of the build, the device synchronized after each
     // (which the timers' figures then include): where a first build's time goes (comparisons).
-    const bool verbose = std::getenv("NEARFIELD_BUILD_VERBOSE") != nullptr;
+    const bool verbose = !env::value("NEARFIELD_BUILD_VERBOSE").empty();
     Stopwatch clock;
     auto step = [&](const char* what) {
       if (!verbose) return;

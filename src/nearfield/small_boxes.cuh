@@ -18,8 +18,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/cuda_check.cuh"
+#include "core/env.h"
 #include "core/errors.h"
 #include "physics/interaction.h"
 #include "nearfield/box_tiles.cuh"
@@ -73,23 +75,23 @@ struct SmallBoxLimits {
 inline const SmallBoxLimits* small_box_override() {
   static const SmallBoxLimits limits = [] {
     SmallBoxLimits l;
-    const char* env = std::getenv("NEARFIELD_SMALL_BOX");
-    if (!env || !*env) return l;
-    unsigned long long c = 0, s = 0, r = l.max_remainder, t = l.max_thread;
-    char extra = 0;
-    const int got = std::sscanf(env, "%llu,%llu,%llu,%llu%c", &c, &s, &r, &t, &extra);
-    if ((got < 2 || got > 4) || c > SmallBoxPolicy::warp_path_max || s > 0xffffffffull || r > 31 || t > 64)
-      throw UsageError(std::string("NEARFIELD_SMALL_BOX must be COUNT,SOURCES[,REMAINDER[,THREAD]] (COUNT 0..64, "
-                                   "REMAINDER 0..31, THREAD 0..64), not '") +
-                       env + "'");
+    const std::string text = ::nf::env::value("NEARFIELD_SMALL_BOX");
+    if (text.empty()) return l;
+    // Two to four counts (sscanf had taken "8,16x", " 8, 16" and "8,16,3.5" as 3).
+    const std::vector<unsigned long long> got = ::nf::env::counts("NEARFIELD_SMALL_BOX");
+    const std::size_t n = got.size();
+    const unsigned long long c = n > 0 ? got[0] : 0, s = n > 1 ? got[1] : 0, r = n > 2 ? got[2] : l.max_remainder,
+                             t = n > 3 ? got[3] : l.max_thread;
+    if (n < 2 || n > 4 || c > SmallBoxPolicy::warp_path_max || s > 0xffffffffull || r > 31 || t > 64)
+      throw UsageError("NEARFIELD_SMALL_BOX must be COUNT,SOURCES[,REMAINDER[,THREAD]] (COUNT 0..64, "
+                       "REMAINDER 0..31, THREAD 0..64), not '" + text + "'");
     l.max_count = static_cast<std::uint32_t>(c);
     l.max_sources = static_cast<std::uint32_t>(s);
     l.max_remainder = static_cast<std::uint32_t>(r);
     l.max_thread = static_cast<std::uint32_t>(t);
     return l;
   }();
-  const char* env = std::getenv("NEARFIELD_SMALL_BOX");
-  return env && *env ? &limits : nullptr;
+  return ::nf::env::value("NEARFIELD_SMALL_BOX").empty() ? nullptr : &limits;
 }
 //! A kernel's limits: SmallBoxPolicy's with the kernel's largest small box and source limit,
 //! unless the environment overrides them.
