@@ -218,9 +218,11 @@ TEST_CASE("orders per offset: p at the nearest offsets, never rising with the di
     }
   // A value the variables do not take is refused, at every order (a typo had run the rule under
   // the variant's name).
-  for (const auto& [name, value] : std::vector<std::pair<const char*, const char*>>{
+  for (const std::pair<const char*, const char*>& setting : std::vector<std::pair<const char*, const char*>>{
            {"NEARFIELD_M2L_ORDERS", "ful"}, {"NEARFIELD_M2L_GRADE", "1"}, {"NEARFIELD_M2L_GRADE", "1,0.25x"},
-           {"NEARFIELD_M2L_GRADE", "0,0.25"}, {"NEARFIELD_M2L_GRADE", "1;0.25"}}) {
+           {"NEARFIELD_M2L_GRADE", "0,0.25"}, {"NEARFIELD_M2L_GRADE", "1;0.25"}, {"NEARFIELD_M2L_GRADE", "1, 0.25"}}) {
+    const char* name = setting.first;  // not a structured binding: CAPTURE's lambda takes it (clang, C++17)
+    const char* value = setting.second;
     CAPTURE(name);
     CAPTURE(value);
     nf::test::EnvScope env(name, value);
