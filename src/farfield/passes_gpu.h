@@ -87,7 +87,8 @@ static_assert(kThreadBoxMaxOrder<3, float> == 6 && kThreadBoxMaxOrder<2, float> 
 
 //! Refuses (UsageError) a value of the passes' comparison variables other than these, before any
 //! work: NEARFIELD_SHIFTS=thread|line|block, NEARFIELD_P2M_SMALL=off|on, NEARFIELD_P2M_SMALL_MAX=a
-//! positive count (a typo had run the defaults under the variant's name). Shifts::reset calls it.
+//! positive count (a typo had run the defaults under the variant's name). check_far_field_variables
+//! (m2l_gpu.h) and Shifts::reset call it.
 void check_pass_variables();
 
 //! M = the moments of `leaf`'s boxes (not the adaptive tree's expanded ones, whose M is left as it
