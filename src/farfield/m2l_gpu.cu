@@ -52,6 +52,15 @@ int m2l_probe() {
 // NEARFIELD_M2L_SPLITS=S, the blocks a sibling group's offsets are split among.
 int stages_limit(int otherwise) { return int(env::integer("NEARFIELD_M2L_STAGES", 1, 4, otherwise)); }
 int forced_splits(int otherwise) { return int(env::integer("NEARFIELD_M2L_SPLITS", 1, 64, otherwise)); }
+// The comparison variables' words ("": the default), each read here only.
+std::string forced_kernel() {
+  return env::choice("NEARFIELD_M2L", {"thread", "group", "group1", "group2", "direct", "tensor"});
+}
+std::string staged_setting() { return env::choice("NEARFIELD_M2L_STAGED", {"on", "off"}); }
+std::string rows_setting() { return env::choice("NEARFIELD_M2L_ROWS", {"4", "8"}); }
+std::string groups_setting() { return env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"}); }
+std::string plan_setting() { return env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"}); }
+std::string levels_setting() { return env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"}); }
 
 // ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0 or the entry's degree |n| +
 // |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a) of the level
@@ -116,15 +125,9 @@ constexpr int kPlanChunk = std::is_same_v<T, float> ? kGroupChunk : 0;
 
 void check_far_field_variables() {
   check_pass_variables();
-  m2l_probe();
-  stages_limit(0), forced_splits(0);
-  env::choice("NEARFIELD_M2L", {"thread", "group", "group1", "group2", "direct", "tensor"});
-  env::choice("NEARFIELD_M2L_STAGED", {"on", "off"});
-  env::choice("NEARFIELD_M2L_ROWS", {"4", "8"});
-  env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"});
-  env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
-  env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"});
-  offset_orders(3, 1);  // NEARFIELD_M2L_ORDERS and _GRADE, checked at every order
+  check_offset_order_variables();
+  m2l_probe(), stages_limit(0), forced_splits(0);
+  forced_kernel(), staged_setting(), rows_setting(), groups_setting(), plan_setting(), levels_setting();
 }
 
 template <int D, class T>
@@ -136,15 +139,15 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
   // The kernel choice is checked before any state changes (a forced tensor-core kernel that does
   // not fit this order is refused after the plan was cleared), and p_ is recorded only once the new
   // plan is complete: a caller that catches an error and prepares again re-plans.
-  const std::string force = env::choice("NEARFIELD_M2L", {"thread", "group", "group1", "group2", "direct", "tensor"});
+  const std::string force = forced_kernel();
   if (force == "tensor" && !std::is_same_v<T, float>)
     throw UsageError("NEARFIELD_M2L=tensor: the tensor-core kernel runs float only (this run is double)");
   // The thread kernel stages each step's moments through shared memory by the warp on well-filled
   // levels (m2l_thread_gpu.h); NEARFIELD_M2L_STAGED=on|off forces it on every level or none.
-  const std::string stage = env::choice("NEARFIELD_M2L_STAGED", {"on", "off"});
+  const std::string stage = staged_setting();
   staged_ = stage == "on" ? Staging::on : stage == "off" ? Staging::off : Staging::by_fill;
   // NEARFIELD_M2L_ROWS=4|8: the sibling-group kernel's rows a unit at every shape (below).
-  const std::string rows_force = env::choice("NEARFIELD_M2L_ROWS", {"4", "8"});
+  const std::string rows_force = rows_setting();
   if (rows_force == "8" && !std::is_same_v<T, float>)
     throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
@@ -192,7 +195,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // balanced, orders p at every offset: p = 4 8.0 / 14.6, p = 6 12.3 / 18.4, p = 8 32.0 / 31.0,
     // p = 10 57.4 / 56.0, level 5 p = 12 26.5 / 22.2). NEARFIELD_M2L_PLAN=contiguous|balanced
     // forces one (comparisons).
-    const std::string plan_kind = env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"});
+    const std::string plan_kind = plan_setting();
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
     // Rows a unit: one quad, or two (8 rows) in float where they were measured faster, so that each
     // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
@@ -337,7 +340,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   // An adaptive level's groups are formed over its split parents; NEARFIELD_M2L_GROUPS=all forms
   // them over every kept parent, as before (comparisons).
   DeviceLevel over = parents;
-  if (env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"}) == "all") over.split = nullptr, over.split_count = nullptr;
+  if (groups_setting() == "all") over.split = nullptr, over.split_count = nullptr;
   // A level with fewer blocks than two per SM splits its offsets among up to 8 blocks per group
   // (NEARFIELD_M2L_SPLITS forces a count): level 4 of a 3D tree has 128 blocks of TB = 32.
   const std::uint32_t want = 2 * std::uint32_t(gpu::sm_count());
@@ -384,7 +387,7 @@ void M2LOperators<D, T>::reserve(int l, const DeviceLevel& level, const DeviceLi
 
 template <int D, class T>
 typename M2LOperators<D, T>::LevelOrder M2LOperators<D, T>::level_order() {
-  const std::string mode = env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"});
+  const std::string mode = levels_setting();
   return mode == "serial" ? LevelOrder::serial : mode == "coarse" ? LevelOrder::coarse_first : LevelOrder::fine_first;
 }
 

@@ -70,6 +70,13 @@ inline OffsetRule offset_rule() {
 //! Whether NEARFIELD_M2L_ORDERS=full asks for order p at every offset (=graded: the rule, the default).
 inline bool offset_orders_full() { return env::choice("NEARFIELD_M2L_ORDERS", {"graded", "full"}) == "full"; }
 
+//! Refuses (UsageError) a wrong NEARFIELD_M2L_ORDERS or NEARFIELD_M2L_GRADE, at any order: the full
+//! methods call it when they prepare, before any work.
+inline void check_offset_order_variables() {
+  offset_orders_full();
+  offset_rule();
+}
+
 //! The orders per offset apply where a translation at order p has at least this many multiply-adds
 //! (3D p >= 8, 2D p >= 14). Below it the GPU kernel's per-offset work is small and the shorter sums
 //! did not pay for their bookkeeping (H100, 3D float uniform 2^24 level 6: M2L 8.0 -> 9.5 ms at
@@ -79,9 +86,9 @@ inline constexpr std::uint64_t kOffsetOrdersFrom = 3000;
 inline OffsetOrders offset_orders(int dim, int p) {
   OffsetOrders q;
   for (int& o : q.q) o = p;
-  const bool full = offset_orders_full();
-  const OffsetRule rule = offset_rule();  // both variables checked at every order
-  if (full || p >= kMaxOrder || coefficient_pairs(dim, p) < kOffsetOrdersFrom) return q;
+  check_offset_order_variables();  // at every order
+  if (offset_orders_full() || p >= kMaxOrder || coefficient_pairs(dim, p) < kOffsetOrdersFrom) return q;
+  const OffsetRule rule = offset_rule();
   // log of the nearest offsets' modelled error at p, times f
   const double bound = std::log(rule.f) + (p + 1) * std::log(rule.a / 2) - std::log(2.0);
   for (int r2 = 5; r2 <= kMaxOffsetR2; ++r2) {

@@ -156,9 +156,10 @@ bool p2m_small_off() { return env::choice("NEARFIELD_P2M_SMALL", {"off", "on"}) 
 std::uint32_t p2m_small_max() { return std::uint32_t(env::integer("NEARFIELD_P2M_SMALL_MAX", 1, 999999999, kSmallBox)); }
 }  // namespace
 
+std::string forced_shifts() { return env::choice("NEARFIELD_SHIFTS", {"thread", "line", "block"}); }
+
 void check_pass_variables() {
-  env::choice("NEARFIELD_SHIFTS", {"thread", "line", "block"});
-  p2m_small_off(), p2m_small_max();
+  forced_shifts(), p2m_small_off(), p2m_small_max();
 }
 
 // A block per box of `leaf` (work null) or, with `work`, as many blocks as the GPU holds at once,

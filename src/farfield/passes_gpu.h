@@ -34,6 +34,7 @@
 //! - l2p: one thread per particle, the order a template argument (farfield/l2p_fixed.cuh).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/body.h"
@@ -90,6 +91,9 @@ static_assert(kThreadBoxMaxOrder<3, float> == 6 && kThreadBoxMaxOrder<2, float> 
 //! positive count (a typo had run the defaults under the variant's name). check_far_field_variables
 //! (m2l_gpu.h) and Shifts::reset call it.
 void check_pass_variables();
+
+//! NEARFIELD_SHIFTS: "thread", "line" or "block" forces M2M and L2L's kernel; "" by order (checked).
+std::string forced_shifts();
 
 //! M = the moments of `leaf`'s boxes (not the adaptive tree's expanded ones, whose M is left as it
 //! is): each box's terms are written, not added to. `particles`: the

@@ -41,7 +41,7 @@ constexpr int kLineMinOrder = 10, kSparseLineMinOrder = 8, kSparseChildren = 6;
 template <int D, class T>
 ShiftKernel shift_kernel_at(int p, std::uint32_t children, std::uint32_t parents) {
   const bool thread_order = p >= 1 && p <= kThreadBoxMaxOrder<D, T>;
-  const std::string forced = env::choice("NEARFIELD_SHIFTS", {"thread", "line", "block"});
+  const std::string forced = forced_shifts();
   if (forced == "block") return ShiftKernel::table;
   if (forced == "line") return ShiftKernel::line;
   if (forced == "thread" && thread_order) return ShiftKernel::thread;
@@ -221,7 +221,7 @@ void Shifts<D, T>::reset(int p) {
   // them (NEARFIELD_SHIFTS=block, which the tests set at the call). Building them had cost a first
   // build up to 10 ms at p = 12 on the H200's host, for tables no kernel read. m2m and l2l are
   // const but may build them (mutable state): one thread drives a method at a time.
-  if (D == 3 && p >= kLineMinOrder && env::choice("NEARFIELD_SHIFTS", {"thread", "line", "block"}) != "block") return;
+  if (D == 3 && p >= kLineMinOrder && forced_shifts() != "block") return;
   try {
     tables();
   } catch (...) {

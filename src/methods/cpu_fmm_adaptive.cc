@@ -34,7 +34,7 @@ class CpuFmmAdaptiveMethod final : public HostMethod {
 
   void prepare(const Particles& p, std::uint64_t) override {
     Stopwatch clock;
-    farfield::offset_orders(D, setup_.order);  // a wrong NEARFIELD_M2L_ORDERS or _GRADE refused before any work
+    farfield::check_offset_order_variables();  // before any work
     const Domain domain = setup_.domain ? *setup_.domain : default_domain(p);
     check_float_resolution(domain, D, setup_.level, setup_.precision);
     tree_ = build_tree(p, setup_.level, domain, false);
