@@ -376,3 +376,44 @@ TEST_CASE("M2L group plans: best_plan's search skips only the piece sizes that c
   }
   CHECK(planned > 10);  // most of these shapes have a plan: the comparison is not of empty searches
 }
+
+// Moments of 16 bits (packed_from, packed_words, group_shared_bytes): the packed part starts at a
+// whole chunk, never below degree 6 (the lowest measured, docs/design.md §16), and from degree p - 4
+// in 3D (p - 3 in 2D) where that is higher; a packed source's words are its floats and its pairs; the
+// kernel's room holds its locals however small the packed moments are.
+TEST_CASE("M2L packed moments: where they start, their words, and the room a block takes") {
+  CHECK(mp::packed_from(3, 10) == ff::terms<3>(5));  // 56: degree 6 on
+  CHECK(mp::packed_from(3, 12) == ff::terms<3>(7));  // 120: degree 8 on
+  CHECK(mp::packed_from(2, 14) == 68);               // terms<2>(10) = 66, rounded up to a chunk
+  CHECK(mp::packed_words(286, 56) == 56 + 115);
+  CHECK(mp::packed_words(120, 68) == 68 + 26);
+  CHECK(mp::packed_words(21, 28) == 21);  // nothing packed
+  for (int dim : {2, 3})
+    for (int p = 1; p <= ff::kMaxOrder; ++p) {
+      CAPTURE(dim);
+      CAPTURE(p);
+      const int all = int(ff::terms_of(dim, p)), from = mp::packed_from(dim, p);
+      const bool whole_chunk = from % mp::kGroupChunk == 0 || from == all;
+      CHECK(whole_chunk);
+      CHECK(from <= all);
+      CHECK(from >= std::min(all, int(ff::terms_of(dim, 5))));
+      const int first = std::max(6, p - (dim == 3 ? 4 : 3));
+      CHECK(from >= std::min(all, int(ff::terms_of(dim, first - 1))));
+      CHECK(from < std::min(all, int(ff::terms_of(dim, first - 1))) + mp::kGroupChunk);
+      const int words = mp::packed_words(all, from);
+      CHECK(2 * words >= all + std::min(all, from));
+      CHECK(2 * words <= all + std::min(all, from) + 1);
+      // The stages hold the packed words; the room the slots' locals need stays.
+      for (int tl : {1, 2}) {
+        const std::size_t packed = mp::group_shared_bytes(dim, 4, tl, 1, all, 0, words);
+        const std::size_t plain = mp::group_shared_bytes(dim, 4, tl, 1, all, 0);
+        CHECK(packed == plain);  // no table: the locals' room is the moments' own
+        CHECK(mp::group_shared_bytes(dim, 4, tl, 2, all, 1000, words) <=
+              mp::group_shared_bytes(dim, 4, tl, 2, all, 1000));
+      }
+    }
+  CHECK(mp::packs_moments(3, 4, 11));
+  CHECK(!mp::packs_moments(3, 4, 10));
+  CHECK(!mp::packs_moments(3, 8, 12));  // double
+  CHECK(!mp::packs_moments(2, 4, 16));
+}

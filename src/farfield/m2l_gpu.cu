@@ -33,8 +33,8 @@ static_assert(kCandidates<2> == candidates(2) && kCandidates<3> == candidates(3)
 
 // The kernel's dynamic shared memory (m2l_group_plan.h: group_shared_bytes).
 template <int D, class T>
-std::size_t shared_bytes(int tl, int stages, int terms, int table_size) {
-  return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size);
+std::size_t shared_bytes(int tl, int stages, int terms, int table_size, int words) {
+  return group_shared_bytes(D, int(sizeof(T)), tl, stages, terms, table_size, words);
 }
 
 // NEARFIELD_M2L_PROBE=copies|sums (comparisons only: the locals are then wrong) runs the group
@@ -61,6 +61,9 @@ std::string rows_setting() { return env::choice("NEARFIELD_M2L_ROWS", {"4", "8"}
 std::string groups_setting() { return env::choice("NEARFIELD_M2L_GROUPS", {"split", "all"}); }
 std::string plan_setting() { return env::choice("NEARFIELD_M2L_PLAN", {"contiguous", "balanced"}); }
 std::string levels_setting() { return env::choice("NEARFIELD_M2L_LEVELS", {"streams", "coarse", "serial"}); }
+// NEARFIELD_M2L_MOMENTS=bf16|float: the group kernel packs its float moments wherever its plan is
+// balanced / never (comparisons; by default where m2l_plan::packs_moments says).
+std::string moments_setting() { return env::choice("NEARFIELD_M2L_MOMENTS", {"bf16", "float"}); }
 
 // ops[o][e] = sign * derivatives[o][|map[e]| - 1] (0 where map[e] = 0 or the entry's degree |n| +
 // |k| passes offset o's order), for every offset o (index sum_a (R_a + 3) 7^a) of the level
@@ -103,18 +106,23 @@ __global__ void expand_kernel(int table_size, int terms, const int* __restrict__
 
 template <int D, class T>
 template <class F>
-void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, F&& f) {
-  auto by_shape = [&](auto r) {
+void M2LOperators<D, T>::dispatch(int targets_per_lane, int stages, int rows, bool packed, F&& f) {
+  auto by_shape = [&](auto r, auto pk) {
     constexpr int R = decltype(r)::value;
+    constexpr bool P = decltype(pk)::value;
     if (targets_per_lane == 2)
-      stages == 3 ? f(group_kernel<D, T, 2, 3, R>) : stages == 2 ? f(group_kernel<D, T, 2, 2, R>) : f(group_kernel<D, T, 2, 1, R>);
+      stages == 3 ? f(group_kernel<D, T, 2, 3, R, P>) : stages == 2 ? f(group_kernel<D, T, 2, 2, R, P>) : f(group_kernel<D, T, 2, 1, R, P>);
     else
-      stages == 3 ? f(group_kernel<D, T, 1, 3, R>) : stages == 2 ? f(group_kernel<D, T, 1, 2, R>) : f(group_kernel<D, T, 1, 1, R>);
+      stages == 3 ? f(group_kernel<D, T, 1, 3, R, P>) : stages == 2 ? f(group_kernel<D, T, 1, 2, R, P>) : f(group_kernel<D, T, 1, 1, R, P>);
   };
-  if constexpr (std::is_same_v<T, float>) {  // two quads a unit: float only (double's accumulators would spill)
-    if (rows == 8) return by_shape(std::integral_constant<int, 8>{});
+  using Plain = std::false_type;
+  if constexpr (std::is_same_v<T, float>) {  // two quads a unit and packed moments: float only
+    if (packed)
+      return rows == 8 ? by_shape(std::integral_constant<int, 8>{}, std::true_type{})
+                       : by_shape(std::integral_constant<int, 4>{}, std::true_type{});
+    if (rows == 8) return by_shape(std::integral_constant<int, 8>{}, Plain{});
   }
-  by_shape(std::integral_constant<int, 4>{});
+  by_shape(std::integral_constant<int, 4>{}, Plain{});
 }
 
 // The chunks a balanced plan deals a quad's columns out in (m2l_group_plan.h, plan_pieces): float
@@ -128,6 +136,7 @@ void check_far_field_variables() {
   check_offset_order_variables();
   m2l_probe(), stages_limit(0), forced_splits(0);
   forced_kernel(), staged_setting(), rows_setting(), groups_setting(), plan_setting(), levels_setting();
+  moments_setting();
 }
 
 template <int D, class T>
@@ -197,6 +206,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // forces one (comparisons).
     const std::string plan_kind = plan_setting();
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
+    // Moments of 16 bits (packed_from, docs/design.md §16): in float, where the plan is balanced
+    // (its chunks start at multiples of kGroupChunk, as the kernel's packed loads need), at the
+    // orders where they were measured faster (packs_moments) or everywhere under
+    // NEARFIELD_M2L_MOMENTS=bf16; never under =float.
+    const std::string moments = moments_setting();
+    const bool pack = moments == "bf16" || (moments.empty() && packs_moments(D, int(sizeof(T)), p));
+    packed_from_ = std::is_same_v<T, float> && balanced && pack ? packed_from(D, p) : terms_;
+    words_ = packed_words(terms_, packed_from_);
     // Rows a unit: one quad, or two (8 rows) in float where they were measured faster, so that each
     // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
     // quads a unit"; H200, results/fmm-m2l-rows, M2L two / one: 2D clusters 2^22 p = 13..20
@@ -219,7 +236,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       const int rows = rows_at(tl);
       const Quads<D> tiles(p, rows, 1, rows);
       const int U = (tl == 2 ? kUnits<2> : kUnits<1>) * 4 / rows;
-      const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size);
+      const std::size_t bytes = shared_bytes<D, T>(tl, 1, terms_, tiles.table_size, words_);
       if (bytes > std::size_t(optin)) continue;
       const int w = balanced ? best_plan<D>(tiles, classes, U, plan, kPlanChunk<T>) : contiguous_plan<D>(tiles, U, plan);
       if (w == 0) continue;
@@ -227,12 +244,17 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
       const int most = stages_limit(3);
-      const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size);
-      const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size);
+      // The shape is chosen by the float moments' room even where they are packed: the packed
+      // moments' smaller stages fit deeper shapes, which were slower (H200, M2L ms, packed in the
+      // deeper shape / in the float moments' shape: 3D uniform 2^24 level 6 p = 10 32.0 / 30.1,
+      // level 5 p = 12 9.68 / 9.52; fmm-adaptive on Plummer 2^24 p = 10 24.6 / 23.0, p = 12 38.3 /
+      // 37.6; docs/design.md §16 "Moments of 16 bits").
+      const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size, terms_);
+      const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size, terms_);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
       Shape s{tl, rows, w, stages, 0, 0, plan, tiles};
-      s.bytes = stages == 2 ? two : stages == 3 ? three : bytes;
-      dispatch(tl, s.stages, rows, [&](auto kernel) {
+      s.bytes = stages == 1 ? bytes : shared_bytes<D, T>(tl, stages, terms_, tiles.table_size, words_);
+      dispatch(tl, s.stages, rows, words_ < terms_, [&](auto kernel) {
         NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.bytes)));
         NF_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.blocks, kernel, 32 * w, s.bytes));
       });
@@ -253,9 +275,9 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       one.rows = rows, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
       slices_.push_back(std::move(one));
       if (!env::value("NEARFIELD_M2L_VERBOSE").empty())  // the shape this order runs (comparisons)
-        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan\n",
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %d target(s) a lane, %d rows a unit, %d warps, pipeline shape %d, %d block(s) an SM, %s plan, moments %d float + %d bfloat16\n",
                      D, sizeof(T) == 4 ? "float" : "double", p, pick.tl, rows, pick.warps, pick.stages, pick.blocks,
-                     balanced ? "balanced" : "contiguous");
+                     balanced ? "balanced" : "contiguous", packed_from_, terms_ - packed_from_);
     }
     if (slices_.empty() && force != "direct") {
       // Slices: the row quads cut, in order, where the next would pass the table's room beside one
@@ -276,7 +298,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         Slice sl;
         sl.begin = quads.start[std::size_t(q0)], sl.size = quads.end(q1 - 1) - sl.begin, sl.first_quad = q0;
         sl.warps = w, sl.targets_per_lane = 1, sl.stages = 1;
-        sl.shared_bytes = shared_bytes<D, T>(1, 1, terms_, sl.size);
+        sl.shared_bytes = shared_bytes<D, T>(1, 1, terms_, sl.size, words_);
         sl.plan = gpu::DeviceBuffer<int>(plan);
         slices_.push_back(std::move(sl));
       }
@@ -356,17 +378,31 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
   }
   const T* ops = ops_.data() + std::size_t(l) * kOffsets<D> * table_size_;
   const int probe = m2l_probe();
+  // Packed moments (float): the level's words written first, on the launches' stream.
+  const T* moments = M;
+  if constexpr (std::is_same_v<T, float>) {
+    if (words_ < terms_) {
+      reserve(l, level, list);
+      T* packed = packed_[std::size_t(l)].data();
+      const std::size_t count = std::size_t(level.boxes) * std::size_t(words_);
+      const unsigned blocks = unsigned(std::min<std::size_t>(gpu::div_up(count, std::size_t(256)), 32u * unsigned(gpu::sm_count())));
+      pack_moments_kernel<<<blocks, 256, 0, gpu::launch_stream()>>>(count, terms_, packed_from_, words_, M,
+                                                                    reinterpret_cast<std::uint32_t*>(packed));
+      NF_CUDA(cudaGetLastError());
+      moments = packed;
+    }
+  }
   for (const Slice& sl : slices_) {
     const int tb = 32 * sl.targets_per_lane;
     const std::uint32_t blocks = (1u << D) * gpu::div_up(parents.boxes, std::uint32_t(tb));
     const std::uint32_t splits = splits_for(tb);
-    dispatch(sl.targets_per_lane, sl.stages, sl.rows, [&](auto kernel) {
+    dispatch(sl.targets_per_lane, sl.stages, sl.rows, words_ < terms_, [&](auto kernel) {
       // The limit is the kernel instance's, for the whole process: another order's operators (a
       // Python Tree keeps one prepared method per order) may have set it lower since this reset.
       NF_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sl.shared_bytes)));
-      kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes, gpu::launch_stream()>>>(level, over, list, terms_, table_size_, sl.begin,
-                                                                       sl.size, sl.first_quad, sl.plan.data(), ops,
-                                                                       orders_, chunk_order_.data(), M, L, probe);
+      kernel<<<dim3(blocks, splits), 32 * sl.warps, sl.shared_bytes, gpu::launch_stream()>>>(
+          level, over, list, terms_, words_, packed_from_, table_size_, sl.begin, sl.size, sl.first_quad, sl.plan.data(),
+          ops, orders_, chunk_order_.data(), moments, L, probe);
     });
     NF_CUDA(cudaGetLastError());
   }
@@ -374,10 +410,17 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
 
 template <int D, class T>
 void M2LOperators<D, T>::reserve(int l, const DeviceLevel& level, const DeviceList& list) {
-  if (!threaded_ || level.boxes == 0 || list.links == 0) return;
+  if (level.boxes == 0 || list.links == 0) return;
   // A scratch of each level's own (the levels may run at once: apply_levels), sized by the
   // level's own boxes (an adaptive level's kept ones), grown, never shrunk.
   const std::size_t at = std::size_t(l);
+  if (grouped() && words_ < terms_) {  // the group kernel's packed moments
+    if (packed_.size() <= at) packed_.resize(at + 1);
+    const std::size_t need = std::size_t(level.boxes) * std::size_t(words_);
+    if (packed_[at].size() < need) packed_[at] = gpu::DeviceBuffer<T>(need);
+    return;
+  }
+  if (!threaded_) return;
   if (thread_scratch_.size() <= at) thread_scratch_.resize(at + 1), thread_classes_.resize(at + 1);
   const std::size_t need = m2l_thread_scratch<D, T>(p_, level.boxes);
   if (thread_scratch_[at].size() < need) thread_scratch_[at] = gpu::DeviceBuffer<T>(need);

@@ -30,7 +30,10 @@
 //! instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset); in float, the same sibling groups on the tensor cores
 //! (m2l_tensor_gpu.h) where that was measured faster. NEARFIELD_M2L=direct|group1|group2|thread|tensor
-//! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only).
+//! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only). In float
+//! with a balanced plan, the group kernel copies its sources' high-degree moments as bfloat16
+//! (m2l_group_plan.h, packed_from: a level's moments packed by a small kernel before its launch);
+//! NEARFIELD_M2L_MOMENTS=float copies them as they are (comparisons).
 
 #include <vector>
 
@@ -45,7 +48,7 @@ namespace nf::farfield {
 
 //! Refuses (UsageError) a wrong value of any far-field comparison variable: the passes'
 //! (check_pass_variables), M2L's (NEARFIELD_M2L, _STAGED, _ROWS, _PROBE, _STAGES, _SPLITS, _GROUPS,
-//! _PLAN, _LEVELS) and the orders per offset (NEARFIELD_M2L_ORDERS, _GRADE). The GPU full methods
+//! _PLAN, _LEVELS, _MOMENTS) and the orders per offset (NEARFIELD_M2L_ORDERS, _GRADE). The GPU full methods
 //! call it first in their prepare, before any work.
 void check_far_field_variables();
 
@@ -111,13 +114,14 @@ class M2LOperators {
     std::size_t shared_bytes = 0;
     gpu::DeviceBuffer<int> plan;
   };
-  // Calls f(kernel) with the group kernel instance of that many targets a lane, pipeline shape (1-3)
-  // and rows a unit (4, or 8 in float).
+  // Calls f(kernel) with the group kernel instance of that many targets a lane, pipeline shape (1-3),
+  // rows a unit (4, or 8 in float) and moments packed or not (float only).
   template <class F>
-  static void dispatch(int targets_per_lane, int stages, int rows, F&& f);
+  static void dispatch(int targets_per_lane, int stages, int rows, bool packed, F&& f);
   // Plans order p for levels 0..leaf (the operator tables' storage).
   void reset(int p, int leaf);
-  // The thread kernel's scratch for level l (grown, never shrunk; nothing at other kernels' orders).
+  // Level l's scratch (grown, never shrunk): the thread kernel's, or the group kernel's packed
+  // moments where it packs them; nothing at other kernels' orders.
   void reserve(int l, const DeviceLevel& level, const DeviceList& list);
 
   enum class LevelOrder { serial, fine_first, coarse_first };
@@ -127,6 +131,9 @@ class M2LOperators {
   bool threaded_ = false;  // the thread-per-target kernel (m2l_thread_gpu.h)
   Staging staged_ = Staging::by_fill;  // its moments staged by the warp (NEARFIELD_M2L_STAGED)
   int p_ = -1, terms_ = 0, table_size_ = 0;
+  // The group kernel's copies of the moments: the terms from packed_from_ as bfloat16 pairs,
+  // words_ words a source (packed_from_ = words_ = terms_: as they are; m2l_group_plan.h).
+  int packed_from_ = 0, words_ = 0;
   std::vector<Slice> slices_;          // the group kernel's launches (none: another kernel runs)
   gpu::DeviceBuffer<int> map_;         // operator entry -> signed derivative index
   gpu::DeviceBuffer<unsigned char> degree_, chunk_order_;  // operator entry's |n| + |k|; a column's lowest order
@@ -136,6 +143,7 @@ class M2LOperators {
   // (m2l_thread_class_words).
   std::vector<gpu::DeviceBuffer<T>> thread_scratch_;
   std::vector<gpu::DeviceBuffer<std::uint32_t>> thread_classes_;
+  std::vector<gpu::DeviceBuffer<T>> packed_;  // per level: the group kernel's packed moments (float)
   std::vector<const T*> derivatives_;  // per level (the fallback's input)
   M2LTensor<D> tensor_;                // planned where the tensor-core kernel runs (float)
 };

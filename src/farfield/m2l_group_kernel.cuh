@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_pipeline.h>
 
 #include "farfield/lists_gpu.h"
@@ -59,6 +60,31 @@ __device__ __forceinline__ void copy_async(std::uint32_t to, const void* from, s
 __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
+
+// Packed moments (docs/design.md §16 "Moments of 16 bits"): a box's `words` 4-byte words, the terms
+// n < F as floats, then the terms from F in pairs of bfloat16, term F + 2j in word F + j's low half
+// and F + 2j + 1 in its high half (rounded to nearest, even; a missing last term is 0). Word w of
+// box b from the level's float moments M (terms a box); a thread a word.
+__global__ void pack_moments_kernel(std::size_t count, int terms, int F, int words, const float* __restrict__ M,
+                                    std::uint32_t* __restrict__ out) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const std::size_t b = i / std::size_t(words);
+    const int w = int(i - b * std::size_t(words));
+    const float* m = M + b * std::size_t(terms);
+    if (w < F) {
+      out[i] = __float_as_uint(m[w]);
+    } else {
+      const int n = F + 2 * (w - F);
+      const std::uint32_t lo = __bfloat16_as_ushort(__float2bfloat16_rn(m[n]));
+      const std::uint32_t hi = n + 1 < terms ? __bfloat16_as_ushort(__float2bfloat16_rn(m[n + 1])) : 0u;
+      out[i] = lo | hi << 16;
+    }
+  }
+}
+// The two terms of a packed word as floats (bfloat16 is a float's upper half).
+__device__ __forceinline__ float packed_low(std::uint32_t w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float packed_high(std::uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
 
 // The block's sibling group (shared by group_kernel and the tensor-core kernel,
 // m2l_tensor_kernel.cuh): child c = blockIdx.x % 2^D of the TB parents from (blockIdx.x / 2^D) * TB
@@ -167,9 +193,13 @@ __device__ __forceinline__ void add_locals(const std::uint32_t* target, const T*
 // Each offset's table is table_stride entries; the block copies its slice of table_size entries
 // from table_begin (the whole table, or the rows of one slice where the whole does not fit in
 // shared memory: M2LOperators runs a launch per slice, each adding its rows' locals into L).
-template <int D, class T, int TL, int Stages, int R = 4>
+// Packed (float only): M holds `words` values a box, packed by pack_moments_kernel (F floats, then
+// bfloat16 pairs; F a multiple of kChunk, and the plan's chunks start at multiples of kChunk), and
+// the moments' shared-memory rows are words, not terms; else M holds the terms as they are (words and
+// F unused: these instances' code is that of the kernel before packing).
+template <int D, class T, int TL, int Stages, int R = 4, bool Packed = false>
 __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLevel parents, DeviceList list, int terms,
-                                                     int table_stride, int table_begin, int table_size,
+                                                     int words, int F, int table_stride, int table_begin, int table_size,
                                                      int first_quad,
                                                      const int* __restrict__ plan,
                                                      const T* __restrict__ ops, OffsetOrders orders,
@@ -181,7 +211,9 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const bool copy = probe != 2, sums = probe != 1;
   static_assert(R == 4 || R == 8, "a unit's rows: a quad or two");
   extern __shared__ __align__(16) unsigned char smem[];
-  const int moments_size = (terms * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
+  static_assert(!Packed || sizeof(T) == 4, "packed moments: float only");
+  const int stride_m = Packed ? words : terms;  // a source's values in M, its moments' rows a stage
+  const int moments_size = (stride_m * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
   const int stage_size = moments_size + table_size;
   T* stages = reinterpret_cast<T*>(smem);
   // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
@@ -227,10 +259,11 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   // advance by increments, one copy instruction for both cases (docs/design.md §16: 5% fewer issued
   // instructions, M2L 3% faster at 3D p = 10).
   auto enqueue_moments = [&](int i, T* to) {
-    const int u = active[i], count = term_count[order_of(i)];
+    const int u = active[i], t = term_count[order_of(i)];
+    const int count = Packed && t > F ? F + (t - F + 1) / 2 : t;  // the rows (words) that hold them
     for (int s = warp; s < TB; s += warps) {
       const std::uint32_t src = source[u * TB + s];
-      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * terms + lane;
+      const T* m = M + std::size_t(src == kNoBox ? 0 : src) * stride_m + lane;
       const std::uint32_t bytes = src == kNoBox ? 0 : sizeof(T);
       std::uint32_t at = shared_address(to + lane * S + s);
 #pragma unroll 4
@@ -284,9 +317,31 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
       const int n1 = order == full_order ? (unit[v] >> 20) & 0xfff
                                          : min((unit[v] >> 20) & 0xfff, left < 0 ? 0 : term_count[left]);
       const T* quad = Ts + (first[v] & 0xfffff);
-      auto load = [&](int n, T (&t)[R / 4][4], T (&m)[TL]) {
+      auto load_table = [&](int n, T (&t)[R / 4][4]) {
 #pragma unroll
         for (int h = 0; h < R / 4; ++h) load4(quad + R * n + 4 * h, t[h]);
+      };
+      // Word row w of the packed terms, TL slots' words.
+      auto load_words = [&](int w, std::uint32_t (&x)[TL]) {
+        const std::uint32_t* at = reinterpret_cast<const std::uint32_t*>(Ms + w * S + lane * TL);
+        if constexpr (TL == 1) {
+          x[0] = at[0];
+        } else {
+          const uint2 pair = *reinterpret_cast<const uint2*>(at);
+          x[0] = pair.x, x[1] = pair.y;
+        }
+      };
+      auto load = [&](int n, T (&t)[R / 4][4], T (&m)[TL]) {
+        load_table(n, t);
+        if constexpr (Packed) {
+          if (n >= F) {  // a packed term: half of word F + (n - F) / 2
+            std::uint32_t x[TL];
+            load_words(F + ((n - F) >> 1), x);
+#pragma unroll
+            for (int i2 = 0; i2 < TL; ++i2) m[i2] = (n - F) & 1 ? packed_high(x[i2]) : packed_low(x[i2]);
+            return;
+          }
+        }
         load_targets<T, TL>(Ms + n * S + lane * TL, m);
       };
       auto sum = [&](const T (&t)[R / 4][4], const T (&m)[TL]) {
@@ -304,13 +359,33 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
         // had been a third of the issued ones; loading ahead of the sums made M2L 3% faster at 3D
         // p = 12: docs/design.md §16 "M2L on the GPU").
         int c = n0;
-        for (; c + kChunk <= n1; c += stride) {
+        // Packed: the chunks of float terms, then the packed ones (two loops; the first ends at a
+        // multiple of kChunk, F or below, so the second starts at F or later).
+        for (const int f1 = Packed ? min(n1, F) : n1; c + kChunk <= f1; c += stride) {
           T t[kChunk][R / 4][4], m[kChunk][TL];
 #pragma unroll
-          for (int j = 0; j < kChunk; ++j) load(c + j, t[j], m[j]);
+          for (int j = 0; j < kChunk; ++j) {
+            load_table(c + j, t[j]);
+            load_targets<T, TL>(Ms + (c + j) * S + lane * TL, m[j]);
+          }
 #pragma unroll
           for (int j = 0; j < kChunk; ++j) sum(t[j], m[j]);
         }
+        if constexpr (Packed)
+          for (; c + kChunk <= n1; c += stride) {  // the chunk's 4 terms in two word rows
+            T t[kChunk][R / 4][4], m[kChunk][TL];
+#pragma unroll
+            for (int h = 0; h < kChunk / 2; ++h) {
+              std::uint32_t x[TL];
+              load_words(F + ((c - F) >> 1) + h, x);
+#pragma unroll
+              for (int i2 = 0; i2 < TL; ++i2) m[2 * h][i2] = packed_low(x[i2]), m[2 * h + 1][i2] = packed_high(x[i2]);
+            }
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j) load_table(c + j, t[j]);
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j) sum(t[j], m[j]);
+          }
         for (; c < n1; ++c) {  // a chunk cut short by n1: the unit's last
           T t[R / 4][4], m[TL];
           load(c, t, m);

@@ -26,14 +26,19 @@ constexpr int candidates(int dim) { return dim == 3 ? 216 : 36; }
 // one is summed; 3, where 2 do not fit, the next offset's moments copied during the sums and its
 // table after them, into the one table buffer), `terms` moments and `table_size` table entries a
 // stage, of `scalar` bytes each: the operands, the slots' target ids, a source id per (candidate,
-// slot), and the active candidates and their orders.
-inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size) {
+// slot), and the active candidates and their orders. `words`: a source's moments as the kernel
+// copies them (packed: packed_words; 0: terms, as they are); the operands' room holds at least the
+// slots' `terms` locals, which the kernel sums there at its end.
+inline std::size_t group_shared_bytes(int dim, int scalar, int tl, int stages, int terms, int table_size,
+                                      int words = 0) {
   const int TB = 32 * tl, S = TB + 2;
-  const std::size_t moments = (std::size_t(terms) * S + 3) & ~std::size_t(3);
-  const std::size_t operands = stages == 3 ? 2 * moments + std::size_t(table_size)
-                                           : std::size_t(stages) * (moments + std::size_t(table_size));
+  const std::size_t moments = (std::size_t(words > 0 ? words : terms) * S + 3) & ~std::size_t(3);
+  const std::size_t operands = std::max(stages == 3 ? 2 * moments + std::size_t(table_size)
+                                                    : std::size_t(stages) * (moments + std::size_t(table_size)),
+                                        (std::size_t(terms) * S + 3) & ~std::size_t(3));
   return operands * std::size_t(scalar) + (TB + std::size_t(candidates(dim)) * TB) * 4 + 2 * std::size_t(candidates(dim)) * 4;
 }
+
 
 
 // A unit: row quad q (rows 4q .. 4q + 3; with two quads a unit, Quads(p, 8, 1, 8), rows 8q .. 8q + 7)
@@ -48,6 +53,26 @@ inline int pack_first(int start, int stride, int degree) { return start | (strid
 constexpr int kMaxStride = 64;  // chunks, in the 6 bits pack_first keeps
 // The sibling-group kernel's chunk of columns (m2l_group_kernel.cuh, kChunk).
 constexpr int kGroupChunk = 4;
+
+// Moments of 16 bits (docs/design.md §16 "Moments of 16 bits"): the group kernel's copies of a float
+// source's moments keep the terms of degree below max(6, p - 4) in 3D (max(6, p - 3) in 2D) as
+// floats and the rest as bfloat16 pairs (the rounding of a term of degree p - 4 is then about an
+// eighth of the truncation error's scale, rho^(p + 1) with rho the nearest far boxes' ratio: 0.43 in
+// 3D, 0.35 in 2D; degree 6 is the lowest measured). The first packed term, rounded up to the
+// kernel's chunk; `terms<dim>(p)` where none is.
+inline int packed_from(int dim, int p) {
+  const int first = std::max(6, p - (dim == 3 ? 4 : 3)), all = dim == 3 ? terms<3>(p) : terms<2>(p);
+  const int below = dim == 3 ? terms<3>(first - 1) : terms<2>(first - 1);
+  return std::min(all, (below + kGroupChunk - 1) / kGroupChunk * kGroupChunk);
+}
+// The 4-byte words of a source's moments with the terms from F packed in pairs (F floats first).
+constexpr int packed_words(int terms, int F) { return terms <= F ? terms : F + (terms - F + 1) / 2; }
+// Whether the group kernel packs its moments by default: 3D float from p = 11, where it was measured
+// faster (H200, M2L ms unpacked / packed, scripts/builds-compare.sh, results/fmm-m2l-bf16: 3D uniform
+// 2^24 level 6 p = 11 41.6 / 39.8, level 5 p = 12 9.24 / 9.03; fmm-adaptive on Plummer 2^24 p = 12
+// 36.9 / 35.9), not at 3D p = 10 (28.8 / 29.0; fmm-adaptive 22.1 / 22.2) nor in 2D (uniform 2^22
+// level 7 p = 14 0.348 / 0.352, p = 16 0.393 / 0.413).
+constexpr bool packs_moments(int dim, int scalar, int p) { return dim == 3 && scalar == 4 && p >= 11; }
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
 // covers the quads first .. last - 1 (all of them, or one slice), its table offsets counted from

@@ -126,9 +126,15 @@ void add_method_memory(MemoryNeed& need, const KernelInfo& k, const MethodSetup&
         plan::tensor_kernel_fits(dim, full.order, optin))
       parts.push_back({"M2L's signed derivative tables",
                        (level + 1.0) * std::pow(7.0, dim) * plan::tensor_table_entries(dim, full.order) * 4.0});
-    else if (k.gpu() && full.order > most && plan::group_kernel_fits(dim, int(scalar), full.order, optin))
+    else if (k.gpu() && full.order > most && plan::group_kernel_fits(dim, int(scalar), full.order, optin)) {
       parts.push_back({"M2L's operator tables",
                        (level + 1.0) * std::pow(7.0, dim) * plan::group_table_entries(dim, full.order, int(scalar)) * scalar});
+      // At the orders where it packs them, it copies each level's moments packed (bfloat16 from
+      // packed_from; bounded here by every level's boxes).
+      const int from = plan::packed_from(dim, full.order);
+      if (plan::packs_moments(dim, int(scalar), full.order) && from < int(terms))
+        parts.push_back({"M2L's packed moments", 4.0 * plan::packed_words(int(terms), from) * boxes});
+    }
   } else if (k.near_field()) {
     add_near_field(k.gpu() ? device : need.host, k, dim, estimate_level(s.level, dim, n, k.dense_tree()), n, scalar,
                    threads);
