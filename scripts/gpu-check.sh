@@ -94,6 +94,12 @@ cases+=("fmm-adaptive M2L on tensor cores, forced, 2D p = 14|NEARFIELD_M2L=tenso
 # at p = 14, and in 3D float p = 12, the line cases below; forced with two targets a lane at 3D p = 9).
 cases+=("fmm M2L two quads a unit, 2D p = 14|validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 14")
 cases+=("fmm M2L two quads a unit, forced, 2 targets a lane, 3D p = 9|NEARFIELD_M2L_ROWS=8 validate --dist uniform --dim 3 --n 3000 --level 3 --kernel fmm --order 9")
+# M2L's moments copied as bfloat16 from their high degrees on (farfield/m2l_group_plan.h,
+# packs_moments: by default at 3D float p >= 11, here two targets a lane in one stage at p = 11 and
+# fmm-adaptive's one target a lane with two quads a unit at p = 12; forced in 2D at p = 14).
+cases+=("fmm M2L moments in bfloat16, 3D p = 11|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 11")
+cases+=("fmm-adaptive M2L moments in bfloat16, 3D p = 12|validate --dist plummer --dim 3 --n 5000 --level auto --kernel fmm-adaptive --leaf-size 16 --order 12")
+cases+=("fmm M2L moments in bfloat16, forced, 2D p = 14|NEARFIELD_M2L_MOMENTS=bf16 validate --dist clusters --dim 2 --n 5000 --level 5 --kernel fmm --order 14")
 cases+=("fmm M2L in slices, 3D double p = 12|validate --dist uniform --dim 3 --n 1000 --level 3 --kernel fmm --order 12 --precision double")
 cases+=("fmm thread-per-target M2L, wide, 3D p = 7|validate --dist uniform --dim 3 --n 5000 --level 4 --kernel fmm --order 7")
 cases+=("fmm thread-per-target M2L, wide by order, 3D p = 8|validate --dist plummer --dim 3 --n 5000 --level 4 --kernel fmm --order 8")

@@ -216,8 +216,11 @@ __global__ void __launch_bounds__(512) group_kernel(DeviceLevel level, DeviceLev
   const int moments_size = (stride_m * S + 3) & ~3;  // a multiple of 4: 16-byte aligned stages
   const int stage_size = moments_size + table_size;
   T* stages = reinterpret_cast<T*>(smem);
-  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table.
-  const int operands = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
+  // Stages 1 and 2: stage st holds moments then table; 3: moments 0, moments 1, then one table. The
+  // room holds at least the slots' locals (summed there at the end): packed moments with a slice's
+  // small table can take less (m2l_group_plan.h, group_shared_bytes).
+  const int staged = Stages == 3 ? 2 * moments_size + table_size : Stages * stage_size;
+  const int operands = Packed ? max(staged, (terms * S + 3) & ~3) : staged;
   std::uint32_t* target = reinterpret_cast<std::uint32_t*>(stages + operands);
   std::uint32_t* source = target + TB;
   int* active = reinterpret_cast<int*>(source + kCand * TB);
