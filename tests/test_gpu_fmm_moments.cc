@@ -47,7 +47,7 @@ TEST_CASE("GPU fmm's 16-bit moments: as accurate as float moments, within a frac
       {"uniform 3D, level 3", "fmm", test::make("uniform", 3, 5000, 82), 3, 0, {10, 12}},
       {"clusters 2D", "fmm", test::make("clusters", 2, 5000, 83), 6, 0, {14, 16}},
       // In slices of the row quads (whose small tables leave the packed moments less room than
-      // the slots' locals take at the end): 3D p = 17 (packed by default), p = 14 (forced).
+      // the slots' locals take at the end): 3D p = 17, packed by default.
       {"plummer 3D, level 2, slices", "fmm", test::make("plummer", 3, 3000, 86), 2, 0, {17}},
       {"plummer 3D, adaptive", "fmm-adaptive", test::make("plummer", 3, 8000, 84), 7, 32, {10, 12}},
       {"clusters 2D, adaptive", "fmm-adaptive", test::make("clusters", 2, 6000, 85), 10, 16, {14}}};
