@@ -162,9 +162,10 @@ TEST_CASE("GPU fmm equals cpu-fmm to rounding" * doctest::test_suite("gpu")) {
                                    {test::make("clusters", 2, 5000, 62), 6},
                                    {test::make("uniform", 3, 4000, 63), 3}};
   // M2L's kernels: the default (a thread per target up to 3D float p = 8: farfield/m2l_thread_gpu.h;
-  // the tensor cores at 3D float p = 14: farfield/m2l_tensor_gpu.h; at 3D float p = 11 and 12 the
-  // group kernel with its high-degree moments in bfloat16, m2l_plan::packs_moments, still within
-  // the bound: test_gpu_fmm_moments.cc measures how far)
+  // the tensor cores at 3D float p = 14: farfield/m2l_tensor_gpu.h; at 3D float p = 12 the group
+  // kernel with its high-degree moments in bfloat16, m2l_plan::packs_moments, still within the
+  // bound, also forced with one and two quads a unit and in slices: test_gpu_fmm_moments.cc measures
+  // how far, and covers p = 11's shape, two targets a lane, against float moments)
   // and the sibling-group kernel at every order it runs, in slices of its row quads where the
   // operator table does not fit beside the moments (3D double p = 12, 3D float p = 14, forced), and
   // farfield::m2l where the moments leave no room for a slice (3D double p = 14 and 20, float p = 20).

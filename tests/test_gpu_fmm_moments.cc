@@ -4,8 +4,16 @@
 // such order under NEARFIELD_M2L_MOMENTS=bf16). Against float64 all pairs, the packed run must be
 // as accurate as the same run with the moments as they are (NEARFIELD_M2L_MOMENTS=float), and its
 // distance from that run must stay a small fraction of the method's own truncation error; the
-// distance must also be non-zero, or nothing was packed. The default (packed at
-// 3D float p = 11 and 12 here) is held to cpu-fmm by test_gpu_fmm.cc.
+// distance must also be non-zero; the kernel's own account of its moments (NEARFIELD_M2L_VERBOSE)
+// must say what was packed: F floats and the rest bfloat16, or none. The default (packed at 3D float
+// p = 12) is held to cpu-fmm by test_gpu_fmm.cc.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +34,26 @@ std::vector<double> evaluate(const std::string& kernel, const MethodSetup& s, co
   m->poison_output();
   m->evaluate();
   return m->accelerations();
+}
+
+// What f writes to the standard error stream (file descriptor 2, where M2L's verbose lines go).
+std::string stderr_of(const std::function<void()>& f) {
+  std::fflush(stderr);
+  char path[] = "/tmp/nearfield-test-stderr-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = ::dup(2);
+  ::dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(fd);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path);
+  return text.str();
 }
 
 }  // namespace
@@ -66,12 +94,21 @@ TEST_CASE("GPU fmm's 16-bit moments: as accurate as float moments, within a frac
       const std::vector<double> reference =
           test::naive_reference(c.p, c.level, *s.domain, s.softening, Precision::f32, true);
       std::vector<double> packed, plain;
+      std::string packed_says, plain_says;
       {
+        test::EnvScope verbose("NEARFIELD_M2L_VERBOSE", "1");
         test::EnvScope moments("NEARFIELD_M2L_MOMENTS", "bf16");
-        packed = evaluate(c.kernel, s, c.p);
+        packed_says = stderr_of([&] { packed = evaluate(c.kernel, s, c.p); });
         moments.set("float");
-        plain = evaluate(c.kernel, s, c.p);
+        plain_says = stderr_of([&] { plain = evaluate(c.kernel, s, c.p); });
       }
+      const int terms = int(farfield::terms_of(c.p.dim, order)), from = farfield::m2l_plan::packed_from(c.p.dim, order);
+      CAPTURE(packed_says);
+      CAPTURE(plain_says);
+      const std::string packs = "moments " + std::to_string(from) + " float + " + std::to_string(terms - from) + " bfloat16";
+      const std::string none = "moments " + std::to_string(terms) + " float + 0 bfloat16";
+      CHECK(packed_says.find(packs) != std::string::npos);
+      CHECK(plain_says.find(none) != std::string::npos);
       REQUIRE(packed.size() == reference.size());
       REQUIRE(plain.size() == reference.size());
       const double error_packed = test::relative_l2(packed, reference), error_plain = test::relative_l2(plain, reference);
@@ -79,7 +116,7 @@ TEST_CASE("GPU fmm's 16-bit moments: as accurate as float moments, within a frac
       MESSAGE(c.what << " p = " << order << ": error " << error_plain << " (float moments) / " << error_packed
                      << " (16-bit), their distance " << distance);
       CHECK(distance > 0);                                     // something was packed
-      CHECK(distance <= 0.25 * error_plain);                   // well below the truncation error
+      CHECK(distance <= 0.15 * error_plain);                   // well below the truncation error
       CHECK(error_packed <= 1.02 * error_plain + 1e-7);        // and no less accurate
     }
 }

@@ -161,6 +161,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     throw UsageError("NEARFIELD_M2L_ROWS=8: two quads a unit run in float only (this run is double)");
   if (p != p_ || !std::equal(std::begin(orders.q), std::end(orders.q), std::begin(orders_.q))) {
     p_ = -1, orders_ = orders, terms_ = terms<D>(p);
+    packed_from_ = words_ = terms_;  // nothing packed unless the group kernel's plan below packs
     slices_.clear();
     // The thread-per-target kernel is the default at every order it is built for: it was faster in
     // every case measured (H200, scripts/m2l-compare.sh, results/fmm-m2l-thread; M2L time thread /
@@ -214,6 +215,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     const bool pack = moments == "bf16" || (moments.empty() && packs_moments(D, int(sizeof(T)), p));
     packed_from_ = std::is_same_v<T, float> && balanced && pack ? packed_from(D, p) : terms_;
     words_ = packed_words(terms_, packed_from_);
+    // The packed kernel reads a chunk of kGroupChunk columns as two word rows: every unit's first
+    // column must be a multiple of the chunk (its stride is, by its encoding), as F is.
+    auto check_packed = [&](const std::vector<int>& units) {
+      if (words_ == terms_) return;
+      for (std::size_t u = 0; u < units.size(); u += 2)
+        if (((units[u] >> 8) & 0xfff) % kGroupChunk != 0 || packed_from_ % kGroupChunk != 0)
+          throw std::logic_error("M2L plan: a unit starts off a chunk of columns, which packed moments need");
+    };
     // Rows a unit: one quad, or two (8 rows) in float where they were measured faster, so that each
     // moment read from shared memory serves 8 multiply-adds instead of 4 (docs/design.md §16, "Two
     // quads a unit"; H200, results/fmm-m2l-rows, M2L two / one: 2D clusters 2^22 p = 13..20
@@ -244,8 +253,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
       const int most = stages_limit(3);
-      // The shape is chosen by the float moments' room even where they are packed: the packed
-      // moments' smaller stages fit deeper shapes, which were slower (H200, M2L ms, packed in the
+      // The stage count is chosen by the float moments' room even where they are packed (whether
+      // one stage fits, and the blocks an SM that choose between one and two targets a lane, take
+      // the packed bytes; at the default orders that picks the float moments' shapes too): the
+      // packed moments' smaller stages fit deeper shapes, which were slower (H200, M2L ms, packed in the
       // deeper shape / in the float moments' shape: 3D uniform 2^24 level 6 p = 10 32.0 / 30.1,
       // level 5 p = 12 9.68 / 9.52; fmm-adaptive on Plummer 2^24 p = 10 24.6 / 23.0, p = 12 38.3 /
       // 37.6; docs/design.md §16 "Moments of 16 bits").
@@ -272,6 +283,7 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       quads = pick.tiles, rows = pick.rows, table_size_ = quads.table_size;
       Slice one;
       one.size = table_size_, one.warps = pick.warps, one.targets_per_lane = pick.tl, one.stages = pick.stages;
+      check_packed(pick.plan);
       one.rows = rows, one.shared_bytes = pick.bytes, one.plan = gpu::DeviceBuffer<int>(pick.plan);
       slices_.push_back(std::move(one));
       if (!env::value("NEARFIELD_M2L_VERBOSE").empty())  // the shape this order runs (comparisons)
@@ -299,12 +311,14 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
         sl.begin = quads.start[std::size_t(q0)], sl.size = quads.end(q1 - 1) - sl.begin, sl.first_quad = q0;
         sl.warps = w, sl.targets_per_lane = 1, sl.stages = 1;
         sl.shared_bytes = shared_bytes<D, T>(1, 1, terms_, sl.size, words_);
+        check_packed(plan);
         sl.plan = gpu::DeviceBuffer<int>(plan);
         slices_.push_back(std::move(sl));
       }
       if (!env::value("NEARFIELD_M2L_VERBOSE").empty() && grouped())
-        std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape 1, %s plan\n", D,
-                     sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous");
+        std::fprintf(stderr, "m2l: %dD %s p = %d: %zu slices of the row quads, pipeline shape 1, %s plan, moments %d float + %d bfloat16\n", D,
+                     sizeof(T) == 4 ? "float" : "double", p, slices_.size(), balanced ? "balanced" : "contiguous",
+                     packed_from_, terms_ - packed_from_);
     }
     if (grouped()) {
       const OperatorMap m = operator_map<D>(p, quads, rows);  // the tables' layout (m2l_group_plan.h)
@@ -385,7 +399,7 @@ void M2LOperators<D, T>::apply(int l, const DeviceLevel& level, const DeviceLeve
       reserve(l, level, list);
       T* packed = packed_[std::size_t(l)].data();
       const std::size_t count = std::size_t(level.boxes) * std::size_t(words_);
-      const unsigned blocks = unsigned(std::min<std::size_t>(gpu::div_up(count, std::size_t(256)), 32u * unsigned(gpu::sm_count())));
+      const unsigned blocks = unsigned(std::min<std::size_t>((count + 255) / 256, 32 * std::size_t(gpu::sm_count())));
       pack_moments_kernel<<<blocks, 256, 0, gpu::launch_stream()>>>(count, terms_, packed_from_, words_, M,
                                                                     reinterpret_cast<std::uint32_t*>(packed));
       NF_CUDA(cudaGetLastError());

@@ -30,10 +30,11 @@
 //! instead. Low orders run a thread per target (m2l_thread_gpu.h) where that
 //! was measured faster (M2LOperators::reset); in float, the same sibling groups on the tensor cores
 //! (m2l_tensor_gpu.h) where that was measured faster. NEARFIELD_M2L=direct|group1|group2|thread|tensor
-//! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only). In float
-//! with a balanced plan, the group kernel copies its sources' high-degree moments as bfloat16
-//! (m2l_group_plan.h, packed_from: a level's moments packed by a small kernel before its launch);
-//! NEARFIELD_M2L_MOMENTS=float copies them as they are (comparisons).
+//! forces a variant (comparisons; thread only up to kWideMaxOrder, tensor float only). At 3D float
+//! p >= 11 (m2l_plan::packs_moments) the group kernel copies its sources' high-degree moments as
+//! bfloat16 (packed_from: a level's moments packed by a small kernel before its launch);
+//! NEARFIELD_M2L_MOMENTS=bf16 does so wherever its plan allows (float, balanced), =float nowhere
+//! (comparisons).
 
 #include <vector>
 
@@ -79,7 +80,8 @@ class M2LOperators {
   //! device's greatest priority when `high`, as the far stream's under NEARFIELD_OVERLAP=high): a
   //! coarse level's few blocks, whose launch would otherwise last a whole block's walk for a
   //! handful of targets, run beside the other levels' blocks. The finest level is launched first.
-  //! Each level has scratch of its own (the thread kernel's), sized for every level before the
+  //! Each level has scratch of its own (the thread kernel's, or the group kernel's packed moments),
+  //! sized for every level before the
   //! fork (a reallocation frees, which waits for the whole device). NEARFIELD_M2L_LEVELS=serial
   //! runs them one after the other on `s`; `coarse` launches the coarsest level first (comparisons).
   template <class F>

@@ -183,7 +183,8 @@ __device__ __forceinline__ void add_locals(const std::uint32_t* target, const T*
 // share blockIdx.y of gridDim.y of their offsets (more than one share only on levels too small to
 // fill the GPU; the shares then add into L atomically). Slot s of the block is parent s's child c;
 // lane l holds slots l * TL .. l * TL + TL - 1. Shared memory: per stage the moments of one offset's
-// sources [term][slot] (stride TB + 2; stage 0 is reused for the locals at the end) and the
+// sources [term][slot] (stride TB + 2; the stages' room is reused for the locals at the end, and
+// holds at least their terms x (TB + 2) values: packed moments with a slice's table can need more) and the
 // offset's operator table; the slots' target ids; per (candidate, slot) the source's id (found
 // once); the list of candidates that have a source. With 2 stages the next offset's operands are
 // copied while the current one is computed. An offset R of order q = orders.at(R) below p
