@@ -207,16 +207,13 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
     // forces one (comparisons).
     const std::string plan_kind = plan_setting();
     const bool balanced = plan_kind == "balanced" || (plan_kind != "contiguous" && coefficient_pairs(D, p) >= kOffsetOrdersFrom);
-    // Moments of 16 bits (packed_from, docs/design.md §16): in float, where the plan is balanced
-    // (its chunks start at multiples of kGroupChunk, as the kernel's packed loads need), at the
-    // orders where they were measured faster (packs_moments) or everywhere under
-    // NEARFIELD_M2L_MOMENTS=bf16; never under =float.
+    // Moments of 16 bits (packed_from, docs/design.md §16): float, balanced plans (chunks from
+    // multiples of kGroupChunk), where packs_moments says or under NEARFIELD_M2L_MOMENTS=bf16.
     const std::string moments = moments_setting();
     const bool pack = moments == "bf16" || (moments.empty() && packs_moments(D, int(sizeof(T)), p));
     packed_from_ = std::is_same_v<T, float> && balanced && pack ? packed_from(D, p) : terms_;
     words_ = packed_words(terms_, packed_from_);
-    // The packed kernel reads a chunk of kGroupChunk columns as two word rows: every unit's first
-    // column must be a multiple of the chunk (its stride is, by its encoding), as F is.
+    // Packed, a unit's chunks are read as two word rows: its first column (as F) a multiple of the chunk.
     auto check_packed = [&](const std::vector<int>& units) {
       if (words_ == terms_) return;
       for (std::size_t u = 0; u < units.size(); u += 2)
@@ -253,13 +250,10 @@ void M2LOperators<D, T>::reset(int p, int leaf) {
       // the moments' two (shape 3) where they fit; NEARFIELD_M2L_STAGES=1 (or 2: no shape 3)
       // limits the shapes for comparisons.
       const int most = stages_limit(3);
-      // The stage count is chosen by the float moments' room even where they are packed (whether
-      // one stage fits, and the blocks an SM that choose between one and two targets a lane, take
-      // the packed bytes; at the default orders that picks the float moments' shapes too): the
-      // packed moments' smaller stages fit deeper shapes, which were slower (H200, M2L ms, packed in the
-      // deeper shape / in the float moments' shape: 3D uniform 2^24 level 6 p = 10 32.0 / 30.1,
-      // level 5 p = 12 9.68 / 9.52; fmm-adaptive on Plummer 2^24 p = 10 24.6 / 23.0, p = 12 38.3 /
-      // 37.6; docs/design.md §16 "Moments of 16 bits").
+      // The stage count follows the float moments' room even where they are packed: the deeper
+      // shapes that packed stages fit were slower (docs/design.md §16 "Moments of 16 bits"; one
+      // stage's fit and the blocks an SM take the packed bytes, which at the default orders picks
+      // the float moments' shapes too).
       const std::size_t two = shared_bytes<D, T>(tl, 2, terms_, tiles.table_size, terms_);
       const std::size_t three = shared_bytes<D, T>(tl, 3, terms_, tiles.table_size, terms_);
       const int stages = most >= 2 && two <= std::size_t(optin) ? 2 : most >= 3 && three <= std::size_t(optin) ? 3 : 1;
