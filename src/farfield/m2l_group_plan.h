@@ -69,10 +69,10 @@ inline int packed_from(int dim, int p) {
 // The 4-byte words of a source's moments with the terms from F packed in pairs (F floats first).
 constexpr int packed_words(int terms, int F) { return terms <= F ? terms : F + (terms - F + 1) / 2; }
 // Whether the group kernel packs its moments by default: 3D float from p = 11, where it was measured
-// faster (H200, M2L ms unpacked / packed, scripts/builds-compare.sh, results/fmm-m2l-bf16: 3D uniform
-// 2^24 level 6 p = 11 41.6 / 39.8, level 5 p = 12 9.24 / 9.03; fmm-adaptive on Plummer 2^24 p = 12
-// 36.9 / 35.9), not at 3D p = 10 (28.8 / 29.0; fmm-adaptive 22.1 / 22.2) nor in 2D (uniform 2^22
-// level 7 p = 14 0.348 / 0.352, p = 16 0.393 / 0.413).
+// faster (H200, M2L ms unpacked / packed, scripts/builds-compare.sh, results/fmm-m2l-bf16, 3a3b4c3
+// against 56cdfe5: 3D uniform 2^24 level 6 p = 11 41.2 / 39.3, level 5 p = 12 9.14 / 8.84;
+// fmm-adaptive on Plummer 2^24 p = 12 36.7 / 34.9), not at 3D p = 10 (forced: 28.9 / 28.9;
+// fmm-adaptive 21.8 / 21.7) nor in 2D (uniform 2^22 level 7 p = 14 0.354 / 0.357, p = 16 0.389 / 0.416).
 constexpr bool packs_moments(int dim, int scalar, int p) { return dim == 3 && scalar == 4 && p >= 11; }
 
 // The row quads at order p: their column counts, table offsets and first rows' degrees; a plan
